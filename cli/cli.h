@@ -1,0 +1,44 @@
+/*
+ * The tix command line: subcommands over the index's queries.  Private to
+ * cli/; the program's own door is its usage text and docs/CLI.md.
+ */
+#ifndef TIX_CLI_H
+#define TIX_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "index/index.h"
+
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_BAD_INPUT = 2 };
+
+struct open_opts {
+	const char *step_marker; /* NULL: defaults */
+	int no_cache;            /* build into a temporary index, never reuse one */
+	int progress;            /* draw a progress bar on stderr while building */
+	const char *out;         /* explicit index path (tix index -o) or NULL */
+	int force;               /* rebuild even when a valid index exists */
+};
+
+/* Opens the index of a trace (.json, .json.gz, a capture journal, or a
+ * .tix), building or reusing it as docs/CLI.md says.  On success *ix is
+ * open and *built says whether it was (re)built now.  On failure returns -1
+ * with err set; the exit status is then EXIT_BAD_INPUT. */
+int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
+                   int *built, struct tix_error *err);
+
+/* Where the index of a JSON trace lives (next to it, or in the cache). */
+int cli_index_path(const char *trace, char *out, size_t cap);
+
+/* Formatting shared by the reports. */
+void json_str(FILE *f, const char *s, size_t n);      /* a JSON string literal */
+void csv_str(FILE *f, const char *s);
+
+/* Subcommands: argc/argv start at the subcommand's name. */
+int cmd_summary(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_index(int argc, char **argv);
+
+#endif /* TIX_CLI_H */

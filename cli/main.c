@@ -1,0 +1,103 @@
+/* tix: the entry point.  `tix TRACE...` opens the TUI; the other verbs are
+ * its headless twins (docs/CLI.md). */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cupti_capture/capture.h"
+#include "tui/tui.h"
+
+static const char usage[] =
+	"usage: tix TRACE...                  open the TUI (.json, .json.gz, .tix)\n"
+	"       tix index TRACE [-o OUT.tix]  build the index only\n"
+	"       tix summary TRACE [--by kernel|step|op] [--step N] [--top N] [--format text|csv|json]\n"
+	"       tix show TRACE --kernel REGEX [--step N] [--limit N] [--format text|json]\n"
+	"       tix export TRACE [--step N] [--kernel REGEX] [--range T0:T1] -o OUT.json\n"
+	"       tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE] -- CMD [ARGS...]\n"
+	"       tix info FILE.tix\n"
+	"common options: --step-marker REGEX, --no-cache, --help, --version\n"
+	"exit status: 0 success, 1 usage error, 2 bad input\n";
+
+static int open_tui(int argc, char **argv)
+{
+	struct open_opts o = {0};
+	const char *paths[64];
+	int n = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--no-cache")) {
+			o.no_cache = 1;
+		} else if (!strcmp(argv[i], "--step-marker") && i + 1 < argc) {
+			o.step_marker = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "tix: unknown option '%s'\n%s", argv[i], usage);
+			return EXIT_USAGE;
+		} else if (n < 64) {
+			paths[n++] = argv[i];
+		} else {
+			fprintf(stderr, "tix: at most 64 traces at once\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (n == 0) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+		fprintf(stderr, "tix: the explorer needs a terminal; for text output use "
+		                "`tix summary %s`\n", paths[0]);
+		return EXIT_USAGE;
+	}
+	o.progress = isatty(STDERR_FILENO);
+	struct tui_trace traces[64];
+	int rc = EXIT_OK;
+	int opened = 0;
+	for (int i = 0; i < n; i++) {
+		struct tix_error err;
+		int built;
+		traces[i].path = paths[i];
+		if (cli_open_trace(paths[i], &o, &traces[i].ix, &built, &err) != 0) {
+			fprintf(stderr, "tix: %s\n", err.msg);
+			rc = EXIT_BAD_INPUT;
+			break;
+		}
+		opened++;
+	}
+	if (rc == EXIT_OK)
+		rc = tui_run(traces, n);
+	for (int i = 0; i < opened; i++)
+		tix_index_close(traces[i].ix);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	const char *verb = argv[1];
+	if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(verb, "--version")) {
+		printf("tix %s\n", TIX_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(verb, "index"))
+		return cmd_index(argc - 1, argv + 1);
+	if (!strcmp(verb, "summary"))
+		return cmd_summary(argc - 1, argv + 1);
+	if (!strcmp(verb, "show"))
+		return cmd_show(argc - 1, argv + 1);
+	if (!strcmp(verb, "export"))
+		return cmd_export(argc - 1, argv + 1);
+	if (!strcmp(verb, "info"))
+		return cmd_info(argc - 1, argv + 1);
+	if (!strcmp(verb, "capture"))
+		return tixcap_main(argc - 1, argv + 1, argv[0]);
+	return open_tui(argc, argv);
+}

@@ -1,0 +1,256 @@
+/* Finding, validating, building and opening the index of a trace. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cupti_capture/capture.h"
+#include "parse/parse.h"
+
+#define HEAD_TAIL 65536
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Size, mtime and a hash of the first and last 64 KiB: cheap, and catches a
+ * trace rewritten in place with the same size. */
+static int source_identity(const char *path, uint64_t *size, int64_t *mtime, uint64_t *hash)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	*size = (uint64_t)st.st_size;
+	*mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	static unsigned char buf[2 * HEAD_TAIL];
+	ssize_t a = S_ISREG(st.st_mode) ? pread(fd, buf, HEAD_TAIL, 0) : 0;
+	ssize_t b = 0;
+	if (S_ISREG(st.st_mode) && st.st_size > HEAD_TAIL)
+		b = pread(fd, buf + (a > 0 ? a : 0), HEAD_TAIL,
+		          st.st_size > 2 * HEAD_TAIL ? st.st_size - HEAD_TAIL : HEAD_TAIL);
+	close(fd);
+	size_t n = (size_t)(a > 0 ? a : 0) + (size_t)(b > 0 ? b : 0);
+	*hash = tix_hash64(buf, n, (uint64_t)st.st_size);
+	return 0;
+}
+
+static int dir_writable(const char *file)
+{
+	char *copy = strdup(file);
+	if (!copy)
+		return 0;
+	char *slash = strrchr(copy, '/');
+	const char *dir = ".";
+	if (slash) {
+		*slash = '\0';
+		dir = slash == copy ? "/" : copy;
+	}
+	int ok = access(dir, W_OK | X_OK) == 0;
+	free(copy);
+	return ok;
+}
+
+static int cache_dir(char *out, size_t cap)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(out, cap, "%s/tix", xdg);
+	else if (home && *home)
+		snprintf(out, cap, "%s/.cache/tix", home);
+	else
+		snprintf(out, cap, "/tmp/tix-%ld", (long)getuid());
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s", out);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		mkdir(parent, 0755);
+	}
+	if (mkdir(out, 0755) != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+int cli_index_path(const char *trace, char *out, size_t cap)
+{
+	if (dir_writable(trace)) {
+		snprintf(out, cap, "%s.tix", trace);
+		return 0;
+	}
+	char dir[PATH_MAX];
+	if (cache_dir(dir, sizeof(dir)) != 0)
+		return -1;
+	char abs[PATH_MAX];
+	if (!realpath(trace, abs))
+		snprintf(abs, sizeof(abs), "%s", trace);
+	const char *base = strrchr(trace, '/');
+	base = base ? base + 1 : trace;
+	snprintf(out, cap, "%s/%016llx-%s.tix", dir,
+	         (unsigned long long)tix_hash64(abs, strlen(abs), 0), base);
+	return 0;
+}
+
+struct progress {
+	int on;
+	double last;
+	const char *path;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void draw_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+	double t = now_s();
+	if (!p->on || (t - p->last < 0.1 && done < total))
+		return;
+	p->last = t;
+	int width = 30, fill = total ? (int)(width * (double)done / (double)total) : 0;
+	if (fill > width)
+		fill = width;
+	fprintf(stderr, "\rindexing %s [%.*s%*s] %3d%% %llu/%llu MB", p->path, fill,
+	        "##############################", width - fill, "",
+	        total ? (int)(100.0 * (double)done / (double)total) : 0,
+	        (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
+	fflush(stderr);
+}
+
+static int is_tix(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, magic, 8);
+	close(fd);
+	return n == 8 && memcmp(magic, "TIXINDEX", 8) == 0;
+}
+
+static int is_journal(const char *path)
+{
+	unsigned char head[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, head, sizeof(head));
+	close(fd);
+	return n > 0 && tixcap_is_journal(head, (size_t)n);
+}
+
+static int build(const char *trace, const char *out, const struct open_opts *o, uint64_t size,
+                 int64_t mtime, uint64_t hash, struct tix_error *err)
+{
+	struct tix_build_opts bo = {
+		.source_path = trace,
+		.source_size = size,
+		.source_mtime_ns = mtime,
+		.source_hash = hash,
+		.step_marker = o->step_marker,
+	};
+	struct tix_builder *b = tix_builder_new(out, &bo, err);
+	if (!b)
+		return -1;
+	struct tix_sink sink;
+	tix_builder_sink(b, &sink);
+	struct progress pr = {o->progress, 0, trace};
+	int rc;
+	if (is_journal(trace)) {
+		struct tixcap_journal_result jr;
+		rc = tixcap_journal_read(trace, &sink, &jr, err);
+	} else {
+		struct tix_parse_opts po = {draw_progress, &pr};
+		struct tix_parse_result res;
+		rc = tix_parse_trace(trace, &sink, &po, &res, err);
+		if (rc == 0 && res.truncated)
+			fprintf(stderr, "%s%s: warning: trace truncated: indexed the %llu whole events "
+			        "before byte %llu\n", pr.on ? "\n" : "", trace,
+			        (unsigned long long)res.events, (unsigned long long)res.salvaged_to);
+	}
+	if (pr.on)
+		fputs("\r\033[K", stderr);
+	if (rc != 0) {
+		tix_builder_abort(b);
+		return -1;
+	}
+	return tix_builder_finish(b, err);
+}
+
+int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
+                   int *built, struct tix_error *err)
+{
+	*built = 0;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return tix_error_set(err, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return tix_error_set(err, "%s: is a directory, not a trace", path);
+	if (is_tix(path) || (ends_with(path, ".tix") && !S_ISREG(st.st_mode)))
+		return tix_index_open(path, ix, err);
+	if (ends_with(path, ".tix"))
+		return tix_index_open(path, ix, err);
+
+	uint64_t size = 0, hash = 0;
+	int64_t mtime = 0;
+	if (source_identity(path, &size, &mtime, &hash) != 0)
+		return tix_error_set(err, "%s: %s", path, strerror(errno));
+
+	char out[PATH_MAX];
+	if (o->out)
+		snprintf(out, sizeof(out), "%s", o->out);
+	else if (o->no_cache) {
+		char dir[PATH_MAX];
+		if (cache_dir(dir, sizeof(dir)) != 0)
+			snprintf(dir, sizeof(dir), "/tmp");
+		snprintf(out, sizeof(out), "%s/nocache-%ld-%d.tix", dir, (long)getpid(), rand());
+	} else if (cli_index_path(path, out, sizeof(out)) != 0) {
+		return tix_error_set(err, "%s: no writable place for its index (folder and cache)", path);
+	}
+
+	if (!o->no_cache && !o->force) {
+		struct tix_index *old;
+		struct tix_error ignored;
+		if (tix_index_open(out, &old, &ignored) == 0) {
+			struct tix_source_info si;
+			tix_index_source(old, &si);
+			const char *want = o->step_marker ? o->step_marker : "";
+			if (si.size == size && si.mtime_ns == mtime && si.hash == hash &&
+			    strcmp(si.step_marker, want) == 0) {
+				*ix = old;
+				return 0;
+			}
+			tix_index_close(old);
+		}
+	}
+	if (build(path, out, o, size, mtime, hash, err) != 0) {
+		/* Folder writable but full or refusing: try the cache once. */
+		if (!o->out && !o->no_cache && strcmp(out + strlen(out) - 4, ".tix") == 0 &&
+		    dir_writable(path) && errno == ENOSPC)
+			return -1;
+		return -1;
+	}
+	*built = 1;
+	int rc = tix_index_open(out, ix, err);
+	if (o->no_cache)
+		unlink(out); /* the mapping stays valid */
+	return rc;
+}

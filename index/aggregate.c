@@ -1,0 +1,587 @@
+/* Aggregates computed once at index time, so that no query walks events:
+ * kernel groups overall and per step (instances, total, min, max, median,
+ * standard deviation, most common launch shape), step totals (GPU busy time
+ * as a union of intervals), and CPU ops ranked by the GPU time launched
+ * beneath them. */
+#include "index/index.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/builder_int.h"
+
+struct member {               /* 32 bytes */
+	uint32_t group;
+	uint32_t step;
+	int64_t start_ns;
+	int64_t dur_ns;
+	uint32_t row;
+	uint32_t kinfo;
+};
+
+struct group_key {
+	uint32_t name;
+	uint32_t kind;
+};
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->row < y->row ? -1 : (x->row > y->row);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : (x > y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : (x > y);
+}
+
+/* Scratch buffers reused across groups. */
+struct scratch {
+	int64_t *durs;
+	uint32_t *infos;
+	size_t cap;
+};
+
+static int scratch_fit(struct scratch *s, size_t n)
+{
+	if (n <= s->cap)
+		return 0;
+	size_t cap = s->cap ? s->cap : 1024;
+	while (cap < n)
+		cap *= 2;
+	int64_t *d = realloc(s->durs, cap * sizeof(*d));
+	if (!d)
+		return -1;
+	s->durs = d;
+	uint32_t *i = realloc(s->infos, cap * sizeof(*i));
+	if (!i)
+		return -1;
+	s->infos = i;
+	s->cap = cap;
+	return 0;
+}
+
+/* Fills the statistics of g from members m[0..n). */
+static int group_stats(struct tix_group *g, const struct member *m, uint32_t n, struct scratch *s)
+{
+	if (scratch_fit(s, n) != 0)
+		return -1;
+	int64_t total = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		s->durs[i] = m[i].dur_ns;
+		s->infos[i] = m[i].kinfo;
+		total += m[i].dur_ns;
+	}
+	qsort(s->durs, n, sizeof(*s->durs), cmp_i64);
+	g->instances = n;
+	g->total_ns = total;
+	g->min_ns = s->durs[0];
+	g->max_ns = s->durs[n - 1];
+	g->med_ns = n % 2 ? s->durs[n / 2] : (s->durs[n / 2 - 1] + s->durs[n / 2]) / 2;
+	double mean = (double)total / n, sq = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		double d = (double)s->durs[i] - mean;
+		sq += d * d;
+	}
+	g->stddev_ns = sqrt(sq / n);
+	/* Most common launch shape (grid, block, registers...). */
+	qsort(s->infos, n, sizeof(*s->infos), cmp_u32);
+	uint32_t best = s->infos[0], best_n = 0;
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i;
+		while (j < n && s->infos[j] == s->infos[i])
+			j++;
+		if (j - i > best_n) {
+			best_n = j - i;
+			best = s->infos[i];
+		}
+		i = j;
+	}
+	g->common_info = best;
+	return 0;
+}
+
+struct rank_key {
+	int64_t total;
+	uint32_t count, g;
+};
+
+/* Larger total first; ties by more instances, then first seen. */
+static int cmp_rank_key(const void *a, const void *b)
+{
+	const struct rank_key *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->g < y->g ? -1 : (x->g > y->g);
+}
+
+static int cmp_step_group(const void *a, const void *b)
+{
+	const struct tix_group *x = a, *y = b;
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return x->group < y->group ? -1 : (x->group > y->group);
+}
+
+struct interval {
+	uint32_t step;
+	uint32_t pad;
+	int64_t start, end;
+};
+
+static int cmp_interval(const void *a, const void *b)
+{
+	const struct interval *x = a, *y = b;
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	return x->start < y->start ? -1 : (x->start > y->start);
+}
+
+/* Kernel groups, their members and the step totals. */
+static int aggregate_groups(struct linker *L, struct tix_error *err)
+{
+	struct tix_builder *b = L->b;
+	const struct tix_detail_disk *details = (const struct tix_detail_disk *)b->details.recs;
+	struct dedup keys;
+	struct spill mem, sorted, ivals;
+	int64_t *totals = NULL;
+	uint32_t *counts = NULL, *rank = NULL, *order = NULL;
+	struct scratch sc = {0};
+	int rc = -1;
+
+	memset(&mem, 0, sizeof(mem));
+	memset(&sorted, 0, sizeof(sorted));
+	memset(&ivals, 0, sizeof(ivals));
+	mem.fd = sorted.fd = ivals.fd = -1;
+	if (dedup_init(&keys, sizeof(struct group_key)) != 0)
+		return tix_error_set(err, "out of memory");
+	if (spill_init(&mem, b->dir, sizeof(struct member), err))
+		goto out;
+
+	uint32_t cap = 0;
+	for (uint32_t i = 0; i < L->nrows; i++) {
+		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
+		if (!tix_kind_is_gpu_work(r->kind))
+			continue;
+		struct group_key k = {r->name, r->kind};
+		uint32_t g = dedup_add(&keys, &k);
+		if (g == TIX_NONE)
+			goto oom;
+		if (g >= cap) {
+			uint32_t ncap = cap ? cap * 2 : 256;
+			int64_t *t = realloc(totals, ncap * sizeof(*t));
+			if (!t)
+				goto oom;
+			totals = t;
+			uint32_t *c = realloc(counts, ncap * sizeof(*c));
+			if (!c)
+				goto oom;
+			counts = c;
+			memset(totals + cap, 0, (ncap - cap) * sizeof(*totals));
+			memset(counts + cap, 0, (ncap - cap) * sizeof(*counts));
+			cap = ncap;
+		}
+		struct member *m = spill_push(&mem, 1, err);
+		if (!m)
+			goto out;
+		m->group = g;
+		m->step = linker_step_of(L, i);
+		m->start_ns = r->start_ns;
+		m->dur_ns = row_dur(L, i);
+		m->row = i;
+		m->kinfo = r->detail != TIX_NONE ? details[r->detail].kernel_info : TIX_NONE;
+		totals[g] += m->dur_ns;
+		counts[g]++;
+	}
+	uint32_t ng = keys.n;
+	const struct group_key *gk = (const struct group_key *)keys.recs;
+
+	/* Rank groups by total time. */
+	order = malloc((ng + 1) * sizeof(*order));
+	rank = malloc((ng + 1) * sizeof(*rank));
+	if (!order || !rank)
+		goto oom;
+	struct rank_key *kv = malloc((ng + 1) * sizeof(*kv));
+	if (!kv)
+		goto oom;
+	for (uint32_t g = 0; g < ng; g++)
+		kv[g] = (struct rank_key){totals[g], counts[g], g};
+	qsort(kv, ng, sizeof(*kv), cmp_rank_key);
+	for (uint32_t g = 0; g < ng; g++)
+		order[g] = kv[g].g;
+	free(kv);
+	for (uint32_t i = 0; i < ng; i++)
+		rank[order[i]] = i;
+
+	/* Members by group rank, then step, then time. */
+	size_t nm = mem.n;
+	if (spill_init(&sorted, b->dir, sizeof(struct member), err) || spill_resize(&sorted, nm, err))
+		goto out;
+	uint32_t *first = calloc(ng + 1, sizeof(*first));
+	if (!first)
+		goto oom;
+	for (uint32_t g = 0; g < ng; g++)
+		first[rank[g] + 1] = counts[g];
+	for (uint32_t i = 0; i < ng; i++)
+		first[i + 1] += first[i];
+	uint32_t *cur = malloc((ng + 1) * sizeof(*cur));
+	if (!cur) {
+		free(first);
+		goto oom;
+	}
+	memcpy(cur, first, (ng + 1) * sizeof(*cur));
+	for (size_t i = 0; i < nm; i++) {
+		struct member m = SPILL_AT(&mem, struct member, i);
+		m.group = rank[m.group];
+		SPILL_AT(&sorted, struct member, cur[m.group]++) = m;
+	}
+	free(cur);
+	spill_done(&mem);
+
+	L->groups = calloc(ng + 1, sizeof(*L->groups));
+	if (!L->groups || spill_init(&L->members, b->dir, sizeof(uint32_t), err) ||
+	    spill_resize(&L->members, nm, err)) {
+		free(first);
+		goto out;
+	}
+	L->ngroups = ng;
+	uint32_t nsg = 0, sg_cap = 0;
+	for (uint32_t g = 0; g < ng; g++) {
+		struct member *seg = &SPILL_AT(&sorted, struct member, first[g]);
+		uint32_t n = first[g + 1] - first[g];
+		qsort(seg, n, sizeof(*seg), cmp_member);
+		struct tix_group *G = &L->groups[g];
+		G->name = gk[order[g]].name;
+		G->kind = (uint8_t)gk[order[g]].kind;
+		G->members_first = first[g];
+		G->members_count = n;
+		G->group = g;
+		G->step = TIX_NONE;
+		if (group_stats(G, seg, n, &sc) != 0) {
+			free(first);
+			goto oom;
+		}
+		L->total_gpu_ns += G->total_ns;
+		for (uint32_t i = 0; i < n; i++)
+			SPILL_AT(&L->members, uint32_t, first[g] + i) = seg[i].row;
+		/* The same members, cut by step. */
+		for (uint32_t i = 0; i < n;) {
+			uint32_t j = i;
+			while (j < n && seg[j].step == seg[i].step)
+				j++;
+			if (seg[i].step != TIX_NONE) {
+				if (nsg == sg_cap) {
+					sg_cap = sg_cap ? sg_cap * 2 : 256;
+					struct tix_group *p = realloc(L->step_groups, sg_cap * sizeof(*p));
+					if (!p) {
+						free(first);
+						goto oom;
+					}
+					L->step_groups = p;
+				}
+				struct tix_group *S = &L->step_groups[nsg++];
+				memset(S, 0, sizeof(*S));
+				S->name = G->name;
+				S->kind = G->kind;
+				S->members_first = first[g] + i;
+				S->members_count = j - i;
+				S->group = g;
+				S->step = seg[i].step;
+				if (group_stats(S, seg + i, j - i, &sc) != 0) {
+					free(first);
+					goto oom;
+				}
+			}
+			i = j;
+		}
+	}
+	free(first);
+	if (nsg)
+		qsort(L->step_groups, nsg, sizeof(*L->step_groups), cmp_step_group);
+	L->nstep_groups = nsg;
+	for (uint32_t i = 0; i < nsg;) {
+		uint32_t s = L->step_groups[i].step, j = i;
+		struct tix_step *st = &L->steps[s];
+		st->groups_first = i;
+		st->top_group = L->step_groups[i].group;
+		for (; j < nsg && L->step_groups[j].step == s; j++) {
+			const struct tix_group *S = &L->step_groups[j];
+			if (S->kind == TIX_KIND_KERNEL)
+				st->kernels += S->instances;
+			st->gpu_events += S->instances;
+			st->gpu_ns += S->total_ns;
+		}
+		st->groups_count = j - i;
+		i = j;
+	}
+	for (uint32_t s = 0; s < L->nsteps; s++)
+		if (L->steps[s].groups_count == 0)
+			L->steps[s].groups_first = 0;
+
+	/* GPU busy time per step: the union of its GPU work intervals (PDL and
+	 * several streams overlap, so a sum would overcount). */
+	if (spill_init(&ivals, b->dir, sizeof(struct interval), err))
+		goto out;
+	for (size_t i = 0; i < nm; i++) {
+		const struct member *m = &SPILL_AT(&sorted, struct member, i);
+		if (m->step == TIX_NONE)
+			continue;
+		struct interval *iv = spill_push(&ivals, 1, err);
+		if (!iv)
+			goto out;
+		*iv = (struct interval){m->step, 0, m->start_ns, m->start_ns + m->dur_ns};
+	}
+	spill_done(&sorted);
+	struct interval *iv = (struct interval *)ivals.base;
+	if (ivals.n)
+		qsort(iv, ivals.n, sizeof(*iv), cmp_interval);
+	for (size_t i = 0; i < ivals.n;) {
+		uint32_t s = iv[i].step;
+		int64_t busy = 0, cs = iv[i].start, ce = iv[i].end;
+		size_t j = i;
+		for (; j < ivals.n && iv[j].step == s; j++) {
+			if (iv[j].start > ce) {
+				busy += ce - cs;
+				cs = iv[j].start;
+				ce = iv[j].end;
+			} else if (iv[j].end > ce) {
+				ce = iv[j].end;
+			}
+		}
+		busy += ce - cs;
+		L->steps[s].gpu_busy_ns = busy;
+		i = j;
+	}
+	rc = 0;
+	goto out;
+oom:
+	rc = tix_error_set(err, "out of memory");
+out:
+	spill_done(&mem);
+	spill_done(&sorted);
+	spill_done(&ivals);
+	dedup_done(&keys);
+	free(totals);
+	free(counts);
+	free(rank);
+	free(order);
+	free(sc.durs);
+	free(sc.infos);
+	return rc;
+}
+
+/* ---- CPU ops ---- */
+
+struct op_acc {
+	uint32_t name, calls, gpu_events, pad;
+	int64_t cpu_ns, gpu_ns;
+};
+
+struct opg_key {
+	uint32_t op, group;
+};
+
+static const struct op_acc *op_sort_base;
+
+static int cmp_op(const void *a, const void *b)
+{
+	const struct op_acc *x = &op_sort_base[*(const uint32_t *)a];
+	const struct op_acc *y = &op_sort_base[*(const uint32_t *)b];
+	if (x->gpu_ns != y->gpu_ns)
+		return x->gpu_ns > y->gpu_ns ? -1 : 1;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns > y->cpu_ns ? -1 : 1;
+	return x->name < y->name ? -1 : (x->name > y->name);
+}
+
+static int is_op_kind(uint8_t k)
+{
+	return k == TIX_KIND_CPU_OP || k == TIX_KIND_USER_ANNOTATION;
+}
+
+static int aggregate_ops(struct linker *L, struct tix_error *err)
+{
+	struct tix_builder *b = L->b;
+	uint32_t nstr = b->strings.n;
+	uint32_t *op_of_name = malloc((nstr + 1) * sizeof(*op_of_name));
+	struct op_acc *acc = NULL;
+	uint32_t nacc = 0, acc_cap = 0;
+	struct dedup pairs;
+	struct { int64_t gpu_ns; uint32_t count, pad; } *pacc = NULL;
+	uint32_t pcap = 0;
+	uint32_t *order = NULL, *rank = NULL, *chain = NULL;
+	int rc = -1;
+	if (!op_of_name || dedup_init(&pairs, sizeof(struct opg_key)) != 0) {
+		free(op_of_name);
+		return tix_error_set(err, "out of memory");
+	}
+	memset(op_of_name, 0xff, (nstr + 1) * sizeof(*op_of_name));
+
+	for (uint32_t i = 0; i < L->nrows; i++) {
+		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
+		if (!is_op_kind(r->kind) || (r->flags & TIX_ROW_STEP_MARKER))
+			continue;
+		uint32_t o = op_of_name[r->name];
+		if (o == TIX_NONE) {
+			if (nacc == acc_cap) {
+				acc_cap = acc_cap ? acc_cap * 2 : 256;
+				struct op_acc *p = realloc(acc, acc_cap * sizeof(*p));
+				if (!p)
+					goto oom;
+				acc = p;
+			}
+			o = op_of_name[r->name] = nacc++;
+			memset(&acc[o], 0, sizeof(acc[o]));
+			acc[o].name = r->name;
+		}
+		acc[o].calls++;
+		acc[o].cpu_ns += row_dur(L, i);
+	}
+
+	/* Each GPU event counts once for every distinct op name above its
+	 * launch call. */
+	uint32_t chain_cap = 64, nchain;
+	chain = malloc(chain_cap * sizeof(*chain));
+	if (!chain)
+		goto oom;
+	for (uint32_t g = 0; g < L->ngroups; g++) {
+		const struct tix_group *G = &L->groups[g];
+		for (uint32_t k = 0; k < G->members_count; k++) {
+			uint32_t row = SPILL_AT(&L->members, uint32_t, G->members_first + k);
+			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, row);
+			if (r->link == TIX_NONE)
+				continue;
+			int64_t dur = row_dur(L, row);
+			nchain = 0;
+			for (uint32_t p = SPILL_AT(&L->rows, struct tix_row_disk, r->link).link;
+			     p != TIX_NONE; p = SPILL_AT(&L->rows, struct tix_row_disk, p).link) {
+				const struct tix_row_disk *pr = &SPILL_AT(&L->rows, struct tix_row_disk, p);
+				uint32_t o = op_of_name[pr->name];
+				if (!is_op_kind(pr->kind) || o == TIX_NONE)
+					continue;
+				uint32_t c = 0;
+				while (c < nchain && chain[c] != o)
+					c++;
+				if (c < nchain)
+					continue;
+				if (nchain == chain_cap) {
+					uint32_t *q = realloc(chain, 2 * chain_cap * sizeof(*q));
+					if (!q)
+						goto oom;
+					chain = q;
+					chain_cap *= 2;
+				}
+				chain[nchain++] = o;
+				acc[o].gpu_ns += dur;
+				acc[o].gpu_events++;
+				struct opg_key key = {o, g};
+				uint32_t pi = dedup_add(&pairs, &key);
+				if (pi == TIX_NONE)
+					goto oom;
+				if (pi >= pcap) {
+					uint32_t ncap = pcap ? pcap * 2 : 256;
+					void *q = realloc(pacc, ncap * sizeof(*pacc));
+					if (!q)
+						goto oom;
+					pacc = q;
+					memset(&pacc[pcap], 0, (ncap - pcap) * sizeof(*pacc));
+					pcap = ncap;
+				}
+				pacc[pi].gpu_ns += dur;
+				pacc[pi].count++;
+			}
+		}
+	}
+
+	order = malloc((nacc + 1) * sizeof(*order));
+	rank = malloc((nacc + 1) * sizeof(*rank));
+	if (!order || !rank)
+		goto oom;
+	for (uint32_t i = 0; i < nacc; i++)
+		order[i] = i;
+	op_sort_base = acc;
+	qsort(order, nacc, sizeof(*order), cmp_op);
+	for (uint32_t i = 0; i < nacc; i++)
+		rank[order[i]] = i;
+
+	/* Op groups, bucketed by op rank and sorted by GPU time within. */
+	uint32_t np = pairs.n;
+	const struct opg_key *pk = (const struct opg_key *)pairs.recs;
+	L->ops = calloc(nacc + 1, sizeof(*L->ops));
+	L->op_groups = calloc(np + 1, sizeof(*L->op_groups));
+	if (!L->ops || !L->op_groups)
+		goto oom;
+	for (uint32_t i = 0; i < np; i++)
+		L->ops[rank[pk[i].op]].groups_count++;
+	uint32_t pos = 0;
+	for (uint32_t i = 0; i < nacc; i++) {
+		const struct op_acc *a = &acc[order[i]];
+		struct tix_op *o = &L->ops[i];
+		o->name = a->name;
+		o->calls = a->calls;
+		o->cpu_ns = a->cpu_ns;
+		o->gpu_ns = a->gpu_ns;
+		o->gpu_events = a->gpu_events;
+		o->groups_first = pos;
+		pos += o->groups_count;
+		o->groups_count = 0;
+	}
+	for (uint32_t i = 0; i < np; i++) {
+		struct tix_op *o = &L->ops[rank[pk[i].op]];
+		struct tix_op_group *og = &L->op_groups[o->groups_first + o->groups_count++];
+		og->group = pk[i].group;
+		og->count = pacc[i].count;
+		og->gpu_ns = pacc[i].gpu_ns;
+	}
+	for (uint32_t i = 0; i < nacc; i++) {
+		struct tix_op_group *og = &L->op_groups[L->ops[i].groups_first];
+		uint32_t n = L->ops[i].groups_count;
+		for (uint32_t x = 1; x < n; x++) { /* few groups per op: insertion sort */
+			struct tix_op_group v = og[x];
+			uint32_t y = x;
+			while (y > 0 && og[y - 1].gpu_ns < v.gpu_ns) {
+				og[y] = og[y - 1];
+				y--;
+			}
+			og[y] = v;
+		}
+	}
+	L->nops = nacc;
+	L->nop_groups = np;
+	rc = 0;
+	goto out;
+oom:
+	rc = tix_error_set(err, "out of memory");
+out:
+	free(op_of_name);
+	free(acc);
+	free(pacc);
+	free(order);
+	free(rank);
+	free(chain);
+	dedup_done(&pairs);
+	return rc;
+}
+
+int linker_aggregate(struct linker *L, struct tix_error *err)
+{
+	if (aggregate_groups(L, err) != 0)
+		return -1;
+	return aggregate_ops(L, err);
+}

@@ -1,0 +1,647 @@
+/* The builder's collecting half: it takes events in any order, interns
+ * their strings, deduplicates what they share, and appends one 40-byte
+ * record per event to a spill file.  link.c does the rest at finish. */
+#include "index/index.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "index/builder_int.h"
+
+/* ---- spill arrays ---- */
+
+int spill_init(struct spill *s, const char *dir, size_t elem, struct tix_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->elem = elem;
+	s->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (s->fd < 0) {
+		/* O_TMPFILE is not supported everywhere (some network file
+		 * systems): fall back on a named file unlinked at once. */
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/.tix-spill-XXXXXX", dir);
+		s->fd = mkostemp(path, O_CLOEXEC);
+		if (s->fd < 0)
+			return tix_error_set(err, "%s: cannot create a temporary file: %s",
+			                     dir, strerror(errno));
+		unlink(path);
+	}
+	return 0;
+}
+
+static int spill_reserve(struct spill *s, size_t need, struct tix_error *err)
+{
+	if (need <= s->cap)
+		return 0;
+	size_t cap = s->cap ? s->cap : (1u << 20) / s->elem;
+	while (cap < need)
+		cap *= 2;
+	size_t bytes = cap * s->elem;
+	if (ftruncate(s->fd, (off_t)bytes) != 0)
+		return tix_error_set(err, "cannot grow a temporary file to %zu MB: %s",
+		                     bytes >> 20, strerror(errno));
+	void *p;
+	if (s->base)
+		p = mremap(s->base, s->cap * s->elem, bytes, MREMAP_MAYMOVE);
+	else
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (p == MAP_FAILED)
+		return tix_error_set(err, "cannot map a temporary file: %s", strerror(errno));
+	s->base = p;
+	s->cap = cap;
+	return 0;
+}
+
+void *spill_push(struct spill *s, size_t n, struct tix_error *err)
+{
+	if (spill_reserve(s, s->n + n, err) != 0)
+		return NULL;
+	void *p = s->base + s->n * s->elem;
+	s->n += n;
+	return p;
+}
+
+int spill_resize(struct spill *s, size_t n, struct tix_error *err)
+{
+	if (spill_reserve(s, n ? n : 1, err) != 0)
+		return -1;
+	s->n = n;
+	return 0;
+}
+
+void spill_done(struct spill *s)
+{
+	if (s->base)
+		munmap(s->base, s->cap * s->elem);
+	if (s->fd > 0)
+		close(s->fd);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
+
+/* ---- interned strings ---- */
+
+int intern_init(struct intern *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->nslots = 1024;
+	t->slots = calloc(t->nslots, sizeof(*t->slots));
+	t->slot_hash = calloc(t->nslots, sizeof(*t->slot_hash));
+	t->cap = 256;
+	t->offsets = malloc((t->cap + 1) * sizeof(*t->offsets));
+	t->data_cap = 1 << 16;
+	t->data = malloc(t->data_cap);
+	if (!t->slots || !t->slot_hash || !t->offsets || !t->data)
+		return -1;
+	t->offsets[0] = 0;
+	return 0;
+}
+
+void intern_done(struct intern *t)
+{
+	free(t->data);
+	free(t->offsets);
+	free(t->slots);
+	free(t->slot_hash);
+	memset(t, 0, sizeof(*t));
+}
+
+static int intern_grow_slots(struct intern *t)
+{
+	uint32_t nslots = t->nslots * 2;
+	uint32_t *slots = calloc(nslots, sizeof(*slots));
+	uint64_t *hashes = calloc(nslots, sizeof(*hashes));
+	if (!slots || !hashes) {
+		free(slots);
+		free(hashes);
+		return -1;
+	}
+	for (uint32_t i = 0; i < t->nslots; i++) {
+		if (!t->slots[i])
+			continue;
+		uint32_t j = (uint32_t)t->slot_hash[i] & (nslots - 1);
+		while (slots[j])
+			j = (j + 1) & (nslots - 1);
+		slots[j] = t->slots[i];
+		hashes[j] = t->slot_hash[i];
+	}
+	free(t->slots);
+	free(t->slot_hash);
+	t->slots = slots;
+	t->slot_hash = hashes;
+	t->nslots = nslots;
+	return 0;
+}
+
+uint32_t intern_add(struct intern *t, const char *p, size_t len)
+{
+	uint64_t h = tix_hash64(p, len, 0);
+	uint32_t mask = t->nslots - 1;
+	uint32_t j = (uint32_t)h & mask;
+	for (; t->slots[j]; j = (j + 1) & mask) {
+		if (t->slot_hash[j] != h)
+			continue;
+		uint32_t id = t->slots[j] - 1;
+		if (intern_len(t, id) == len && memcmp(intern_str(t, id), p, len) == 0)
+			return id;
+	}
+	if (t->n >= UINT32_MAX - 2)
+		return TIX_NONE;
+	if (t->data_len + len + 1 > t->data_cap) {
+		size_t cap = t->data_cap * 2;
+		while (cap < t->data_len + len + 1)
+			cap *= 2;
+		char *d = realloc(t->data, cap);
+		if (!d)
+			return TIX_NONE;
+		t->data = d;
+		t->data_cap = cap;
+	}
+	if (t->n + 1 >= t->cap) {
+		uint64_t *o = realloc(t->offsets, (size_t)(t->cap * 2 + 1) * sizeof(*o));
+		if (!o)
+			return TIX_NONE;
+		t->offsets = o;
+		t->cap *= 2;
+	}
+	uint32_t id = t->n++;
+	memcpy(t->data + t->data_len, p, len);
+	t->data[t->data_len + len] = '\0';
+	t->data_len += len + 1;
+	t->offsets[t->n] = t->data_len;
+	t->slots[j] = id + 1;
+	t->slot_hash[j] = h;
+	if ((uint64_t)t->n * 2 > t->nslots && intern_grow_slots(t) != 0)
+		return TIX_NONE;
+	return id;
+}
+
+/* ---- deduplicated records ---- */
+
+int dedup_init(struct dedup *d, size_t elem)
+{
+	memset(d, 0, sizeof(*d));
+	d->elem = elem;
+	d->nslots = 256;
+	d->slots = calloc(d->nslots, sizeof(*d->slots));
+	d->cap = 64;
+	d->recs = malloc(d->cap * elem);
+	return d->slots && d->recs ? 0 : -1;
+}
+
+void dedup_done(struct dedup *d)
+{
+	free(d->recs);
+	free(d->slots);
+	memset(d, 0, sizeof(*d));
+}
+
+static uint32_t dedup_slot(const struct dedup *d, uint32_t *slots, uint32_t nslots,
+                           const void *rec)
+{
+	uint32_t mask = nslots - 1;
+	uint32_t j = (uint32_t)tix_hash64(rec, d->elem, 1) & mask;
+	while (slots[j] && memcmp(d->recs + (size_t)(slots[j] - 1) * d->elem, rec, d->elem) != 0)
+		j = (j + 1) & mask;
+	return j;
+}
+
+uint32_t dedup_add(struct dedup *d, const void *rec)
+{
+	uint32_t j = dedup_slot(d, d->slots, d->nslots, rec);
+	if (d->slots[j])
+		return d->slots[j] - 1;
+	if (d->n + 1 >= d->cap) {
+		unsigned char *r = realloc(d->recs, (size_t)d->cap * 2 * d->elem);
+		if (!r)
+			return TIX_NONE;
+		d->recs = r;
+		d->cap *= 2;
+	}
+	uint32_t id = d->n++;
+	memcpy(d->recs + (size_t)id * d->elem, rec, d->elem);
+	d->slots[j] = id + 1;
+	if ((uint64_t)d->n * 2 > d->nslots) {
+		uint32_t nslots = d->nslots * 2;
+		uint32_t *slots = calloc(nslots, sizeof(*slots));
+		if (!slots)
+			return TIX_NONE;
+		for (uint32_t i = 0; i < d->n; i++)
+			slots[dedup_slot(d, slots, nslots, d->recs + (size_t)i * d->elem)] = i + 1;
+		free(d->slots);
+		d->slots = slots;
+		d->nslots = nslots;
+	}
+	return id;
+}
+
+/* ---- the builder ---- */
+
+struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build_opts *opts,
+                                    struct tix_error *err)
+{
+	struct tix_builder *b = calloc(1, sizeof(*b));
+	if (!b) {
+		tix_error_set(err, "%s: out of memory", out_path);
+		return NULL;
+	}
+	b->out_fd = -1;
+	b->rows.fd = b->flows.fd = -1;
+	if (opts)
+		b->opts = *opts;
+	b->out_path = strdup(out_path);
+	char *tmp = strdup(out_path);
+	b->dir = tmp ? strdup(dirname(tmp)) : NULL;
+	free(tmp);
+	b->source_path = strdup(opts && opts->source_path ? opts->source_path : "");
+	b->step_marker = strdup(opts && opts->step_marker ? opts->step_marker : "");
+	b->base_time_ns = opts ? opts->base_time_ns : 0;
+	if (!b->out_path || !b->dir || !b->source_path || !b->step_marker)
+		goto oom;
+	if (intern_init(&b->strings) || dedup_init(&b->details, sizeof(struct tix_detail_disk)) ||
+	    dedup_init(&b->kinfos, sizeof(struct tix_kernel_info)) ||
+	    dedup_init(&b->opinfos, sizeof(struct tix_op_info)))
+		goto oom;
+	b->track_nslots = 64;
+	b->track_slots = calloc(b->track_nslots, sizeof(*b->track_slots));
+	if (!b->track_slots)
+		goto oom;
+	b->last_track = TIX_NONE;
+
+	size_t n = strlen(out_path) + 16;
+	b->tmp_path = malloc(n);
+	if (!b->tmp_path)
+		goto oom;
+	snprintf(b->tmp_path, n, "%s.tmpXXXXXX", out_path);
+	b->out_fd = mkostemp(b->tmp_path, O_CLOEXEC);
+	if (b->out_fd < 0) {
+		tix_error_set(err, "%s: cannot create the index: %s", out_path, strerror(errno));
+		free(b->tmp_path);
+		b->tmp_path = NULL;
+		tix_builder_abort(b);
+		return NULL;
+	}
+	fchmod(b->out_fd, 0644);
+	if (spill_init(&b->rows, b->dir, sizeof(struct brow), err) ||
+	    spill_init(&b->flows, b->dir, sizeof(struct bflow), err)) {
+		tix_builder_abort(b);
+		return NULL;
+	}
+	return b;
+oom:
+	tix_error_set(err, "%s: out of memory", out_path);
+	tix_builder_abort(b);
+	return NULL;
+}
+
+void tix_builder_abort(struct tix_builder *b)
+{
+	if (!b)
+		return;
+	if (b->out_fd >= 0)
+		close(b->out_fd);
+	if (b->tmp_path)
+		unlink(b->tmp_path);
+	spill_done(&b->rows);
+	spill_done(&b->flows);
+	intern_done(&b->strings);
+	dedup_done(&b->details);
+	dedup_done(&b->kinfos);
+	dedup_done(&b->opinfos);
+	free(b->tracks);
+	free(b->track_slots);
+	free(b->metas);
+	free(b->top_meta);
+	free(b->warnings);
+	free(b->out_path);
+	free(b->tmp_path);
+	free(b->dir);
+	free(b->source_path);
+	free(b->step_marker);
+	free(b);
+}
+
+static uint32_t str_id(struct tix_builder *b, struct tix_str s)
+{
+	return intern_add(&b->strings, s.ptr ? s.ptr : "", s.ptr ? s.len : 0);
+}
+
+static int key_of(struct tix_builder *b, const struct tix_id *pid, const struct tix_id *tid,
+                  struct btrack_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->pid_str = k->tid_str = TIX_NONE;
+	if (pid->str.ptr) {
+		if ((k->pid_str = str_id(b, pid->str)) == TIX_NONE)
+			return -1;
+	} else {
+		k->pid = pid->num;
+	}
+	if (tid) {
+		if (tid->str.ptr) {
+			if ((k->tid_str = str_id(b, tid->str)) == TIX_NONE)
+				return -1;
+		} else {
+			k->tid = tid->num;
+		}
+	}
+	return 0;
+}
+
+static uint32_t track_slot(const struct tix_builder *b, const uint32_t *slots, uint32_t nslots,
+                           const struct btrack_key *k)
+{
+	uint32_t mask = nslots - 1;
+	uint32_t j = (uint32_t)tix_hash64(k, sizeof(*k), 2) & mask;
+	while (slots[j] && memcmp(&b->tracks[slots[j] - 1].key, k, sizeof(*k)) != 0)
+		j = (j + 1) & mask;
+	return j;
+}
+
+static uint32_t track_of(struct tix_builder *b, const struct btrack_key *k)
+{
+	if (b->last_track != TIX_NONE && memcmp(&b->last_key, k, sizeof(*k)) == 0)
+		return b->last_track;
+	uint32_t j = track_slot(b, b->track_slots, b->track_nslots, k);
+	uint32_t t;
+	if (b->track_slots[j]) {
+		t = b->track_slots[j] - 1;
+	} else {
+		if (b->ntracks >= (1u << 24))
+			return TIX_NONE;
+		if (b->ntracks == b->tracks_cap) {
+			uint32_t cap = b->tracks_cap ? b->tracks_cap * 2 : 64;
+			struct btrack *tr = realloc(b->tracks, cap * sizeof(*tr));
+			if (!tr)
+				return TIX_NONE;
+			b->tracks = tr;
+			b->tracks_cap = cap;
+		}
+		t = b->ntracks++;
+		memset(&b->tracks[t], 0, sizeof(b->tracks[t]));
+		b->tracks[t].key = *k;
+		b->tracks[t].device = b->tracks[t].stream = -1;
+		b->track_slots[j] = t + 1;
+		if (b->ntracks * 2 > b->track_nslots) {
+			uint32_t nslots = b->track_nslots * 2;
+			uint32_t *slots = calloc(nslots, sizeof(*slots));
+			if (!slots)
+				return TIX_NONE;
+			for (uint32_t i = 0; i < b->ntracks; i++)
+				slots[track_slot(b, slots, nslots, &b->tracks[i].key)] = i + 1;
+			free(b->track_slots);
+			b->track_slots = slots;
+			b->track_nslots = nslots;
+		}
+	}
+	b->last_track = t;
+	b->last_key = *k;
+	return t;
+}
+
+int tix_builder_add_event(struct tix_builder *b, const struct tix_event_in *ev,
+                          struct tix_error *err)
+{
+	struct btrack_key k;
+	if ((unsigned)ev->kind >= TIX_KIND_COUNT)
+		return tix_error_set(err, "internal: event kind %d out of range", (int)ev->kind);
+	if (key_of(b, &ev->pid, &ev->tid, &k) != 0)
+		goto oom;
+	uint32_t t = track_of(b, &k);
+	if (t == TIX_NONE)
+		return tix_error_set(err, "%s: too many tracks (over 16M threads and streams)",
+		                     b->source_path);
+
+	struct tix_detail_disk d = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE};
+	if (ev->cat.len && (d.cat = str_id(b, ev->cat)) == TIX_NONE)
+		goto oom;
+	if (ev->args.len && (d.args = str_id(b, ev->args)) == TIX_NONE)
+		goto oom;
+	if (ev->launch) {
+		struct tix_kernel_info ki;
+		const struct tix_launch_in *l = ev->launch;
+		memset(&ki, 0, sizeof(ki));
+		memcpy(ki.grid, l->grid, sizeof(ki.grid));
+		memcpy(ki.block, l->block, sizeof(ki.block));
+		ki.registers = l->registers;
+		ki.shared_mem = l->shared_mem;
+		ki.dynamic_shared = l->dynamic_shared;
+		ki.blocks_per_sm = l->blocks_per_sm;
+		ki.warps_per_sm = l->warps_per_sm;
+		ki.occupancy = l->occupancy;
+		ki.device = l->device;
+		ki.context = l->context;
+		ki.stream = l->stream;
+		ki.graph_id = l->graph_id;
+		ki.bytes = l->bytes;
+		if ((d.kernel_info = dedup_add(&b->kinfos, &ki)) == TIX_NONE)
+			goto oom;
+		struct btrack *tr = &b->tracks[t];
+		if (l->device >= 0)
+			tr->device = l->device;
+		if (l->stream >= 0)
+			tr->stream = l->stream;
+	}
+	if (ev->op) {
+		struct tix_op_info oi;
+		const struct tix_str *f[4] = {&ev->op->dims, &ev->op->types, &ev->op->strides,
+		                              &ev->op->concrete};
+		uint32_t *o[4] = {&oi.dims, &oi.types, &oi.strides, &oi.concrete};
+		for (int i = 0; i < 4; i++) {
+			*o[i] = TIX_NONE;
+			if (f[i]->len && (*o[i] = str_id(b, *f[i])) == TIX_NONE)
+				goto oom;
+		}
+		if ((d.op_info = dedup_add(&b->opinfos, &oi)) == TIX_NONE)
+			goto oom;
+	}
+	uint32_t detail = TIX_NONE;
+	if ((d.cat != TIX_NONE || d.args != TIX_NONE || d.kernel_info != TIX_NONE ||
+	     d.op_info != TIX_NONE) &&
+	    (detail = dedup_add(&b->details, &d)) == TIX_NONE)
+		goto oom;
+
+	uint32_t name = str_id(b, ev->name);
+	if (name == TIX_NONE)
+		goto oom;
+	if (b->rows.n >= UINT32_MAX - 2)
+		return tix_error_set(err, "%s: too many events (over 4 billion)", b->source_path);
+	struct brow *r = spill_push(&b->rows, 1, err);
+	if (!r)
+		return -1;
+	r->start_ns = ev->start_ns;
+	r->dur_ns = ev->dur_ns < 0 ? 0 : ev->dur_ns;
+	r->corr = ev->correlation;
+	r->name = name;
+	r->track = t;
+	r->detail = detail;
+	r->kind = (uint8_t)ev->kind;
+	r->flags = 0;
+	if (ev->launch && ev->launch->graph_id)
+		r->flags |= TIX_ROW_GRAPH_REPLAY;
+	b->tracks[t].count++;
+	if (tix_kind_is_gpu(ev->kind))
+		b->tracks[t].gpu_count++;
+	b->kind_counts[ev->kind]++;
+	return 0;
+oom:
+	return tix_error_set(err, "%s: out of memory while indexing", b->source_path);
+}
+
+int tix_builder_add_flow(struct tix_builder *b, const struct tix_flow_in *fl,
+                         struct tix_error *err)
+{
+	if (!fl->is_ac2g)
+		return 0; /* only launch flows link anything tix shows */
+	struct btrack_key k;
+	if (key_of(b, &fl->pid, &fl->tid, &k) != 0)
+		return tix_error_set(err, "%s: out of memory while indexing", b->source_path);
+	uint32_t t = track_of(b, &k);
+	if (t == TIX_NONE)
+		return tix_error_set(err, "%s: too many tracks", b->source_path);
+	struct bflow *f = spill_push(&b->flows, 1, err);
+	if (!f)
+		return -1;
+	memset(f, 0, sizeof(*f));
+	f->ts_ns = fl->ts_ns;
+	f->id = fl->id;
+	f->track = t;
+	f->is_start = (uint8_t)(fl->is_start != 0);
+	f->is_ac2g = 1;
+	return 0;
+}
+
+int tix_builder_set_track_meta(struct tix_builder *b, const struct tix_id *pid,
+                               const struct tix_id *tid, enum tix_meta_key key,
+                               const char *value, size_t len, struct tix_error *err)
+{
+	struct bmeta m;
+	int process = key == TIX_META_PROCESS_NAME || key == TIX_META_PROCESS_SORT;
+	if (key_of(b, pid, process ? NULL : tid, &m.key) != 0)
+		goto oom;
+	m.kind = key;
+	m.value = intern_add(&b->strings, value, len);
+	if (m.value == TIX_NONE)
+		goto oom;
+	if (b->nmetas == b->metas_cap) {
+		size_t cap = b->metas_cap ? b->metas_cap * 2 : 64;
+		struct bmeta *p = realloc(b->metas, cap * sizeof(*p));
+		if (!p)
+			goto oom;
+		b->metas = p;
+		b->metas_cap = cap;
+	}
+	b->metas[b->nmetas++] = m;
+	return 0;
+oom:
+	return tix_error_set(err, "%s: out of memory while indexing", b->source_path);
+}
+
+int tix_builder_set_meta(struct tix_builder *b, struct tix_str key, struct tix_str json,
+                         struct tix_error *err)
+{
+	if (b->ntop_meta == b->top_meta_cap) {
+		size_t cap = b->top_meta_cap ? b->top_meta_cap * 2 : 16;
+		uint32_t *p = realloc(b->top_meta, cap * 2 * sizeof(*p));
+		if (!p)
+			goto oom;
+		b->top_meta = p;
+		b->top_meta_cap = cap;
+	}
+	uint32_t k = str_id(b, key), v = str_id(b, json);
+	if (k == TIX_NONE || v == TIX_NONE)
+		goto oom;
+	b->top_meta[2 * b->ntop_meta] = k;
+	b->top_meta[2 * b->ntop_meta + 1] = v;
+	b->ntop_meta++;
+	return 0;
+oom:
+	return tix_error_set(err, "%s: out of memory while indexing", b->source_path);
+}
+
+void tix_builder_set_base_time(struct tix_builder *b, int64_t base_ns)
+{
+	b->base_time_ns = base_ns;
+}
+
+int tix_builder_warn(struct tix_builder *b, const char *msg, struct tix_error *err)
+{
+	size_t n = strlen(msg);
+	char *w = realloc(b->warnings, b->warnings_len + n + 3);
+	if (!w)
+		return tix_error_set(err, "%s: out of memory", b->source_path);
+	if (b->warnings_len) {
+		memcpy(w + b->warnings_len, "; ", 2);
+		b->warnings_len += 2;
+	}
+	memcpy(w + b->warnings_len, msg, n + 1);
+	b->warnings_len += n;
+	b->warnings = w;
+	return 0;
+}
+
+int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
+{
+	int rc = builder_link_and_write(b, err);
+	if (rc == 0) {
+		if (close(b->out_fd) != 0) {
+			rc = tix_error_set(err, "%s: %s", b->out_path, strerror(errno));
+		} else if (rename(b->tmp_path, b->out_path) != 0) {
+			rc = tix_error_set(err, "%s: cannot rename the index into place: %s",
+			                   b->out_path, strerror(errno));
+		} else {
+			free(b->tmp_path);
+			b->tmp_path = NULL; /* nothing left to remove */
+		}
+		b->out_fd = -1;
+	}
+	tix_builder_abort(b);
+	return rc;
+}
+
+/* ---- the sink view ---- */
+
+static int sink_event(void *ctx, const struct tix_event_in *ev, struct tix_error *err)
+{
+	return tix_builder_add_event(ctx, ev, err);
+}
+static int sink_flow(void *ctx, const struct tix_flow_in *fl, struct tix_error *err)
+{
+	return tix_builder_add_flow(ctx, fl, err);
+}
+static int sink_track_meta(void *ctx, const struct tix_id *pid, const struct tix_id *tid,
+                           enum tix_meta_key key, const char *value, size_t len,
+                           struct tix_error *err)
+{
+	return tix_builder_set_track_meta(ctx, pid, tid, key, value, len, err);
+}
+static int sink_meta(void *ctx, struct tix_str key, struct tix_str json, struct tix_error *err)
+{
+	return tix_builder_set_meta(ctx, key, json, err);
+}
+static void sink_base_time(void *ctx, int64_t base_ns)
+{
+	tix_builder_set_base_time(ctx, base_ns);
+}
+static int sink_warn(void *ctx, const char *msg, struct tix_error *err)
+{
+	return tix_builder_warn(ctx, msg, err);
+}
+
+void tix_builder_sink(struct tix_builder *b, struct tix_sink *sink)
+{
+	sink->ctx = b;
+	sink->event = sink_event;
+	sink->flow = sink_flow;
+	sink->track_meta = sink_track_meta;
+	sink->meta = sink_meta;
+	sink->base_time = sink_base_time;
+	sink->warn = sink_warn;
+}

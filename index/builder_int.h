@@ -1,0 +1,202 @@
+/*
+ * Builder internals shared by builder.c (collecting events) and link.c
+ * (sorting, linking, aggregating, writing).  Private to index/.
+ *
+ * Memory: everything whose size grows with the number of events lives in
+ * "spill" arrays, mappings of unlinked temporary files beside the output.
+ * They sit in the page cache, not in anonymous memory, so a 5 GB trace
+ * indexes within the same bounded anonymous footprint as a small one.  Only
+ * tables keyed by distinct values (strings, tracks, launch shapes) live in
+ * the heap.
+ */
+#ifndef TIX_INDEX_BUILDER_INT_H
+#define TIX_INDEX_BUILDER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "index/format.h"
+#include "index/index.h"
+
+/* A growable array backed by an unlinked temporary file. */
+struct spill {
+	int fd;
+	unsigned char *base;
+	size_t elem;        /* element size */
+	size_t n;           /* elements used */
+	size_t cap;         /* elements mapped */
+};
+
+int spill_init(struct spill *s, const char *dir, size_t elem, struct tix_error *err);
+/* Returns a pointer to n fresh elements at the end (zeroed on first use of
+ * the file's pages) or NULL with err set. */
+void *spill_push(struct spill *s, size_t n, struct tix_error *err);
+/* Sets the size to exactly n elements (growing if needed). */
+int spill_resize(struct spill *s, size_t n, struct tix_error *err);
+void spill_done(struct spill *s);
+#define SPILL_AT(s, type, i) (((type *)(s)->base)[i])
+
+/* Interned byte strings: id -> bytes, bytes -> id. */
+struct intern {
+	char *data;          /* all strings, each NUL-terminated */
+	size_t data_len, data_cap;
+	uint64_t *offsets;   /* id -> offset in data; offsets[n] = data_len */
+	uint32_t n, cap;
+	uint32_t *slots;     /* open addressing: id + 1, 0 = empty */
+	uint64_t *slot_hash;
+	uint32_t nslots;
+};
+
+int intern_init(struct intern *t);
+void intern_done(struct intern *t);
+/* Returns the id of bytes [p, p+len), adding them if new; TIX_NONE on OOM. */
+uint32_t intern_add(struct intern *t, const char *p, size_t len);
+static inline const char *intern_str(const struct intern *t, uint32_t id)
+{
+	return t->data + t->offsets[id];
+}
+static inline size_t intern_len(const struct intern *t, uint32_t id)
+{
+	return (size_t)(t->offsets[id + 1] - t->offsets[id] - 1);
+}
+
+/* Deduplicated fixed-size records: record bytes -> id. */
+struct dedup {
+	unsigned char *recs;
+	size_t elem;
+	uint32_t n, cap;
+	uint32_t *slots;     /* id + 1, 0 = empty */
+	uint32_t nslots;
+};
+
+int dedup_init(struct dedup *d, size_t elem);
+void dedup_done(struct dedup *d);
+uint32_t dedup_add(struct dedup *d, const void *rec);
+
+/* A collected event before sorting. */
+struct brow {                 /* 40 bytes */
+	int64_t start_ns;
+	int64_t dur_ns;
+	int64_t corr;         /* -1 none */
+	uint32_t name;
+	uint32_t track;
+	uint32_t detail;
+	uint8_t kind;
+	uint8_t flags;
+	uint16_t pad;
+};
+
+struct bflow {                /* 32 bytes */
+	int64_t ts_ns;
+	uint64_t id;
+	uint32_t track;
+	uint8_t is_start, is_ac2g;
+	uint8_t pad[10];
+};
+
+struct btrack_key {
+	int64_t pid, tid;
+	uint32_t pid_str, tid_str;  /* TIX_NONE when numeric */
+};
+
+struct btrack {
+	struct btrack_key key;
+	uint32_t count;
+	uint32_t gpu_count;   /* GPU-side events on it */
+	int32_t device, stream;
+};
+
+struct bmeta {                /* M events, applied at finish */
+	struct btrack_key key;  /* tid ignored for process keys */
+	int kind;               /* enum tix_meta_key */
+	uint32_t value;         /* string */
+};
+
+struct tix_builder {
+	char *out_path;
+	char *tmp_path;
+	char *dir;
+	int out_fd;
+	struct tix_build_opts opts;
+	char *source_path, *step_marker;
+
+	struct intern strings;
+	struct dedup details;      /* struct tix_detail_disk */
+	struct dedup kinfos;       /* struct tix_kernel_info */
+	struct dedup opinfos;      /* struct tix_op_info */
+
+	struct btrack *tracks;
+	uint32_t ntracks, tracks_cap;
+	uint32_t *track_slots;
+	uint32_t track_nslots;
+	uint32_t last_track;       /* one-entry cache: events come in runs */
+	struct btrack_key last_key;
+
+	struct bmeta *metas;
+	size_t nmetas, metas_cap;
+	uint32_t *top_meta;        /* pairs of string ids */
+	size_t ntop_meta, top_meta_cap;
+
+	struct spill rows;         /* struct brow */
+	struct spill flows;        /* struct bflow */
+
+	char *warnings;
+	size_t warnings_len;
+	int64_t base_time_ns;
+	uint32_t kind_counts[16];
+};
+
+/* State of finishing, shared by link.c (sort, link, steps, write) and
+ * aggregate.c (groups, step totals, ops). */
+struct linker {
+	struct tix_builder *b;
+	uint32_t nrows, ntracks;
+	struct spill rows;          /* struct tix_row_disk, final order */
+	struct spill corr;          /* int64 correlation per final row */
+	struct tix_track *tracks;   /* final order */
+	struct tix_long_dur_disk *long_durs;
+	uint32_t nlong, long_cap;
+
+	struct tix_step *steps;
+	uint32_t nsteps;
+	const char *step_rule;
+
+	struct tix_group *groups;       /* overall, sorted by total */
+	uint32_t ngroups;
+	struct tix_group *step_groups;  /* sorted by step, then total */
+	uint32_t nstep_groups;
+	struct spill members;           /* uint32 rows */
+	struct tix_op *ops;
+	uint32_t nops;
+	struct tix_op_group *op_groups;
+	uint32_t nop_groups;
+	int64_t total_gpu_ns;
+	uint32_t gpu_without_launch;
+	int64_t first_ns, last_ns;
+};
+
+static inline int64_t row_dur(const struct linker *L, uint32_t row)
+{
+	const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, row);
+	if (r->dur_ns != UINT32_MAX)
+		return r->dur_ns;
+	uint32_t lo = 0, hi = L->nlong;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (L->long_durs[mid].row < row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < L->nlong && L->long_durs[lo].row == row ? L->long_durs[lo].dur_ns : r->dur_ns;
+}
+
+/* Step of a row by its launch (GPU work) or its own start; TIX_NONE. */
+uint32_t linker_step_of(const struct linker *L, uint32_t row);
+/* aggregate.c */
+int linker_aggregate(struct linker *L, struct tix_error *err);
+
+/* link.c: everything after the last event. */
+int builder_link_and_write(struct tix_builder *b, struct tix_error *err);
+
+#endif /* TIX_INDEX_BUILDER_INT_H */

@@ -1,0 +1,113 @@
+/* Small shared pieces of the index module: errors, the kind table, hashing. */
+#include "index/index.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int tix_error_set(struct tix_error *err, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static const struct {
+	const char *label, *cat;
+	int gpu;
+} kinds[TIX_KIND_COUNT] = {
+#define TIX_KIND_ROW(e, label, cat, gpu) {label, cat, gpu},
+	TIX_KINDS(TIX_KIND_ROW)
+#undef TIX_KIND_ROW
+};
+
+const char *tix_kind_label(enum tix_kind k)
+{
+	return (unsigned)k < TIX_KIND_COUNT ? kinds[k].label : "?";
+}
+
+const char *tix_kind_cat(enum tix_kind k)
+{
+	return (unsigned)k < TIX_KIND_COUNT ? kinds[k].cat : "other";
+}
+
+int tix_kind_is_gpu(enum tix_kind k)
+{
+	return (unsigned)k < TIX_KIND_COUNT && kinds[k].gpu;
+}
+
+int tix_kind_is_gpu_work(enum tix_kind k)
+{
+	return k == TIX_KIND_KERNEL || k == TIX_KIND_MEMCPY || k == TIX_KIND_MEMSET;
+}
+
+/* A 64-bit hash in the style of xxHash64: four lanes of multiply-rotate over
+ * 32-byte stripes, then an avalanche.  Not cryptographic; it detects damage
+ * on disk and keys hash tables. */
+#define P1 0x9E3779B185EBCA87ULL
+#define P2 0xC2B2AE3D27D4EB4FULL
+#define P3 0x165667B19E3779F9ULL
+#define P4 0x85EBCA77C2B2AE63ULL
+#define P5 0x27D4EB2F165667C5ULL
+
+static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static inline uint64_t read64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint64_t lane(uint64_t acc, uint64_t v)
+{
+	acc += v * P2;
+	acc = rotl64(acc, 31);
+	return acc * P1;
+}
+
+uint64_t tix_hash64(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *p = data;
+	const unsigned char *end = p + len;
+	uint64_t h;
+
+	if (len >= 32) {
+		uint64_t a = seed + P1 + P2, b = seed + P2, c = seed, d = seed - P1;
+		do {
+			a = lane(a, read64(p));
+			b = lane(b, read64(p + 8));
+			c = lane(c, read64(p + 16));
+			d = lane(d, read64(p + 24));
+			p += 32;
+		} while (p + 32 <= end);
+		h = rotl64(a, 1) + rotl64(b, 7) + rotl64(c, 12) + rotl64(d, 18);
+		h = (h ^ lane(0, a)) * P1 + P4;
+		h = (h ^ lane(0, b)) * P1 + P4;
+		h = (h ^ lane(0, c)) * P1 + P4;
+		h = (h ^ lane(0, d)) * P1 + P4;
+	} else {
+		h = seed + P5;
+	}
+	h += (uint64_t)len;
+	for (; p + 8 <= end; p += 8)
+		h = rotl64(h ^ lane(0, read64(p)), 27) * P1 + P4;
+	if (p + 4 <= end) {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		h = rotl64(h ^ ((uint64_t)v * P1), 23) * P2 + P3;
+		p += 4;
+	}
+	for (; p < end; p++)
+		h = rotl64(h ^ (*p * P5), 11) * P1;
+	h ^= h >> 33;
+	h *= P2;
+	h ^= h >> 29;
+	h *= P3;
+	h ^= h >> 32;
+	return h;
+}

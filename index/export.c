@@ -1,0 +1,331 @@
+/* Export of a selection as Chrome-trace JSON (JSON Object Format), as
+ * Perfetto, chrome://tracing and tix itself read it.  docs/CLI.md describes
+ * what is written; the short of it: the selected events with their original
+ * args, their launch calls and CPU parent chains, ac2g flows from launch to
+ * GPU event, process/thread names, and the trace's own top-level keys. */
+#include "index/index.h"
+
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void set_bit(uint8_t *bits, uint32_t i) { bits[i >> 3] |= (uint8_t)(1u << (i & 7)); }
+static int has_bit(const uint8_t *bits, uint32_t i) { return bits[i >> 3] & (1u << (i & 7)); }
+
+/* Writes s as a JSON string: escapes quotes, backslashes and control
+ * characters, and replaces bytes that are not UTF-8 with U+FFFD. */
+static void put_json_string(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	putc('"', f);
+	while (p < end) {
+		unsigned char c = *p;
+		if (c == '"' || c == '\\') {
+			putc('\\', f);
+			putc(c, f);
+			p++;
+		} else if (c < 0x20) {
+			fprintf(f, "\\u%04x", c);
+			p++;
+		} else if (c < 0x80) {
+			putc(c, f);
+			p++;
+		} else {
+			int len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+			int ok = len && end - p >= len;
+			for (int k = 1; ok && k < len; k++)
+				ok = (p[k] & 0xC0) == 0x80;
+			if (ok) {
+				fwrite(p, 1, (size_t)len, f);
+				p += len;
+			} else {
+				fputs("\xEF\xBF\xBD", f);
+				p++;
+			}
+		}
+	}
+	putc('"', f);
+}
+
+static void put_ts(FILE *f, int64_t ns)
+{
+	/* microseconds with nanosecond digits, as recent Kineto writes them */
+	if (ns < 0) {
+		putc('-', f);
+		ns = -ns;
+	}
+	fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+}
+
+static void put_id(FILE *f, const struct tix_index *ix, int64_t num, uint32_t str)
+{
+	if (str != TIX_NONE)
+		put_json_string(f, tix_str(ix, str), tix_str_len(ix, str));
+	else
+		fprintf(f, "%lld", (long long)num);
+}
+
+static void put_pid_tid(FILE *f, const struct tix_index *ix, const struct tix_track *t)
+{
+	fputs("\"pid\": ", f);
+	put_id(f, ix, t->pid, t->pid_str);
+	fputs(", \"tid\": ", f);
+	put_id(f, ix, t->tid, t->tid_str);
+}
+
+static void put_event(FILE *f, const struct tix_index *ix, const struct tix_event *e)
+{
+	const struct tix_track *t = tix_track_get(ix, e->track);
+	int instant = e->kind == TIX_KIND_INSTANT;
+	int counter = e->kind == TIX_KIND_COUNTER;
+	fprintf(f, "  {\"ph\": \"%s\", \"cat\": ", instant ? "i" : counter ? "C" : "X");
+	if (e->cat != TIX_NONE)
+		put_json_string(f, tix_str(ix, e->cat), tix_str_len(ix, e->cat));
+	else
+		fprintf(f, "\"%s\"", tix_kind_cat(e->kind));
+	fputs(", \"name\": ", f);
+	put_json_string(f, tix_str(ix, e->name), tix_str_len(ix, e->name));
+	fputs(", ", f);
+	put_pid_tid(f, ix, t);
+	fputs(", \"ts\": ", f);
+	put_ts(f, e->start_ns);
+	if (!instant && !counter) {
+		fputs(", \"dur\": ", f);
+		put_ts(f, e->dur_ns);
+	}
+	/* args: the original ones, plus the correlation that ties a launch
+	 * call to its GPU work (renumbered: row of the launch + 1). */
+	uint32_t corr = TIX_NONE;
+	if (tix_kind_is_gpu(e->kind) && e->launch != TIX_NONE)
+		corr = e->launch + 1;
+	else if (e->kind == TIX_KIND_RUNTIME || e->kind == TIX_KIND_DRIVER)
+		corr = e->row + 1;
+	const char *args = e->args != TIX_NONE ? tix_str(ix, e->args) : "{}";
+	const char *body = strchr(args, '{');
+	body = body ? body + 1 : "}";
+	while (*body == ' ' || *body == '\n' || *body == '\t' || *body == '\r')
+		body++;
+	fputs(", \"args\": {", f);
+	if (corr != TIX_NONE)
+		fprintf(f, "\"correlation\": %u%s", corr, *body == '}' ? "" : ", ");
+	fputs(body, f);
+	fputs("}", f);
+}
+
+static int select_rows(const struct tix_index *ix, const struct tix_export_sel *sel,
+                       uint8_t *bits, struct tix_error *err)
+{
+	uint32_t n = tix_event_count(ix);
+	int any_filter = sel->has_step || sel->name_regex || sel->has_range || sel->rows;
+	if (!any_filter) {
+		memset(bits, 0xff, ((size_t)n + 7) / 8);
+		return 0;
+	}
+	if (sel->rows) {
+		for (size_t i = 0; i < sel->nrows; i++)
+			if (sel->rows[i] < n)
+				set_bit(bits, sel->rows[i]);
+		return 0;
+	}
+	if (sel->has_step || sel->name_regex) {
+		regex_t re;
+		if (sel->name_regex && regcomp(&re, sel->name_regex, REG_EXTENDED | REG_NOSUB) != 0)
+			return tix_error_set(err, "invalid regular expression '%s'", sel->name_regex);
+		const struct tix_group *gs;
+		uint32_t ng;
+		if (sel->has_step) {
+			if (sel->step >= tix_step_count(ix)) {
+				if (sel->name_regex)
+					regfree(&re);
+				return tix_error_set(err, "no step %u (the trace has %u)", sel->step,
+				                     tix_step_count(ix));
+			}
+			gs = tix_step_groups(ix, sel->step, &ng);
+		} else {
+			gs = tix_group_get(ix, 0);
+			ng = tix_group_count(ix);
+		}
+		for (uint32_t g = 0; g < ng; g++) {
+			if (sel->name_regex && regexec(&re, tix_str(ix, gs[g].name), 0, NULL, 0) != 0)
+				continue;
+			const uint32_t *m = tix_members(ix, gs[g].members_first, gs[g].members_count);
+			for (uint32_t k = 0; m && k < gs[g].members_count; k++) {
+				if (sel->has_range) {
+					struct tix_event e;
+					tix_event_get(ix, m[k], &e);
+					if (e.start_ns + e.dur_ns <= sel->t0_ns || e.start_ns >= sel->t1_ns)
+						continue;
+				}
+				set_bit(bits, m[k]);
+			}
+		}
+		if (sel->name_regex)
+			regfree(&re);
+		return 0;
+	}
+	/* A time range alone: every event that overlaps it. */
+	for (uint32_t t = 0; t < tix_track_count(ix); t++) {
+		const struct tix_track *tr = tix_track_get(ix, t);
+		for (uint32_t i = tr->first_row; i < tr->first_row + tr->row_count; i++) {
+			struct tix_event e;
+			tix_event_get(ix, i, &e);
+			if (e.start_ns >= sel->t1_ns)
+				break;
+			if (e.start_ns + e.dur_ns > sel->t0_ns || e.start_ns >= sel->t0_ns)
+				set_bit(bits, i);
+		}
+	}
+	return 0;
+}
+
+/* Adds the launch call and the CPU chain above every selected event. */
+static void close_over_parents(const struct tix_index *ix, uint8_t *bits)
+{
+	uint32_t n = tix_event_count(ix);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!has_bit(bits, i))
+			continue;
+		struct tix_event e;
+		tix_event_get(ix, i, &e);
+		uint32_t p = tix_kind_is_gpu(e.kind) ? e.launch : e.parent;
+		while (p != TIX_NONE && !has_bit(bits, p)) {
+			set_bit(bits, p);
+			tix_event_get(ix, p, &e);
+			p = e.parent;
+		}
+	}
+}
+
+long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *sel,
+                     const char *out_path, struct tix_error *err)
+{
+	uint32_t n = tix_event_count(ix);
+	uint8_t *bits = calloc(((size_t)n + 7) / 8 + 1, 1);
+	if (!bits)
+		return tix_error_set(err, "out of memory");
+	if (select_rows(ix, sel, bits, err) != 0) {
+		free(bits);
+		return -1;
+	}
+	close_over_parents(ix, bits);
+
+	size_t plen = strlen(out_path);
+	char *tmp = malloc(plen + 16);
+	if (!tmp) {
+		free(bits);
+		return tix_error_set(err, "out of memory");
+	}
+	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", out_path);
+	int fd = mkstemp(tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		tix_error_set(err, "%s: cannot create: %s", out_path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		free(bits);
+		return -1;
+	}
+	fchmod(fd, 0644);
+	static char buf[1 << 16];
+	setvbuf(f, buf, _IOFBF, sizeof(buf));
+
+	fputs("{\n  \"schemaVersion\": 1,\n", f);
+	for (uint32_t i = 0; i < tix_meta_count(ix); i++) {
+		const char *k, *v;
+		tix_meta_get(ix, i, &k, &v);
+		if (!strcmp(k, "schemaVersion") || !strcmp(k, "baseTimeNanoseconds") ||
+		    !strcmp(k, "displayTimeUnit"))
+			continue;
+		fputs("  ", f);
+		put_json_string(f, k, strlen(k));
+		fprintf(f, ": %s,\n", v);
+	}
+	struct tix_summary_info si;
+	tix_index_summary(ix, &si);
+	fputs("  \"traceEvents\": [\n", f);
+	long written = 0;
+	int first = 1;
+	/* Names of the processes and threads that appear. */
+	uint8_t *seen_pid = calloc(tix_track_count(ix) + 1, 1);
+	for (uint32_t t = 0; t < tix_track_count(ix); t++) {
+		const struct tix_track *tr = tix_track_get(ix, t);
+		int used = 0;
+		for (uint32_t i = tr->first_row; i < tr->first_row + tr->row_count && !used; i++)
+			used = has_bit(bits, i);
+		if (!used)
+			continue;
+		if (tr->process_name != TIX_NONE && seen_pid && !seen_pid[t]) {
+			for (uint32_t u = t; u < tix_track_count(ix); u++) {
+				const struct tix_track *o = tix_track_get(ix, u);
+				if (o->pid == tr->pid && o->pid_str == tr->pid_str)
+					seen_pid[u] = 1;
+			}
+			fprintf(f, "%s  {\"name\": \"process_name\", \"ph\": \"M\", ", first ? "" : ",\n");
+			put_pid_tid(f, ix, tr);
+			fputs(", \"args\": {\"name\": ", f);
+			put_json_string(f, tix_str(ix, tr->process_name), tix_str_len(ix, tr->process_name));
+			fputs("}}", f);
+			first = 0;
+		}
+		fprintf(f, "%s  {\"name\": \"thread_name\", \"ph\": \"M\", ", first ? "" : ",\n");
+		put_pid_tid(f, ix, tr);
+		fputs(", \"args\": {\"name\": ", f);
+		put_json_string(f, tix_str(ix, tr->name), tix_str_len(ix, tr->name));
+		fputs("}}", f);
+		first = 0;
+	}
+	free(seen_pid);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!has_bit(bits, i))
+			continue;
+		struct tix_event e;
+		tix_event_get(ix, i, &e);
+		if (!first)
+			fputs(",\n", f);
+		first = 0;
+		put_event(f, ix, &e);
+		written++;
+		if (tix_kind_is_gpu_work(e.kind) && e.launch != TIX_NONE) {
+			struct tix_event l;
+			tix_event_get(ix, e.launch, &l);
+			fputs(",\n  {\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": ", f);
+			fprintf(f, "%u, ", e.launch + 1);
+			put_pid_tid(f, ix, tix_track_get(ix, l.track));
+			fputs(", \"ts\": ", f);
+			put_ts(f, l.start_ns);
+			fputs("},\n  {\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": ", f);
+			fprintf(f, "%u, ", e.launch + 1);
+			put_pid_tid(f, ix, tix_track_get(ix, e.track));
+			fputs(", \"ts\": ", f);
+			put_ts(f, e.start_ns);
+			fputs(", \"bp\": \"e\"}", f);
+		}
+	}
+	fputs("\n  ],\n  \"displayTimeUnit\": \"ms\"", f);
+	if (si.base_time_ns)
+		fprintf(f, ",\n  \"baseTimeNanoseconds\": %lld", (long long)si.base_time_ns);
+	fputs("\n}\n", f);
+	free(bits);
+	int bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		tix_error_set(err, "%s: cannot write: %s", out_path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	if (rename(tmp, out_path) != 0) {
+		tix_error_set(err, "%s: cannot rename into place: %s", out_path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return written;
+}

@@ -1,0 +1,147 @@
+/*
+ * The .tix file layout, version 1.  Private to index/: builder.c writes it,
+ * reader.c checks and maps it.  docs/FORMAT.md is the long form.
+ *
+ *   offset 0                                                        64
+ *   +--------+---------+---------+--------+--------+-------+--------+
+ *   | "TIXINDEX" | version | min_reader | hdr_size | endian | nsect | ...
+ *   +--------+---------+---------+--------+--------+-------+--------+
+ *   | section table: nsect x struct tix_section_disk (32 bytes each) |
+ *   +---------------------------------------------------------------+
+ *   | sections, each 64-byte aligned, in any order                  |
+ *   +---------------------------------------------------------------+
+ *
+ * Every multi-byte number is little-endian (the endian field holds
+ * 0x01020304 as the writer saw it; a reader on another byte order refuses
+ * the file).  Each section has an id, an element size, an offset and a size
+ * in bytes, and a tix_hash64 checksum of its bytes.  The header carries a
+ * checksum of itself and the section table.
+ *
+ * A reader accepts a file when version >= its min supported and
+ * min_reader <= its own version: a later writer may add sections (unknown
+ * ids are skipped) but bumps min_reader when it changes a layout below.
+ * Strings are referred to by id: STRING_OFFSETS holds n+1 offsets into
+ * STRING_DATA, each string NUL-terminated.  "none" is 0xFFFFFFFF
+ * (TIX_NONE) in every u32 reference.
+ */
+#ifndef TIX_INDEX_FORMAT_H
+#define TIX_INDEX_FORMAT_H
+
+#include <stdint.h>
+
+#include "index/index.h"
+
+#define TIX_MAGIC "TIXINDEX"
+#define TIX_FORMAT_VERSION 1u
+#define TIX_MIN_READER_VERSION 1u
+#define TIX_ENDIAN_MARK 0x01020304u
+#define TIX_SECTION_ALIGN 64u
+
+struct tix_header_disk {         /* 64 bytes */
+	char magic[8];
+	uint32_t version;
+	uint32_t min_reader_version;
+	uint32_t header_size;
+	uint32_t endian;
+	uint32_t section_count;
+	uint32_t flags;
+	uint64_t section_table_offset;
+	uint64_t file_size;
+	uint64_t checksum;       /* of this header (checksum field zeroed) + table */
+	uint8_t reserved[8];
+};
+
+struct tix_section_disk {        /* 32 bytes */
+	uint32_t id;
+	uint32_t elem_size;
+	uint64_t offset;
+	uint64_t size;
+	uint64_t checksum;
+};
+
+/* Section ids: name, element size (0: bytes).  The reader requires all. */
+#define TIX_SECTIONS(X)                                               \
+	X(META, 1, sizeof(struct tix_meta_disk))                      \
+	X(STRING_OFFSETS, 2, sizeof(uint64_t))                        \
+	X(STRING_DATA, 3, 1)                                          \
+	X(TRACKS, 4, sizeof(struct tix_track))                        \
+	X(ROWS, 5, sizeof(struct tix_row_disk))                       \
+	X(DETAILS, 6, sizeof(struct tix_detail_disk))                 \
+	X(KERNEL_INFO, 7, sizeof(struct tix_kernel_info))             \
+	X(OP_INFO, 8, sizeof(struct tix_op_info))                     \
+	X(LONG_DUR, 9, sizeof(struct tix_long_dur_disk))              \
+	X(STEPS, 10, sizeof(struct tix_step))                         \
+	X(GROUPS, 11, sizeof(struct tix_group))                       \
+	X(STEP_GROUPS, 12, sizeof(struct tix_group))                  \
+	X(MEMBERS, 13, sizeof(uint32_t))                              \
+	X(OPS, 14, sizeof(struct tix_op))                             \
+	X(OP_GROUPS, 15, sizeof(struct tix_op_group))                 \
+	X(TOP_META, 16, 2 * sizeof(uint32_t))
+
+/* One event.  Rows are sorted by track, then start, then longer first (so
+ * a parent precedes the children that start with it). */
+struct tix_row_disk {            /* 32 bytes */
+	int64_t start_ns;
+	uint32_t dur_ns;         /* UINT32_MAX: see LONG_DUR */
+	uint32_t name;           /* string */
+	uint32_t track;
+	uint32_t detail;         /* DETAILS record or TIX_NONE */
+	uint32_t link;           /* GPU work: launch row; others: parent row */
+	uint8_t kind;            /* enum tix_kind */
+	uint8_t flags;           /* enum tix_row_flag */
+	uint16_t reserved;
+};
+
+/* What rows share: deduplicated, so the ~80 distinct launches of a decode
+ * step cost one record each, not one per step. */
+struct tix_detail_disk {         /* 16 bytes */
+	uint32_t cat;            /* original category string */
+	uint32_t args;           /* args JSON text without per-instance ids */
+	uint32_t kernel_info;    /* KERNEL_INFO record or TIX_NONE */
+	uint32_t op_info;        /* OP_INFO record or TIX_NONE */
+};
+
+struct tix_long_dur_disk {       /* 16 bytes, sorted by row */
+	uint32_t row;
+	uint32_t pad;
+	int64_t dur_ns;
+};
+
+struct tix_meta_disk {           /* 160 bytes */
+	uint64_t source_size;
+	int64_t source_mtime_ns;
+	uint64_t source_hash;
+	int64_t base_time_ns;
+	int64_t first_ns, last_ns;
+	int64_t total_gpu_ns;
+	uint32_t source_path;    /* strings */
+	uint32_t step_marker;
+	uint32_t warnings;
+	uint32_t step_rule;
+	uint32_t gpu_without_launch;
+	uint32_t kind_counts[16];
+	uint32_t reserved[5];
+};
+
+enum tix_section_id {
+#define TIX_SECTION_ENUM(name, id, size) TIX_SEC_##name = id,
+	TIX_SECTIONS(TIX_SECTION_ENUM)
+#undef TIX_SECTION_ENUM
+	TIX_SEC_MAX = 16
+};
+
+_Static_assert(sizeof(struct tix_header_disk) == 64, "header layout");
+_Static_assert(sizeof(struct tix_section_disk) == 32, "section layout");
+_Static_assert(sizeof(struct tix_row_disk) == 32, "row layout");
+_Static_assert(sizeof(struct tix_detail_disk) == 16, "detail layout");
+_Static_assert(sizeof(struct tix_meta_disk) == 160, "meta layout");
+_Static_assert(sizeof(struct tix_track) == 56, "track layout");
+_Static_assert(sizeof(struct tix_kernel_info) == 72, "kernel info layout");
+_Static_assert(sizeof(struct tix_op_info) == 16, "op info layout");
+_Static_assert(sizeof(struct tix_step) == 64, "step layout");
+_Static_assert(sizeof(struct tix_group) == 72, "group layout");
+_Static_assert(sizeof(struct tix_op) == 48, "op layout");
+_Static_assert(sizeof(struct tix_op_group) == 16, "op group layout");
+_Static_assert(TIX_KIND_COUNT <= 16, "kind_counts holds 16 kinds");
+
+#endif /* TIX_INDEX_FORMAT_H */

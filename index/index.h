@@ -1,0 +1,402 @@
+/*
+ * index: the .tix trace index — its event model, its builder, its reader and
+ * every query the TUI and the CLI ask.  This header is the module's only door.
+ *
+ * Data flows one way (see docs/FORMAT.md for the byte layout):
+ *
+ *   producer (parse/ JSON reader, cupti_capture/ journal reader)
+ *       |  tix_builder_add_event / _add_flow / _set_track_meta / _set_meta
+ *       v
+ *   tix_builder  -- sorts, links, aggregates, writes OUT.tix atomically
+ *       |
+ *   tix_index_open (mmap, every offset checked)  -->  queries below
+ *
+ * Example call sequence of a producer:
+ *
+ *   struct tix_error err;
+ *   struct tix_builder *b = tix_builder_new("trace.json.tix", &opts, &err);
+ *   tix_builder_set_track_meta(b, &pid, &tid, TIX_META_THREAD_NAME, "main", 4);
+ *   tix_builder_add_event(b, &ev);            // any order
+ *   tix_builder_add_flow(b, &flow);
+ *   if (tix_builder_finish(b, &err) != 0)     // frees b in all cases
+ *       fprintf(stderr, "tix: %s\n", err.msg);
+ *
+ * Errors: functions that can fail return 0 on success and -1 on failure with
+ * a one-line message in *err (no trailing newline, names the file).
+ * Strings given to the builder are copied; strings returned by the reader
+ * live in the mapping and stay valid until tix_index_close().
+ */
+#ifndef TIX_INDEX_H
+#define TIX_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TIX_NONE UINT32_MAX /* "no row / no string / no record" */
+
+struct tix_error {
+	char msg[512];
+};
+
+/* Formats err->msg (printf-style) and returns -1, so callers can
+ * `return tix_error_set(err, "...")`.  err may be NULL. */
+int tix_error_set(struct tix_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- event kinds --------------------------------------------------------
+ * One row per kind: enum name, short label (CLI/TUI), Kineto "cat" written
+ * on export, whether it runs on the GPU.  Parser, index, legend and export
+ * all read this table, so they cannot disagree. */
+#define TIX_KINDS(X)                                                        \
+	X(CPU_OP, "cpu_op", "cpu_op", 0)                                    \
+	X(USER_ANNOTATION, "annotation", "user_annotation", 0)             \
+	X(PYTHON, "python", "python_function", 0)                          \
+	X(RUNTIME, "runtime", "cuda_runtime", 0)                           \
+	X(DRIVER, "driver", "cuda_driver", 0)                              \
+	X(KERNEL, "kernel", "kernel", 1)                                   \
+	X(MEMCPY, "memcpy", "gpu_memcpy", 1)                               \
+	X(MEMSET, "memset", "gpu_memset", 1)                               \
+	X(SYNC, "sync", "cuda_sync", 1)                                    \
+	X(GPU_ANNOTATION, "gpu_annotation", "gpu_user_annotation", 1)      \
+	X(INSTANT, "instant", "instant", 0)                                \
+	X(COUNTER, "counter", "counter", 0)                                \
+	X(OTHER, "other", "other", 0)
+
+enum tix_kind {
+#define TIX_KIND_ENUM(e, label, cat, gpu) TIX_KIND_##e,
+	TIX_KINDS(TIX_KIND_ENUM)
+#undef TIX_KIND_ENUM
+	TIX_KIND_COUNT
+};
+
+const char *tix_kind_label(enum tix_kind k);  /* "kernel"; "?" if out of range */
+const char *tix_kind_cat(enum tix_kind k);    /* Kineto category for export */
+int tix_kind_is_gpu(enum tix_kind k);         /* kernels, copies, syncs, gpu annotations */
+/* Kernels, memcpy and memset: the events that are grouped, counted as GPU time
+ * and attributed to launches. */
+int tix_kind_is_gpu_work(enum tix_kind k);
+
+/* ---- producer side ------------------------------------------------------ */
+
+/* A byte string that need not be NUL-terminated. */
+struct tix_str {
+	const char *ptr;
+	size_t len;
+};
+
+/* A Chrome-trace pid or tid: a number, or a string ("Spans", "") when
+ * str.ptr != NULL. */
+struct tix_id {
+	int64_t num;
+	struct tix_str str;
+};
+
+/* Grid, block and the other launch facts of a kernel (copies use bytes). */
+struct tix_launch_in {
+	int32_t grid[3], block[3];
+	int32_t registers;       /* per thread; -1 unknown */
+	int32_t shared_mem;      /* static + dynamic bytes; -1 unknown */
+	int32_t dynamic_shared;  /* -1 unknown (Kineto gives only the sum) */
+	float blocks_per_sm, warps_per_sm, occupancy; /* <0: unknown */
+	int32_t device, context, stream;              /* -1 unknown */
+	int64_t bytes;           /* memcpy/memset size; -1 unknown */
+	uint32_t graph_id, graph_node_id; /* 0: not a graph replay */
+};
+
+/* Input Dims / Input type / Input Strides / Concrete Inputs as the JSON
+ * texts the profiler gave (e.g. "[[495552, 1, 576], []]"); len 0 if absent. */
+struct tix_op_in {
+	struct tix_str dims, types, strides, concrete;
+};
+
+struct tix_event_in {
+	enum tix_kind kind;
+	struct tix_id pid, tid;
+	int64_t start_ns;      /* producer's clock; may be any int64 */
+	int64_t dur_ns;        /* >= 0; 0 for instants and counters */
+	struct tix_str name;
+	struct tix_str cat;    /* original category; may be empty */
+	/* The args object as JSON text, minus per-instance ids (External id,
+	 * correlation, Ev Idx, ...), which the index replaces with links.  Empty
+	 * when there are none. */
+	struct tix_str args;
+	int64_t correlation;   /* CUDA correlation id; -1 none */
+	const struct tix_launch_in *launch; /* GPU work only; may be NULL */
+	const struct tix_op_in *op;         /* CPU ops only; may be NULL */
+};
+
+/* One end of a Chrome-trace flow ("s" / "f"): links a launch call to its
+ * GPU event when the correlation id is missing. */
+struct tix_flow_in {
+	struct tix_id pid, tid;
+	int64_t ts_ns;
+	uint64_t id;
+	int is_start;          /* 1 for "s", 0 for "f" */
+	int is_ac2g;           /* category ac2g (async CPU to GPU) */
+};
+
+enum tix_meta_key {
+	TIX_META_PROCESS_NAME,   /* tid ignored */
+	TIX_META_THREAD_NAME,
+	TIX_META_PROCESS_SORT,   /* value: decimal text */
+	TIX_META_THREAD_SORT,
+};
+
+struct tix_build_opts {
+	const char *source_path;   /* recorded in the index; may be NULL */
+	/* Source identity recorded for cache validation (see tix_index_source). */
+	uint64_t source_size;
+	int64_t source_mtime_ns;
+	uint64_t source_hash;
+	const char *step_marker;   /* user regex (POSIX ERE) or NULL for the defaults */
+	int64_t base_time_ns;      /* added to every time to make it epoch ns; 0 if unknown */
+};
+
+struct tix_builder;
+
+/* Starts an index at out_path.  Nothing appears at out_path until
+ * tix_builder_finish() succeeds: the data goes to a temporary file in the
+ * same folder, renamed at the end.  Returns NULL and fills err on failure. */
+struct tix_builder *tix_builder_new(const char *out_path,
+                                    const struct tix_build_opts *opts,
+                                    struct tix_error *err);
+
+int tix_builder_add_event(struct tix_builder *b, const struct tix_event_in *ev,
+                          struct tix_error *err);
+int tix_builder_add_flow(struct tix_builder *b, const struct tix_flow_in *fl,
+                         struct tix_error *err);
+int tix_builder_set_track_meta(struct tix_builder *b, const struct tix_id *pid,
+                               const struct tix_id *tid, enum tix_meta_key key,
+                               const char *value, size_t len,
+                               struct tix_error *err);
+/* A top-level key of the trace other than traceEvents, as "key": JSON text,
+ * e.g. ("deviceProperties", "[...]").  Kept for `tix info` and export. */
+int tix_builder_set_meta(struct tix_builder *b, struct tix_str key,
+                         struct tix_str json, struct tix_error *err);
+/* Sets the epoch offset once it is known (Kineto writes
+ * baseTimeNanoseconds after traceEvents). */
+void tix_builder_set_base_time(struct tix_builder *b, int64_t base_ns);
+/* A warning shown by `tix info` and the TUI, e.g. the salvage of a
+ * truncated trace.  Several are joined with "; ". */
+int tix_builder_warn(struct tix_builder *b, const char *msg, struct tix_error *err);
+
+/* The builder seen as an event sink: producers (parse/, cupti_capture/)
+ * write to a sink, so tests can plug in a recording one.  Each function
+ * returns 0 or -1 with err set, like the builder calls it wraps. */
+struct tix_sink {
+	void *ctx;
+	int (*event)(void *ctx, const struct tix_event_in *ev, struct tix_error *err);
+	int (*flow)(void *ctx, const struct tix_flow_in *fl, struct tix_error *err);
+	int (*track_meta)(void *ctx, const struct tix_id *pid, const struct tix_id *tid,
+	                  enum tix_meta_key key, const char *value, size_t len,
+	                  struct tix_error *err);
+	int (*meta)(void *ctx, struct tix_str key, struct tix_str json, struct tix_error *err);
+	void (*base_time)(void *ctx, int64_t base_ns);
+	int (*warn)(void *ctx, const char *msg, struct tix_error *err);
+};
+/* Fills *sink with functions that forward to b. */
+void tix_builder_sink(struct tix_builder *b, struct tix_sink *sink);
+
+/* Links, aggregates and writes the index, then renames it into place.
+ * Frees b whether it succeeds or not. */
+int tix_builder_finish(struct tix_builder *b, struct tix_error *err);
+/* Drops everything, removes the temporary file, frees b. */
+void tix_builder_abort(struct tix_builder *b);
+
+/* ---- reader side -------------------------------------------------------
+ * Everything below points into the read-only mapping.  Row, string and
+ * record numbers have been range-checked by tix_index_open(), so callers
+ * may use any value these functions return without checking again. */
+
+struct tix_index;
+
+int tix_index_open(const char *path, struct tix_index **out, struct tix_error *err);
+void tix_index_close(struct tix_index *ix);
+
+/* What the index says about its source, for cache validation. */
+struct tix_source_info {
+	uint64_t size;
+	int64_t mtime_ns;
+	uint64_t hash;
+	const char *path;          /* as given at build time; "" if none */
+	const char *step_marker;   /* "" when the defaults were used */
+};
+void tix_index_source(const struct tix_index *ix, struct tix_source_info *out);
+
+struct tix_summary_info {
+	uint32_t events, tracks, strings, steps, groups, ops;
+	uint32_t kind_counts[TIX_KIND_COUNT];
+	uint32_t gpu_without_launch;  /* GPU work with no launch call found */
+	int64_t base_time_ns;         /* epoch offset (0 unknown) */
+	int64_t first_ns, last_ns;    /* trace extent, in row time */
+	uint64_t file_size;
+	const char *warnings;         /* "" when none */
+	const char *step_rule;        /* how steps were found, e.g. "ProfilerStep#N" */
+};
+void tix_index_summary(const struct tix_index *ix, struct tix_summary_info *out);
+
+/* Top-level keys of the source trace: the i-th (key, JSON value) pair. */
+uint32_t tix_meta_count(const struct tix_index *ix);
+void tix_meta_get(const struct tix_index *ix, uint32_t i, const char **key,
+                  const char **json);
+
+/* Strings: NUL-terminated, length known.  id TIX_NONE gives "". */
+const char *tix_str(const struct tix_index *ix, uint32_t id);
+uint32_t tix_str_len(const struct tix_index *ix, uint32_t id);
+
+/* ---- tracks: a CPU thread or a GPU stream ---- */
+enum tix_track_kind { TIX_TRACK_CPU, TIX_TRACK_GPU, TIX_TRACK_OTHER };
+
+struct tix_track {             /* 56 bytes on disk */
+	int64_t pid, tid;          /* numbers, or 0 when given as strings */
+	uint32_t pid_str, tid_str; /* string ids when given as strings, else TIX_NONE */
+	uint32_t name;             /* thread_name, or "stream N" for GPU; string id */
+	uint32_t process_name;     /* string id or TIX_NONE */
+	uint32_t first_row, row_count; /* its events, contiguous, sorted by start */
+	int32_t device, stream;    /* GPU tracks; -1 otherwise */
+	int32_t sort_index;
+	uint8_t kind;              /* enum tix_track_kind */
+	uint8_t pad[3];
+};
+uint32_t tix_track_count(const struct tix_index *ix);
+const struct tix_track *tix_track_get(const struct tix_index *ix, uint32_t t);
+/* First row of track t whose start >= t_ns (row_count end if none). */
+uint32_t tix_track_lower_bound(const struct tix_index *ix, uint32_t t, int64_t t_ns);
+
+/* ---- events ---- */
+enum tix_row_flag {
+	TIX_ROW_GRAPH_REPLAY = 1 << 0, /* GPU work replayed from a CUDA graph */
+	TIX_ROW_NO_LAUNCH = 1 << 1,    /* GPU work whose launch call is unknown */
+	TIX_ROW_LINK_BY_FLOW = 1 << 2, /* launch found through an ac2g flow */
+	TIX_ROW_LONG_DUR = 1 << 3,     /* duration kept in the long-duration table */
+	TIX_ROW_STEP_MARKER = 1 << 4,  /* this event defines a step */
+};
+
+struct tix_event {             /* a decoded row */
+	uint32_t row;
+	enum tix_kind kind;
+	uint32_t flags;            /* enum tix_row_flag */
+	uint32_t track;
+	int64_t start_ns, dur_ns;
+	uint32_t name, cat, args;  /* string ids (args: JSON object text or TIX_NONE) */
+	uint32_t launch;           /* GPU work: its launch call row, else TIX_NONE */
+	uint32_t parent;           /* CPU side: the enclosing event on its thread */
+	uint32_t kernel_info;      /* GPU work: record for tix_kernel_info_get */
+	uint32_t op_info;          /* CPU ops: record for tix_op_info_get */
+};
+uint32_t tix_event_count(const struct tix_index *ix);
+void tix_event_get(const struct tix_index *ix, uint32_t row, struct tix_event *out);
+/* Step of a row: for GPU work the step in which its launch call began,
+ * otherwise the step containing its start.  TIX_NONE if in no step. */
+uint32_t tix_event_step(const struct tix_index *ix, uint32_t row);
+
+struct tix_kernel_info {       /* 72 bytes on disk, deduplicated */
+	int32_t grid[3], block[3];
+	int32_t registers, shared_mem, dynamic_shared;
+	float blocks_per_sm, warps_per_sm, occupancy;
+	int32_t device, context, stream;
+	uint32_t graph_id;
+	int64_t bytes;
+};
+const struct tix_kernel_info *tix_kernel_info_get(const struct tix_index *ix, uint32_t id);
+
+struct tix_op_info {           /* string ids, TIX_NONE when absent */
+	uint32_t dims, types, strides, concrete;
+};
+const struct tix_op_info *tix_op_info_get(const struct tix_index *ix, uint32_t id);
+
+/* ---- steps ---- */
+struct tix_step {              /* 64 bytes on disk */
+	uint32_t name;             /* marker name, e.g. "ProfilerStep#12" */
+	uint32_t marker_row;       /* the marker event, TIX_NONE for the implicit step */
+	int64_t start_ns, dur_ns;  /* wall time */
+	int64_t gpu_busy_ns;       /* union of GPU work intervals launched in the step */
+	int64_t gpu_ns;            /* sum of GPU work durations */
+	uint32_t kernels;          /* kernel count */
+	uint32_t gpu_events;       /* kernels + memcpy + memset */
+	uint32_t groups_first, groups_count; /* its rows of tix_step_groups */
+	uint32_t top_group;        /* overall group id of its largest group, TIX_NONE */
+	uint32_t pad;
+};
+uint32_t tix_step_count(const struct tix_index *ix);
+const struct tix_step *tix_step_get(const struct tix_index *ix, uint32_t s);
+
+/* ---- kernel groups: GPU work of one name and kind ----
+ * Overall groups are sorted by total time, descending; so are the groups of
+ * each step. */
+struct tix_group {             /* 72 bytes on disk */
+	uint32_t name;
+	uint8_t kind;              /* enum tix_kind */
+	uint8_t pad[3];
+	uint32_t instances;
+	uint32_t common_info;      /* kernel info of the most common launch, TIX_NONE */
+	int64_t total_ns, min_ns, max_ns, med_ns;
+	double stddev_ns;          /* population standard deviation */
+	uint32_t members_first, members_count; /* rows in tix_members, by time */
+	uint32_t group;            /* the overall group (itself for overall groups) */
+	uint32_t step;             /* TIX_NONE for overall groups */
+};
+uint32_t tix_group_count(const struct tix_index *ix);
+const struct tix_group *tix_group_get(const struct tix_index *ix, uint32_t g);
+/* The groups of step s, in their own table. */
+const struct tix_group *tix_step_groups(const struct tix_index *ix, uint32_t s,
+                                        uint32_t *count);
+/* Rows of GPU events: members_first .. + members_count of a group. */
+const uint32_t *tix_members(const struct tix_index *ix, uint32_t first, uint32_t count);
+/* Total GPU work time over all events (the 100% of Time %). */
+int64_t tix_total_gpu_ns(const struct tix_index *ix);
+
+/* ---- CPU ops ranked by the GPU time launched beneath them ---- */
+struct tix_op {                /* 48 bytes on disk */
+	uint32_t name;
+	uint32_t calls;            /* instances of the op */
+	int64_t cpu_ns;            /* their summed wall time */
+	int64_t gpu_ns;            /* GPU work launched beneath any instance */
+	uint32_t gpu_events;
+	uint32_t groups_first, groups_count; /* tix_op_groups rows */
+	uint32_t pad[3];
+};
+struct tix_op_group {          /* 16 bytes on disk */
+	uint32_t group;            /* overall group id */
+	uint32_t count;
+	int64_t gpu_ns;
+};
+uint32_t tix_op_count(const struct tix_index *ix);
+const struct tix_op *tix_op_get(const struct tix_index *ix, uint32_t i);
+const struct tix_op_group *tix_op_groups(const struct tix_index *ix, uint32_t op,
+                                         uint32_t *count);
+
+/* ---- names ---- */
+/* Shortens a C++ kernel name for display: template argument lists and
+ * parameter lists collapse to <...> and (...), "void " return types go.
+ * Writes at most cap-1 bytes plus NUL into out; returns the full length it
+ * wanted.  Never reads past name[len]. */
+size_t tix_short_name(const char *name, size_t len, char *out, size_t cap);
+
+/* A duration for people: "812 ns", "828.51 us", "64.61 ms", "1.937 s".
+ * Writes at most cap bytes including the NUL. */
+void tix_fmt_dur(char *buf, size_t cap, int64_t ns);
+
+/* A fast 64-bit hash of bytes (used for the checksums and the cache key). */
+uint64_t tix_hash64(const void *data, size_t len, uint64_t seed);
+
+/* ---- export to Chrome-trace JSON (Perfetto, chrome://tracing, tix) ----
+ * Selects GPU work (all of it, a step, names matching a regex, a time range,
+ * or given rows), adds their launch calls, the CPU op / python chains above
+ * those, the ac2g flows linking them and the process/thread metadata, and
+ * writes them atomically (temporary file + rename) with their args.
+ * Fields left at their zero/NULL value do not restrict. */
+struct tix_export_sel {
+	int has_step;
+	uint32_t step;
+	const char *name_regex;    /* POSIX ERE on GPU work names, or NULL */
+	int has_range;
+	int64_t t0_ns, t1_ns;      /* row time: events overlapping [t0, t1) */
+	const uint32_t *rows;      /* explicit GPU (or any) rows, or NULL */
+	size_t nrows;
+};
+/* Returns the number of events written, or -1 with err set. */
+long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *sel,
+                     const char *out_path, struct tix_error *err);
+
+#endif /* TIX_INDEX_H */

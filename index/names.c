@@ -1,0 +1,104 @@
+/* Display names: demangled C++ kernel names run to kilobytes of template
+ * arguments; the short form keeps what tells kernels apart at a glance. */
+#include "index/index.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+struct out {
+	char *p;
+	size_t cap, len; /* len counts every byte wanted, even past cap */
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++, o->len++)
+		if (o->len + 1 < o->cap)
+			o->p[o->len] = s[i];
+}
+
+/* Index just past the bracket closing the one at name[i]. */
+static size_t skip_group(const char *name, size_t len, size_t i, char open, char close)
+{
+	int depth = 0;
+	for (; i < len; i++) {
+		if (name[i] == open)
+			depth++;
+		else if (name[i] == close && --depth == 0)
+			return i + 1;
+	}
+	return len;
+}
+
+static int looks_cpp(const char *name, size_t len)
+{
+	if (len >= 5 && memcmp(name, "void ", 5) == 0)
+		return 1;
+	for (size_t i = 0; i + 1 < len; i++)
+		if ((name[i] == ':' && name[i + 1] == ':') || name[i] == '<')
+			return 1;
+	return 0;
+}
+
+size_t tix_short_name(const char *name, size_t len, char *out, size_t cap)
+{
+	struct out o = {out, cap, 0};
+	if (!looks_cpp(name, len)) {
+		put(&o, name, len);
+	} else {
+		size_t i = 0;
+		if (len >= 5 && memcmp(name, "void ", 5) == 0)
+			i = 5;
+		while (i < len) {
+			char c = name[i];
+			if (c == '<') {
+				put(&o, "<...>", 5);
+				i = skip_group(name, len, i, '<', '>');
+			} else if (c == '(') {
+				static const char anon[] = "(anonymous namespace)";
+				if (len - i >= sizeof(anon) - 1 && memcmp(name + i, anon, sizeof(anon) - 1) == 0) {
+					put(&o, anon, sizeof(anon) - 1);
+					i += sizeof(anon) - 1;
+					continue;
+				}
+				size_t j = skip_group(name, len, i, '(', ')');
+				if (j >= len) /* the parameter list: drop it */
+					break;
+				put(&o, "(...)", 5);
+				i = j;
+			} else if (c == 'o' && len - i > 8 && memcmp(name + i, "operator", 8) == 0) {
+				/* operator(), operator<< ...: keep the symbol as is */
+				size_t j = i + 8;
+				while (j < len && strchr("()<>=!+-*/%&|^~[],", name[j]) && j < i + 11)
+					j++;
+				put(&o, name + i, j - i);
+				i = j;
+			} else {
+				put(&o, &c, 1);
+				i++;
+			}
+		}
+		while (o.len > 0 && o.len <= o.cap && o.len - 1 < o.cap && o.p && o.len < o.cap &&
+		       o.p[o.len - 1] == ' ')
+			o.len--;
+	}
+	if (cap)
+		out[o.len < cap ? o.len : cap - 1] = '\0';
+	return o.len;
+}
+
+void tix_fmt_dur(char *buf, size_t cap, int64_t ns)
+{
+	double v = (double)ns;
+	double a = v < 0 ? -v : v;
+	if (a < 1e3)
+		snprintf(buf, cap, "%" PRId64 " ns", ns);
+	else if (a < 1e6)
+		snprintf(buf, cap, "%.2f us", v / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, cap, "%.2f ms", v / 1e6);
+	else
+		snprintf(buf, cap, "%.3f s", v / 1e9);
+}
+

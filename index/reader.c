@@ -1,0 +1,512 @@
+/* The reader: maps a .tix read-only, checks every section, offset and
+ * reference once at open, then answers queries by pointer arithmetic. */
+#include "index/index.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "index/format.h"
+
+struct tix_index {
+	const unsigned char *map;
+	size_t size;
+	const struct tix_meta_disk *meta;
+	const uint64_t *str_off;
+	const char *str_data;
+	uint32_t nstr;
+	const struct tix_track *tracks;
+	uint32_t ntracks;
+	const struct tix_row_disk *rows;
+	uint32_t nrows;
+	const struct tix_detail_disk *details;
+	uint32_t ndetails;
+	const struct tix_kernel_info *kinfos;
+	uint32_t nkinfos;
+	const struct tix_op_info *opinfos;
+	uint32_t nopinfos;
+	const struct tix_long_dur_disk *long_durs;
+	uint32_t nlong;
+	const struct tix_step *steps;
+	uint32_t nsteps;
+	const struct tix_group *groups;
+	uint32_t ngroups;
+	const struct tix_group *step_groups;
+	uint32_t nstep_groups;
+	const uint32_t *members;
+	uint32_t nmembers;
+	const struct tix_op *ops;
+	uint32_t nops;
+	const struct tix_op_group *op_groups;
+	uint32_t nop_groups;
+	const uint32_t *top_meta;
+	uint32_t ntop_meta;
+};
+
+#define BAD(...) (tix_error_set(err, __VA_ARGS__), -1)
+
+static int check_str(const struct tix_index *ix, uint32_t id, int none_ok)
+{
+	return id < ix->nstr || (none_ok && id == TIX_NONE);
+}
+
+static int check_ref(uint32_t id, uint32_t n)
+{
+	return id < n || id == TIX_NONE;
+}
+
+/* Every reference inside the sections, so queries never check again. */
+static int validate(struct tix_index *ix, const char *path, struct tix_error *err)
+{
+	if (ix->nstr == 0 && ix->str_off[0] != 0)
+		return BAD("%s: damaged index (string table)", path);
+	uint64_t data_len = ix->str_off[ix->nstr];
+	for (uint32_t i = 0; i < ix->nstr; i++) {
+		uint64_t a = ix->str_off[i], b = ix->str_off[i + 1];
+		if (a >= b || b > data_len || ix->str_data[b - 1] != '\0')
+			return BAD("%s: damaged index (string %u)", path, i);
+	}
+	if (ix->str_off[0] != 0)
+		return BAD("%s: damaged index (string table)", path);
+	const struct tix_meta_disk *m = ix->meta;
+	if (!check_str(ix, m->source_path, 0) || !check_str(ix, m->step_marker, 0) ||
+	    !check_str(ix, m->warnings, 0) || !check_str(ix, m->step_rule, 0))
+		return BAD("%s: damaged index (meta)", path);
+	uint64_t rows_seen = 0;
+	for (uint32_t t = 0; t < ix->ntracks; t++) {
+		const struct tix_track *tr = &ix->tracks[t];
+		if (!check_str(ix, tr->pid_str, 1) || !check_str(ix, tr->tid_str, 1) ||
+		    !check_str(ix, tr->name, 1) || !check_str(ix, tr->process_name, 1) ||
+		    tr->first_row != rows_seen || (uint64_t)tr->first_row + tr->row_count > ix->nrows)
+			return BAD("%s: damaged index (track %u)", path, t);
+		rows_seen += tr->row_count;
+	}
+	if (rows_seen != ix->nrows)
+		return BAD("%s: damaged index (tracks do not cover the events)", path);
+	for (uint32_t t = 0; t < ix->ntracks; t++) {
+		const struct tix_track *tr = &ix->tracks[t];
+		for (uint32_t i = tr->first_row; i < tr->first_row + tr->row_count; i++) {
+			const struct tix_row_disk *r = &ix->rows[i];
+			if (r->track != t || !check_str(ix, r->name, 0) ||
+			    !check_ref(r->detail, ix->ndetails) || !check_ref(r->link, ix->nrows) ||
+			    r->kind >= TIX_KIND_COUNT ||
+			    (i > tr->first_row && r->start_ns < ix->rows[i - 1].start_ns))
+				return BAD("%s: damaged index (event %u)", path, i);
+		}
+	}
+	for (uint32_t i = 0; i < ix->ndetails; i++) {
+		const struct tix_detail_disk *d = &ix->details[i];
+		if (!check_str(ix, d->cat, 1) || !check_str(ix, d->args, 1) ||
+		    !check_ref(d->kernel_info, ix->nkinfos) || !check_ref(d->op_info, ix->nopinfos))
+			return BAD("%s: damaged index (detail %u)", path, i);
+	}
+	for (uint32_t i = 0; i < ix->nopinfos; i++) {
+		const struct tix_op_info *o = &ix->opinfos[i];
+		if (!check_str(ix, o->dims, 1) || !check_str(ix, o->types, 1) ||
+		    !check_str(ix, o->strides, 1) || !check_str(ix, o->concrete, 1))
+			return BAD("%s: damaged index (op info %u)", path, i);
+	}
+	for (uint32_t i = 0; i < ix->nlong; i++)
+		if (ix->long_durs[i].row >= ix->nrows || ix->long_durs[i].dur_ns < 0 ||
+		    (i && ix->long_durs[i].row <= ix->long_durs[i - 1].row))
+			return BAD("%s: damaged index (long duration %u)", path, i);
+	for (uint32_t i = 0; i < ix->nsteps; i++) {
+		const struct tix_step *s = &ix->steps[i];
+		if (!check_str(ix, s->name, 0) || !check_ref(s->marker_row, ix->nrows) ||
+		    !check_ref(s->top_group, ix->ngroups) ||
+		    (uint64_t)s->groups_first + s->groups_count > ix->nstep_groups ||
+		    (i && s->start_ns < ix->steps[i - 1].start_ns))
+			return BAD("%s: damaged index (step %u)", path, i);
+	}
+	const struct tix_group *gs[2] = {ix->groups, ix->step_groups};
+	uint32_t ns[2] = {ix->ngroups, ix->nstep_groups};
+	for (int k = 0; k < 2; k++) {
+		for (uint32_t i = 0; i < ns[k]; i++) {
+			const struct tix_group *g = &gs[k][i];
+			if (!check_str(ix, g->name, 0) || g->kind >= TIX_KIND_COUNT ||
+			    !check_ref(g->common_info, ix->nkinfos) || g->group >= ix->ngroups ||
+			    !check_ref(g->step, ix->nsteps) || (k == 1 && g->step == TIX_NONE) ||
+			    g->instances != g->members_count || g->instances == 0 ||
+			    (uint64_t)g->members_first + g->members_count > ix->nmembers)
+				return BAD("%s: damaged index (group %u)", path, i);
+		}
+	}
+	for (uint32_t i = 0; i < ix->nmembers; i++)
+		if (ix->members[i] >= ix->nrows)
+			return BAD("%s: damaged index (member %u)", path, i);
+	for (uint32_t i = 0; i < ix->nops; i++) {
+		const struct tix_op *o = &ix->ops[i];
+		if (!check_str(ix, o->name, 0) ||
+		    (uint64_t)o->groups_first + o->groups_count > ix->nop_groups)
+			return BAD("%s: damaged index (op %u)", path, i);
+	}
+	for (uint32_t i = 0; i < ix->nop_groups; i++)
+		if (ix->op_groups[i].group >= ix->ngroups)
+			return BAD("%s: damaged index (op group %u)", path, i);
+	for (uint32_t i = 0; i < 2 * ix->ntop_meta; i++)
+		if (!check_str(ix, ix->top_meta[i], 0))
+			return BAD("%s: damaged index (trace metadata)", path);
+	return 0;
+}
+
+int tix_index_open(const char *path, struct tix_index **out, struct tix_error *err)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return BAD("%s: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return BAD("%s: not a regular file", path);
+	}
+	if ((uint64_t)st.st_size < sizeof(struct tix_header_disk)) {
+		close(fd);
+		return BAD("%s: not a tix index (%lld bytes, shorter than its header)", path,
+		           (long long)st.st_size);
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return BAD("%s: cannot map: %s", path, strerror(errno));
+	struct tix_index *ix = calloc(1, sizeof(*ix));
+	if (!ix) {
+		munmap(map, (size_t)st.st_size);
+		return BAD("%s: out of memory", path);
+	}
+	ix->map = map;
+	ix->size = (size_t)st.st_size;
+
+	struct tix_header_disk h;
+	memcpy(&h, map, sizeof(h));
+	if (memcmp(h.magic, TIX_MAGIC, 8) != 0)
+		goto bad_magic;
+	if (h.endian != TIX_ENDIAN_MARK) {
+		tix_error_set(err, "%s: index written on a machine of another byte order", path);
+		goto fail;
+	}
+	if (h.min_reader_version > TIX_FORMAT_VERSION) {
+		tix_error_set(err, "%s: index format version %u needs a newer tix (this one reads %u)",
+		              path, h.version, TIX_FORMAT_VERSION);
+		goto fail;
+	}
+	if (h.header_size != sizeof(h) || h.section_table_offset != sizeof(h) ||
+	    h.section_count == 0 || h.section_count > 1024 ||
+	    h.section_table_offset + (uint64_t)h.section_count * sizeof(struct tix_section_disk) >
+	        ix->size) {
+		tix_error_set(err, "%s: damaged index (header)", path);
+		goto fail;
+	}
+	if (h.file_size != ix->size) {
+		tix_error_set(err, "%s: damaged index (%zu bytes, its header says %llu: truncated?)",
+		              path, ix->size, (unsigned long long)h.file_size);
+		goto fail;
+	}
+	size_t tbytes = (size_t)h.section_count * sizeof(struct tix_section_disk);
+	unsigned char *hb = malloc(sizeof(h) + tbytes);
+	if (!hb) {
+		tix_error_set(err, "%s: out of memory", path);
+		goto fail;
+	}
+	memcpy(hb, map, sizeof(h) + tbytes);
+	((struct tix_header_disk *)hb)->checksum = 0;
+	uint64_t sum = tix_hash64(hb, sizeof(h) + tbytes, 0);
+	free(hb);
+	if (sum != h.checksum) {
+		tix_error_set(err, "%s: damaged index (header checksum)", path);
+		goto fail;
+	}
+
+	struct {
+		const void **ptr;
+		uint32_t *count;
+		uint32_t elem;
+		int seen;
+	} want[TIX_SEC_MAX + 1];
+	memset(want, 0, sizeof(want));
+	const void **ptrs[TIX_SEC_MAX + 1] = {0};
+	uint32_t dummy;
+#define WANT(id, p, c, e)                     \
+	do {                                  \
+		want[id].ptr = (const void **)(p); \
+		want[id].count = (c);         \
+		want[id].elem = (e);          \
+	} while (0)
+	WANT(TIX_SEC_META, &ix->meta, &dummy, sizeof(struct tix_meta_disk));
+	WANT(TIX_SEC_STRING_OFFSETS, &ix->str_off, &ix->nstr, 8);
+	WANT(TIX_SEC_STRING_DATA, &ix->str_data, &dummy, 1);
+	WANT(TIX_SEC_TRACKS, &ix->tracks, &ix->ntracks, sizeof(struct tix_track));
+	WANT(TIX_SEC_ROWS, &ix->rows, &ix->nrows, sizeof(struct tix_row_disk));
+	WANT(TIX_SEC_DETAILS, &ix->details, &ix->ndetails, sizeof(struct tix_detail_disk));
+	WANT(TIX_SEC_KERNEL_INFO, &ix->kinfos, &ix->nkinfos, sizeof(struct tix_kernel_info));
+	WANT(TIX_SEC_OP_INFO, &ix->opinfos, &ix->nopinfos, sizeof(struct tix_op_info));
+	WANT(TIX_SEC_LONG_DUR, &ix->long_durs, &ix->nlong, sizeof(struct tix_long_dur_disk));
+	WANT(TIX_SEC_STEPS, &ix->steps, &ix->nsteps, sizeof(struct tix_step));
+	WANT(TIX_SEC_GROUPS, &ix->groups, &ix->ngroups, sizeof(struct tix_group));
+	WANT(TIX_SEC_STEP_GROUPS, &ix->step_groups, &ix->nstep_groups, sizeof(struct tix_group));
+	WANT(TIX_SEC_MEMBERS, &ix->members, &ix->nmembers, 4);
+	WANT(TIX_SEC_OPS, &ix->ops, &ix->nops, sizeof(struct tix_op));
+	WANT(TIX_SEC_OP_GROUPS, &ix->op_groups, &ix->nop_groups, sizeof(struct tix_op_group));
+	WANT(TIX_SEC_TOP_META, &ix->top_meta, &ix->ntop_meta, 8);
+	(void)ptrs;
+	uint64_t str_data_size = 0;
+	for (uint32_t i = 0; i < h.section_count; i++) {
+		struct tix_section_disk s;
+		memcpy(&s, (const unsigned char *)map + sizeof(h) + i * sizeof(s), sizeof(s));
+		if (s.id == 0 || s.id > TIX_SEC_MAX || !want[s.id].ptr)
+			continue; /* a section from a later version */
+		if (want[s.id].seen || s.elem_size != want[s.id].elem || s.offset % 8 ||
+		    s.offset > ix->size || s.size > ix->size - s.offset || s.size % s.elem_size ||
+		    s.size / s.elem_size > UINT32_MAX - 1) {
+			tix_error_set(err, "%s: damaged index (section %u)", path, s.id);
+			goto fail;
+		}
+		if (tix_hash64((const unsigned char *)map + s.offset, s.size, 0) != s.checksum) {
+			tix_error_set(err, "%s: damaged index (checksum of section %u)", path, s.id);
+			goto fail;
+		}
+		want[s.id].seen = 1;
+		*want[s.id].ptr = (const unsigned char *)map + s.offset;
+		*want[s.id].count = (uint32_t)(s.size / s.elem_size);
+		if (s.id == TIX_SEC_META && s.size != sizeof(struct tix_meta_disk)) {
+			tix_error_set(err, "%s: damaged index (meta size)", path);
+			goto fail;
+		}
+		if (s.id == TIX_SEC_STRING_DATA)
+			str_data_size = s.size;
+	}
+	for (int id = 1; id <= TIX_SEC_MAX; id++) {
+		if (want[id].ptr && !want[id].seen) {
+			tix_error_set(err, "%s: damaged index (section %d missing)", path, id);
+			goto fail;
+		}
+	}
+	if (ix->nstr == 0 || ix->str_off[ix->nstr - 1] != str_data_size) {
+		tix_error_set(err, "%s: damaged index (string table size)", path);
+		goto fail;
+	}
+	ix->nstr -= 1; /* n+1 offsets */
+	if (validate(ix, path, err) != 0)
+		goto fail;
+	*out = ix;
+	return 0;
+bad_magic:
+	tix_error_set(err, "%s: not a tix index (bad magic)", path);
+fail:
+	munmap((void *)ix->map, ix->size);
+	free(ix);
+	return -1;
+}
+
+void tix_index_close(struct tix_index *ix)
+{
+	if (!ix)
+		return;
+	munmap((void *)ix->map, ix->size);
+	free(ix);
+}
+
+const char *tix_str(const struct tix_index *ix, uint32_t id)
+{
+	return id < ix->nstr ? ix->str_data + ix->str_off[id] : "";
+}
+
+uint32_t tix_str_len(const struct tix_index *ix, uint32_t id)
+{
+	return id < ix->nstr ? (uint32_t)(ix->str_off[id + 1] - ix->str_off[id] - 1) : 0;
+}
+
+void tix_index_source(const struct tix_index *ix, struct tix_source_info *out)
+{
+	out->size = ix->meta->source_size;
+	out->mtime_ns = ix->meta->source_mtime_ns;
+	out->hash = ix->meta->source_hash;
+	out->path = tix_str(ix, ix->meta->source_path);
+	out->step_marker = tix_str(ix, ix->meta->step_marker);
+}
+
+void tix_index_summary(const struct tix_index *ix, struct tix_summary_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->events = ix->nrows;
+	out->tracks = ix->ntracks;
+	out->strings = ix->nstr;
+	out->steps = ix->nsteps;
+	out->groups = ix->ngroups;
+	out->ops = ix->nops;
+	for (int k = 0; k < TIX_KIND_COUNT; k++)
+		out->kind_counts[k] = ix->meta->kind_counts[k];
+	out->gpu_without_launch = ix->meta->gpu_without_launch;
+	out->base_time_ns = ix->meta->base_time_ns;
+	out->first_ns = ix->meta->first_ns;
+	out->last_ns = ix->meta->last_ns;
+	out->file_size = ix->size;
+	out->warnings = tix_str(ix, ix->meta->warnings);
+	out->step_rule = tix_str(ix, ix->meta->step_rule);
+}
+
+uint32_t tix_meta_count(const struct tix_index *ix) { return ix->ntop_meta; }
+
+void tix_meta_get(const struct tix_index *ix, uint32_t i, const char **key, const char **json)
+{
+	*key = i < ix->ntop_meta ? tix_str(ix, ix->top_meta[2 * i]) : "";
+	*json = i < ix->ntop_meta ? tix_str(ix, ix->top_meta[2 * i + 1]) : "";
+}
+
+uint32_t tix_track_count(const struct tix_index *ix) { return ix->ntracks; }
+
+const struct tix_track *tix_track_get(const struct tix_index *ix, uint32_t t)
+{
+	return t < ix->ntracks ? &ix->tracks[t] : NULL;
+}
+
+uint32_t tix_track_lower_bound(const struct tix_index *ix, uint32_t t, int64_t t_ns)
+{
+	if (t >= ix->ntracks)
+		return 0;
+	uint32_t lo = ix->tracks[t].first_row, hi = lo + ix->tracks[t].row_count;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ix->rows[mid].start_ns < t_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint32_t tix_event_count(const struct tix_index *ix) { return ix->nrows; }
+
+static int64_t dur_of(const struct tix_index *ix, uint32_t row)
+{
+	const struct tix_row_disk *r = &ix->rows[row];
+	if (r->dur_ns != UINT32_MAX)
+		return r->dur_ns;
+	uint32_t lo = 0, hi = ix->nlong;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (ix->long_durs[mid].row < row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->nlong && ix->long_durs[lo].row == row ? ix->long_durs[lo].dur_ns
+	                                                      : r->dur_ns;
+}
+
+void tix_event_get(const struct tix_index *ix, uint32_t row, struct tix_event *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->row = row;
+	out->launch = out->parent = out->kernel_info = out->op_info = TIX_NONE;
+	out->name = out->cat = out->args = TIX_NONE;
+	if (row >= ix->nrows)
+		return;
+	const struct tix_row_disk *r = &ix->rows[row];
+	out->kind = (enum tix_kind)r->kind;
+	out->flags = r->flags;
+	out->track = r->track;
+	out->start_ns = r->start_ns;
+	out->dur_ns = dur_of(ix, row);
+	out->name = r->name;
+	if (tix_kind_is_gpu(out->kind))
+		out->launch = r->link;
+	else
+		out->parent = r->link;
+	if (r->detail != TIX_NONE) {
+		const struct tix_detail_disk *d = &ix->details[r->detail];
+		out->cat = d->cat;
+		out->args = d->args;
+		out->kernel_info = d->kernel_info;
+		out->op_info = d->op_info;
+	}
+}
+
+uint32_t tix_event_step(const struct tix_index *ix, uint32_t row)
+{
+	if (row >= ix->nrows || ix->nsteps == 0)
+		return TIX_NONE;
+	const struct tix_row_disk *r = &ix->rows[row];
+	int64_t t = r->start_ns;
+	if (tix_kind_is_gpu((enum tix_kind)r->kind) && r->link != TIX_NONE)
+		t = ix->rows[r->link].start_ns;
+	uint32_t lo = 0, hi = ix->nsteps;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (ix->steps[mid].start_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return TIX_NONE;
+	const struct tix_step *s = &ix->steps[lo - 1];
+	if (s->marker_row == TIX_NONE || t < s->start_ns + s->dur_ns)
+		return lo - 1;
+	return TIX_NONE;
+}
+
+const struct tix_kernel_info *tix_kernel_info_get(const struct tix_index *ix, uint32_t id)
+{
+	return id < ix->nkinfos ? &ix->kinfos[id] : NULL;
+}
+
+const struct tix_op_info *tix_op_info_get(const struct tix_index *ix, uint32_t id)
+{
+	return id < ix->nopinfos ? &ix->opinfos[id] : NULL;
+}
+
+uint32_t tix_step_count(const struct tix_index *ix) { return ix->nsteps; }
+
+const struct tix_step *tix_step_get(const struct tix_index *ix, uint32_t s)
+{
+	return s < ix->nsteps ? &ix->steps[s] : NULL;
+}
+
+uint32_t tix_group_count(const struct tix_index *ix) { return ix->ngroups; }
+
+const struct tix_group *tix_group_get(const struct tix_index *ix, uint32_t g)
+{
+	return g < ix->ngroups ? &ix->groups[g] : NULL;
+}
+
+const struct tix_group *tix_step_groups(const struct tix_index *ix, uint32_t s, uint32_t *count)
+{
+	if (s >= ix->nsteps) {
+		*count = 0;
+		return ix->step_groups;
+	}
+	*count = ix->steps[s].groups_count;
+	return ix->step_groups + ix->steps[s].groups_first;
+}
+
+const uint32_t *tix_members(const struct tix_index *ix, uint32_t first, uint32_t count)
+{
+	if ((uint64_t)first + count > ix->nmembers)
+		return NULL;
+	return ix->members + first;
+}
+
+int64_t tix_total_gpu_ns(const struct tix_index *ix) { return ix->meta->total_gpu_ns; }
+
+uint32_t tix_op_count(const struct tix_index *ix) { return ix->nops; }
+
+const struct tix_op *tix_op_get(const struct tix_index *ix, uint32_t i)
+{
+	return i < ix->nops ? &ix->ops[i] : NULL;
+}
+
+const struct tix_op_group *tix_op_groups(const struct tix_index *ix, uint32_t op, uint32_t *count)
+{
+	if (op >= ix->nops) {
+		*count = 0;
+		return ix->op_groups;
+	}
+	*count = ix->ops[op].groups_count;
+	return ix->op_groups + ix->ops[op].groups_first;
+}

@@ -1,0 +1,478 @@
+// The only C++ in tix: simdjson On-Demand behind the C API of json_shim.h.
+// One pass over each event object, no DOM; strings are views into the input
+// or into simdjson's per-document string buffer.
+#include "parse/json_shim.h"
+
+#include <simdjson.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <string_view>
+
+using namespace simdjson;
+
+// Built twice (see parse/CMakeLists.txt): On-Demand uses the simdjson
+// kernel chosen at compile time, so one copy is compiled for AVX2 machines
+// and one for any x86-64, and json_shim_dispatch.c picks at run time.
+#ifndef SHIM_VARIANT
+#define SHIM_VARIANT generic
+#endif
+#define SHIM_CAT2(a, b) a##_##b
+#define SHIM_CAT(a, b) SHIM_CAT2(a, b)
+#define SHIM(name) SHIM_CAT(name, SHIM_VARIANT)
+
+struct shim_parser {
+	ondemand::parser parser;
+	std::string args;     // rebuilt args text, reused
+	std::string meta;     // unescaped args.name of M events
+	const char *base = nullptr;
+};
+
+extern "C" struct shim_parser *SHIM(shim_new)(void)
+{
+	return new (std::nothrow) shim_parser();
+}
+
+extern "C" void SHIM(shim_free)(struct shim_parser *p)
+{
+	delete p;
+}
+
+extern "C" size_t SHIM(shim_padding)(void)
+{
+	return SIMDJSON_PADDING;
+}
+
+static shim_str view(std::string_view s)
+{
+	return shim_str{s.data(), s.size()};
+}
+
+static std::string_view trim_ws(std::string_view s)
+{
+	while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+		s.remove_suffix(1);
+	return s;
+}
+
+// Raw JSON text of any value (consumes it).
+static error_code raw_of(ondemand::value &v, std::string_view &out)
+{
+	ondemand::json_type t;
+	auto err = v.type().get(t);
+	if (err)
+		return err;
+	if (t == ondemand::json_type::array) {
+		ondemand::array a;
+		if ((err = v.get_array().get(a)))
+			return err;
+		return a.raw_json().get(out);
+	}
+	if (t == ondemand::json_type::object) {
+		ondemand::object o;
+		if ((err = v.get_object().get(o)))
+			return err;
+		return o.raw_json().get(out);
+	}
+	out = trim_ws(v.raw_json_token());
+	return SUCCESS;
+}
+
+static bool to_i64(std::string_view s, int64_t &out)
+{
+	if (s.size() >= 2 && s.front() == '"')
+		s = s.substr(1, s.size() - 2);
+	if (s.empty() || s.size() > 30)
+		return false;
+	char buf[32];
+	memcpy(buf, s.data(), s.size());
+	buf[s.size()] = '\0';
+	char *end;
+	errno = 0;
+	double d;
+	long long v = strtoll(buf, &end, 10);
+	if (*end == '\0' && errno == 0) {
+		out = v;
+		return true;
+	}
+	d = strtod(buf, &end); // "12.0" counts, within range
+	if (*end == '\0' && d >= -9.2e18 && d <= 9.2e18) {
+		out = (int64_t)d;
+		return true;
+	}
+	return false;
+}
+
+static int32_t to_i32(std::string_view s, int32_t dflt)
+{
+	int64_t v;
+	if (!to_i64(s, v) || v < INT32_MIN || v > INT32_MAX)
+		return dflt;
+	return (int32_t)v;
+}
+
+static float to_float(std::string_view s)
+{
+	if (s.empty() || s.size() > 40)
+		return -1;
+	char buf[48];
+	memcpy(buf, s.data(), s.size());
+	buf[s.size()] = '\0';
+	char *end;
+	double d = strtod(buf, &end);
+	return *end == '\0' ? (float)d : -1;
+}
+
+// "[557496, 1, 1]" -> three ints; missing ones stay 0.
+static void to_dim3(std::string_view s, int32_t out[3])
+{
+	out[0] = out[1] = out[2] = 0;
+	size_t i = 0;
+	for (int k = 0; k < 3; k++) {
+		while (i < s.size() && (s[i] < '0' || s[i] > '9') && s[i] != '-')
+			i++;
+		size_t j = i;
+		while (j < s.size() && ((s[j] >= '0' && s[j] <= '9') || s[j] == '-'))
+			j++;
+		if (j == i)
+			return;
+		out[k] = to_i32(s.substr(i, j - i), 0);
+		i = j;
+	}
+}
+
+static void append_json_string(std::string &out, std::string_view s)
+{
+	out.push_back('"');
+	for (unsigned char c : s) {
+		if (c == '"' || c == '\\') {
+			out.push_back('\\');
+			out.push_back((char)c);
+		} else if (c < 0x20) {
+			char b[8];
+			snprintf(b, sizeof(b), "\\u%04x", c);
+			out += b;
+		} else {
+			out.push_back((char)c);
+		}
+	}
+	out.push_back('"');
+}
+
+// Per-instance ids: the index replaces them with links, and dropping them
+// lets identical launches share one args record.
+static bool dropped_arg(std::string_view k)
+{
+	return k == "External id" || k == "correlation" || k == "Ev Idx" ||
+	       k == "Record function id" || k == "Python id" || k == "Python parent id" ||
+	       k == "queued" || k == "Profiler Event Index" || k == "Sequence number";
+}
+
+static error_code read_args(shim_parser *p, ondemand::object &args, shim_event &ev)
+{
+	std::string &out = p->args;
+	out.clear();
+	out.push_back('{');
+	bool first = true;
+	for (auto field : args) {
+		std::string_view key, raw;
+		auto err = field.unescaped_key().get(key);
+		if (err)
+			return err;
+		ondemand::value v;
+		if ((err = field.value().get(v)))
+			return err;
+		if (key == "name") { // M events: process/thread name, unescaped
+			ondemand::json_type t;
+			if ((err = v.type().get(t)))
+				return err;
+			if (t == ondemand::json_type::string) {
+				std::string_view s;
+				if ((err = v.get_string().get(s)))
+					return err;
+				p->meta.assign(s.data(), s.size());
+				ev.meta_name = shim_str{p->meta.data(), p->meta.size()};
+				if (!first)
+					out += ", ";
+				first = false;
+				out += "\"name\": ";
+				append_json_string(out, s);
+				continue;
+			}
+		}
+		if ((err = raw_of(v, raw)))
+			return err;
+		if (key == "correlation") {
+			int64_t c;
+			if (to_i64(raw, c))
+				ev.correlation = c;
+		} else if (key == "grid") {
+			to_dim3(raw, ev.grid);
+			ev.has_launch = 1;
+		} else if (key == "block") {
+			to_dim3(raw, ev.block);
+			ev.has_launch = 1;
+		} else if (key == "registers per thread") {
+			ev.registers = to_i32(raw, -1);
+		} else if (key == "shared memory") {
+			ev.shared_mem = to_i32(raw, -1);
+		} else if (key == "blocks per SM") {
+			ev.blocks_per_sm = to_float(raw);
+		} else if (key == "warps per SM") {
+			ev.warps_per_sm = to_float(raw);
+		} else if (key == "est. achieved occupancy %") {
+			ev.occupancy = to_float(raw);
+		} else if (key == "device") {
+			ev.device = to_i32(raw, -1);
+		} else if (key == "context") {
+			ev.context = to_i32(raw, -1);
+		} else if (key == "stream") {
+			ev.stream = to_i32(raw, -1);
+		} else if (key == "bytes") {
+			int64_t b;
+			if (to_i64(raw, b))
+				ev.bytes = b;
+			ev.has_launch = 1;
+		} else if (key == "graph id") {
+			ev.graph_id = (uint32_t)to_i32(raw, 0);
+		} else if (key == "graph node id") {
+			ev.graph_node_id = (uint32_t)to_i32(raw, 0);
+		} else if (key == "Input Dims") {
+			ev.dims = view(raw);
+		} else if (key == "Input type") {
+			ev.types = view(raw);
+		} else if (key == "Input Strides") {
+			ev.strides = view(raw);
+		} else if (key == "Concrete Inputs") {
+			ev.concrete = view(raw);
+		} else if (key == "sort_index") {
+			ev.meta_sort = view(raw);
+		}
+		if (dropped_arg(key))
+			continue;
+		if (!first)
+			out += ", ";
+		first = false;
+		append_json_string(out, key);
+		out += ": ";
+		out.append(raw.data(), raw.size());
+	}
+	out.push_back('}');
+	ev.args = first ? shim_str{nullptr, 0} : shim_str{out.data(), out.size()};
+	return SUCCESS;
+}
+
+static void reset(shim_event &ev)
+{
+	memset(&ev, 0, sizeof(ev));
+	ev.correlation = -1;
+	ev.registers = ev.shared_mem = -1;
+	ev.blocks_per_sm = ev.warps_per_sm = ev.occupancy = -1;
+	ev.device = ev.context = ev.stream = -1;
+	ev.bytes = -1;
+}
+
+static error_code read_id(ondemand::value &v, shim_id &id)
+{
+	ondemand::json_type t;
+	auto err = v.type().get(t);
+	if (err)
+		return err;
+	id.present = 1;
+	if (t == ondemand::json_type::string) {
+		std::string_view s;
+		if ((err = v.get_string().get(s)))
+			return err;
+		id.str = view(s);
+		if (!s.size())
+			id.str.ptr = ""; // "" is a name, not an absence
+		return SUCCESS;
+	}
+	if (t == ondemand::json_type::number) {
+		int64_t n;
+		if (v.get_int64().get(n) == SUCCESS) {
+			id.num = n;
+			return SUCCESS;
+		}
+		// beyond int64 or fractional: keep the text as a name
+		id.str = view(trim_ws(v.raw_json_token()));
+		return SUCCESS;
+	}
+	std::string_view raw;
+	if ((err = raw_of(v, raw)))
+		return err;
+	id.str = view(raw);
+	return SUCCESS;
+}
+
+// A number's text, or a string's content ("ts": "12.5" happens).
+static error_code read_number_text(ondemand::value &v, shim_str &out)
+{
+	ondemand::json_type t;
+	auto err = v.type().get(t);
+	if (err)
+		return err;
+	if (t == ondemand::json_type::string) {
+		std::string_view s;
+		if ((err = v.get_string().get(s)))
+			return err;
+		out = view(s);
+		return SUCCESS;
+	}
+	if (t != ondemand::json_type::number)
+		return INCORRECT_TYPE;
+	out = view(trim_ws(v.raw_json_token()));
+	return SUCCESS;
+}
+
+static error_code read_string(ondemand::value &v, shim_str &out)
+{
+	std::string_view s;
+	auto err = v.get_string().get(s); // tolerate invalid escapes
+	if (err)
+		return err;
+	out = view(s);
+	if (!out.ptr)
+		out.ptr = "";
+	return SUCCESS;
+}
+
+static error_code read_event(shim_parser *p, ondemand::object &obj, shim_event &ev)
+{
+	for (auto field : obj) {
+		std::string_view key;
+		auto err = field.unescaped_key().get(key);
+		if (err)
+			return err;
+		ondemand::value v;
+		if ((err = field.value().get(v)))
+			return err;
+		if (key == "ph") {
+			err = read_string(v, ev.ph);
+		} else if (key == "cat") {
+			err = read_string(v, ev.cat);
+		} else if (key == "name") {
+			ondemand::json_type t;
+			if ((err = v.type().get(t)))
+				return err;
+			if (t == ondemand::json_type::string) {
+				err = read_string(v, ev.name);
+			} else {
+				std::string_view raw;
+				err = raw_of(v, raw);
+				ev.name = view(raw);
+			}
+		} else if (key == "pid") {
+			err = read_id(v, ev.pid);
+		} else if (key == "tid") {
+			err = read_id(v, ev.tid);
+		} else if (key == "ts") {
+			err = read_number_text(v, ev.ts);
+		} else if (key == "dur") {
+			err = read_number_text(v, ev.dur);
+		} else if (key == "id") {
+			ondemand::json_type t;
+			if ((err = v.type().get(t)))
+				return err;
+			uint64_t u;
+			if (t == ondemand::json_type::number && v.get_uint64().get(u) == SUCCESS) {
+				ev.id = u;
+			} else {
+				std::string_view raw;
+				if ((err = raw_of(v, raw)))
+					return err;
+				ev.id = std::hash<std::string_view>{}(raw);
+			}
+			ev.has_id = 1;
+		} else if (key == "bp") {
+			err = read_string(v, ev.bp);
+		} else if (key == "s") {
+			err = read_string(v, ev.scope);
+		} else if (key == "args") {
+			ondemand::json_type t;
+			if ((err = v.type().get(t)))
+				return err;
+			if (t == ondemand::json_type::object) {
+				ondemand::object args;
+				if ((err = v.get_object().get(args)))
+					return err;
+				err = read_args(p, args, ev);
+			}
+		}
+		if (err)
+			return err;
+	}
+	return SUCCESS;
+}
+
+static const char *here(ondemand::document &doc)
+{
+	const char *where = nullptr;
+	if (doc.current_location().get(where) != SUCCESS)
+		return nullptr;
+	return where;
+}
+
+static int fail(shim_parser *p, error_code e, const char *where, size_t *err_at,
+                const char **err_msg)
+{
+	*err_msg = error_message(e);
+	*err_at = where && where >= p->base ? (size_t)(where - p->base) : 0;
+	return -1;
+}
+
+extern "C" int SHIM(shim_parse_events)(struct shim_parser *p, const char *buf, size_t len,
+                                 shim_event_fn fn, void *ctx, size_t *err_at,
+                                 const char **err_msg)
+{
+	p->base = buf;
+	ondemand::document doc;
+	auto err = p->parser.iterate(padded_string_view(buf, len, len + SIMDJSON_PADDING)).get(doc);
+	if (err)
+		return fail(p, err, buf, err_at, err_msg);
+	ondemand::array arr;
+	if ((err = doc.get_array().get(arr)))
+		return fail(p, err, buf, err_at, err_msg);
+	shim_event ev;
+	for (auto item : arr) {
+		ondemand::object obj;
+		const char *where = nullptr;
+		where = here(doc);
+		if ((err = item.get_object().get(obj)))
+			return fail(p, err, where, err_at, err_msg);
+		reset(ev);
+		ev.start = where;
+		if ((err = read_event(p, obj, ev))) {
+			where = here(doc);
+			return fail(p, err, where, err_at, err_msg);
+		}
+		int rc = fn(ctx, &ev);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+extern "C" int SHIM(shim_parse_one)(struct shim_parser *p, const char *buf, size_t len,
+                              shim_event_fn fn, void *ctx, size_t *err_at, const char **err_msg)
+{
+	p->base = buf;
+	ondemand::document doc;
+	auto err = p->parser.iterate(padded_string_view(buf, len, len + SIMDJSON_PADDING)).get(doc);
+	if (err)
+		return fail(p, err, buf, err_at, err_msg);
+	ondemand::object obj;
+	if ((err = doc.get_object().get(obj)))
+		return fail(p, err, buf, err_at, err_msg);
+	shim_event ev;
+	reset(ev);
+	ev.start = buf;
+	if ((err = read_event(p, obj, ev))) {
+		const char *where = nullptr;
+		where = here(doc);
+		return fail(p, err, where, err_at, err_msg);
+	}
+	return fn(ctx, &ev);
+}

@@ -1,0 +1,41 @@
+/*
+ * parse: reads a Chrome-trace / Kineto JSON trace (plain or gzip) and feeds
+ * its events to a tix_sink (normally the index builder).  This header is the
+ * module's only door.
+ *
+ * The file is mapped, not read: windows of events are parsed in place with
+ * simdjson On-Demand (see parse.c for how a window is cut and checked), so
+ * memory stays bounded whatever the trace size.  Gzip input is inflated
+ * through one reused window.  Known limits are listed at the top of parse.c.
+ */
+#ifndef TIX_PARSE_H
+#define TIX_PARSE_H
+
+#include <stdint.h>
+
+#include "index/index.h"
+
+struct tix_parse_opts {
+	/* Called now and then with bytes of input consumed so far and the
+	 * total (compressed bytes for gzip).  May be NULL. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+};
+
+struct tix_parse_result {
+	uint64_t events;       /* trace events read (all phases) */
+	uint64_t input_bytes;  /* size of the JSON text (after inflating) */
+	int truncated;         /* the trace ended inside an event: what was whole was kept */
+	uint64_t salvaged_to;  /* when truncated: byte offset after the last whole event */
+};
+
+/* Parses the trace at path into sink.  On a truncated trace it keeps every
+ * whole event, sends a warning to the sink, sets result->truncated and
+ * returns 0.  On bad input returns -1 with err->msg like
+ *   "trace.json: byte 1234: expected ',' or ']' after an event"
+ * and the caller must abort the sink's index. */
+int tix_parse_trace(const char *path, const struct tix_sink *sink,
+                    const struct tix_parse_opts *opts,
+                    struct tix_parse_result *result, struct tix_error *err);
+
+#endif /* TIX_PARSE_H */

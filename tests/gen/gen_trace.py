@@ -1,0 +1,1046 @@
+#!/usr/bin/env python3
+"""Deterministic generator of a GLM-5-like SGLang decode trace in Kineto JSON.
+
+The output copies what torch.profiler (Kineto) writes: the JSON Object Format
+with schemaVersion / deviceProperties / distributedInfo / traceEvents /
+traceName / displayTimeUnit / baseTimeNanoseconds, one multi-line event per
+"  {" ... "  }" block, the odd spacing of Kineto's args, ts and dur as
+fractional microseconds with three decimals relative to baseTimeNanoseconds.
+
+The content is the story from DESIGN.md: N decode steps x L layers of an MoE
+model with MLA attention on one CPU thread (pid P, tid P) that launches onto
+one GPU stream (device 0, stream 7) and an NCCL stream (stream 20).  Every
+layer also launches the FP8 -> BF16 cast of the whole KV cache pool
+(grid [557496,1,1], ~828 us) under aten::to -> aten::_to_copy -> aten::copy_,
+so that the casts take ~69% of kernel time.
+
+Like Kineto, the file holds first all CPU-side events (ops, annotations,
+python frames; per thread in start order), then the GPU activity records
+(kernel + "f" flow, launch call + "s" flow, ...), then the "M" metadata, the
+"Trace" span and the instants.  --layout interleaved writes each step's CPU
+events followed by its GPU events instead (useful with --truncate-at).
+
+Quirks of real traces that are reproduced on purpose: launch records follow
+their kernel in the file, cudaEventRecord carries an "f" flow with no "s",
+cudaStreamWaitEvent / cudaStreamSynchronize carry an "s" flow with no "f",
+correlation ids skip numbers, python frames share "Ev Idx" with ops.
+
+Usage: gen_trace.py -o OUT[.gz] [--steps N] [--layers N] [--marker ...]
+       [--python-frames] [--target-mb M] [--truncate-at F] [--seed S]
+       [--bs N] [--prefill] [--truth FILE] [--gzip] [--layout ...]
+Only the Python standard library is used.
+"""
+
+import argparse
+import gzip
+import io
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+
+PID = 2817345           # the SGLang scheduler process, also its main thread
+COMPUTE = 7             # GPU stream of the model
+NCCL = 20               # GPU stream of NCCL
+NUM_GPUS = 8            # TP8; this is rank 0
+NUM_SMS = 148           # B200
+BASE_TIME_NS = 1767189312000000000
+T0_NS = 5043212345      # first step, relative to baseTimeNanoseconds
+
+CAST_NAME = (
+    "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda"
+    "(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()"
+    "() const::{lambda(c10::Float8_e4m3fn)#1}, std::array<char*, 2ul>, 4, "
+    "TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, "
+    "at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1> >(int, "
+    "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()"
+    "() const::{lambda()#7}::operator()() const::{lambda(c10::Float8_e4m3fn)#1}, "
+    "std::array<char*, 2ul>, TrivialOffsetCalculator<1, unsigned int>, "
+    "TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, "
+    "at::native::memory::StoreWithCast<1>)")
+CAST_NS = 828000        # mean duration of one cast
+OTHER_LAYER_NS = 370000  # mean total of the other kernels of a layer
+
+KV_TOKENS = 495552      # KV cache pool: 495552 tokens x 1 x 576 FP8
+KV_DIM = 576
+HIDDEN = 6144
+Q_LORA = 2048
+KV_LORA = 512
+ROPE = 64
+HEADS = 16              # local heads at TP8
+QK_NOPE = 128
+V_DIM = 128
+EXPERTS = 256
+TOPK = 8
+MOE_INTER = 256         # per-expert intermediate size at TP8
+SHARED_INTER = 256
+VOCAB_LOCAL = 19360     # 154880 / 8
+
+
+def fmt_us(ns):
+    """Integer nanoseconds -> Kineto's microseconds with three decimals."""
+    return "%d.%03d" % divmod(ns, 1000)
+
+
+def jstr(s):
+    return json.dumps(s)
+
+
+# ----------------------------------------------------------------------------
+# Kernel names (long, as demangled by CUPTI)
+
+def _cutlass_fp4_gemm(tile_n, grouped):
+    shape = ("cutlass::gemm::GroupProblemShape<cute::tuple<int, int, int> >" if grouped
+             else "cute::tuple<int, int, int, int>")
+    stride_a = "cute::tuple<long, cute::C<1>, cute::C<0> >*" if grouped else "cute::tuple<long, cute::C<1>, long>"
+    sf = ("cute::Layout<cute::tuple<cute::tuple<cute::tuple<cute::C<32>, cute::C<4> >, int>, "
+          "cute::tuple<cute::tuple<cute::C<16>, cute::C<4> >, int>, cute::tuple<cute::C<1>, int> >, "
+          "cute::tuple<cute::tuple<cute::tuple<cute::C<16>, cute::C<4> >, long>, "
+          "cute::tuple<cute::tuple<cute::C<0>, cute::C<1> >, cute::C<512> >, cute::tuple<cute::C<0>, long> > >")
+    tile = "cute::tuple<cute::C<128>, cute::C<%d>, cute::C<256> >" % tile_n
+    k = ("cutlass::gemm::kernel::GemmUniversal<%s, cutlass::gemm::collective::CollectiveMma<"
+         "cutlass::gemm::MainloopSm100TmaUmmaWarpSpecializedBlockScaled<%d, 4, 2, "
+         "cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> > >, %s, "
+         "cute::tuple<cutlass::nv_float4_t<cutlass::float_e2m1_t>, cutlass::float_ue4m3_t>, "
+         "cute::tuple<%s, %s >, cute::tuple<cutlass::nv_float4_t<cutlass::float_e2m1_t>, "
+         "cutlass::float_ue4m3_t>, cute::tuple<%s, %s >, cute::TiledMMA<cute::MMA_Atom<"
+         "cute::SM100_MMA_MXF4_SS<cutlass::float_e2m1_t, cutlass::float_e2m1_t, float, "
+         "cutlass::float_ue4m3_t, 128, %d, 16, (cute::UMMA::Major)0, (cute::UMMA::Major)0> >, "
+         "cute::Layout<cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, cute::tuple<cute::C<0>, "
+         "cute::C<0>, cute::C<0> > >, cute::tuple<cute::Underscore, cute::Underscore, "
+         "cute::Underscore> >, cute::tuple<cute::SM90_TMA_LOAD, cute::SM90_TMA_LOAD>, "
+         "cute::tuple<cute::ComposedLayout<cute::Swizzle<3, 4, 3>, cute::smem_ptr_flag_bits<4>, "
+         "cute::Layout<cute::tuple<cute::C<8>, cute::C<256> >, cute::tuple<cute::C<256>, "
+         "cute::C<1> > > >, cute::Layout<cute::tuple<cute::C<1> >, cute::tuple<cute::C<0> > > >, "
+         "void, cute::identity, cute::tuple<cute::SM90_TMA_LOAD, cute::SM90_TMA_LOAD>, "
+         "void, void, cute::identity>, cutlass::epilogue::collective::CollectiveEpilogue<"
+         "cutlass::epilogue::Sm100TmaWarpSpecialized<4, 2, 64, true, false>, "
+         "cute::tuple<cute::C<128>, cute::C<%d>, cute::C<256> >, cute::tuple<cute::C<128>, "
+         "cute::C<64> >, cutlass::bfloat16_t, %s, cutlass::bfloat16_t, %s, "
+         "cutlass::epilogue::fusion::FusionCallbacks<cutlass::epilogue::Sm100TmaWarpSpecialized"
+         "<4, 2, 64, true, false>, cutlass::epilogue::fusion::LinearCombination<"
+         "cutlass::bfloat16_t, float, cutlass::bfloat16_t, float, (cutlass::FloatRoundStyle)2>, "
+         "cute::tuple<cute::C<128>, cute::C<%d>, cute::C<256> >, cute::tuple<cute::C<128>, "
+         "cute::C<64> > >, cute::SM90_TMA_LOAD, cute::SM75_U32x4_LDSM_N, "
+         "cute::SM100_TMA_2SM_STORE, cute::SM90_U32x4_STSM_N, void>, void, void>"
+         % (shape, 5 if tile_n == 128 else 4, tile, stride_a, sf, stride_a, sf, tile_n,
+            tile_n, stride_a, stride_a, tile_n))
+    return "void cutlass::device_kernel<%s >(%s::Params)" % (k, k)
+
+
+def _fa3_name():
+    k = ("flash::FlashAttnFwdSm90<flash::CollectiveMainloopFwdSm90<2, cute::tuple<cute::C<1>, "
+         "cute::C<1>, cute::C<1> >, cute::tuple<cute::C<64>, cute::C<64>, cute::C<512> >, 512, "
+         "cutlass::bfloat16_t, float, cutlass::arch::Sm90, true, false, false, true, true, true, "
+         "false, true, true, true, true, false>, flash::CollectiveEpilogueFwd<cute::tuple<"
+         "cute::C<64>, cute::C<512>, cute::C<64> >, cute::tuple<cute::C<1>, cute::C<1>, "
+         "cute::C<1> >, cutlass::bfloat16_t, cutlass::arch::Sm90, 256, true, true, true, false>, "
+         "flash::VarlenDynamicPersistentTileScheduler<64, 64, 256, 128, true, true, true, true, "
+         "false, true> >")
+    return "void cutlass::device_kernel<flash::enable_sm90_or_later<%s > >(%s::Params)" % (k, k)
+
+
+def _fa3_combine_name():
+    k = ("flash::FlashAttnFwdCombine<cute::tuple<cute::C<8>, cute::C<512> >, 7, 256, 1, false, "
+         "true, cutlass::bfloat16_t, float, cutlass::arch::Sm90>")
+    return "void cutlass::device_kernel<%s >(%s::Params)" % (k, k)
+
+
+def _reduce_name(ops, out_t):
+    r = "at::native::ReduceOp<c10::BFloat16, %s, unsigned int, %s, 4, 4>" % (ops, out_t)
+    return "void at::native::reduce_kernel<512, 1, %s >(%s)" % (r, r)
+
+
+KERNEL_NAMES = {
+    "rms": "void flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>(__nv_bfloat16*, __nv_bfloat16*, "
+           "__nv_bfloat16*, unsigned int, unsigned int, unsigned int, unsigned int, float, float)",
+    "fadd": "void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>(__nv_bfloat16*, "
+            "__nv_bfloat16*, __nv_bfloat16*, unsigned int, unsigned int, unsigned int, float, float)",
+    "quant": "void cvt_fp16_to_fp4<__nv_bfloat16, false>(int, int, __nv_bfloat16 const*, "
+             "float const*, unsigned int*, unsigned int*, int)",
+    "equant": "void cvt_fp16_to_fp4_expert<__nv_bfloat16, false>(int, int, __nv_bfloat16 const*, "
+              "float const*, unsigned int*, unsigned int*, int*, int, int)",
+    "gemm128": _cutlass_fp4_gemm(128, False),
+    "gemm256": _cutlass_fp4_gemm(256, False),
+    "ggemm128": _cutlass_fp4_gemm(128, True),
+    "ggemm256": _cutlass_fp4_gemm(256, True),
+    "bmm_qk": "nvjet_tst_64x8_64x16_4x1_v_bz_TNN",
+    "bmm_v": "nvjet_tst_64x8_64x16_2x1_v_bz_NNT",
+    "router": "nvjet_tst_32x64_64x16_2x1_v_bz_splitK_TNT",
+    "lm_head": "nvjet_tst_128x64_64x12_2x1_v_bz_TNT",
+    "rope": "void flashinfer::BatchQKApplyRotaryPosIdsCosSinCacheHeadParallelismKernel<false, 64u, "
+            "8u, 16u, __nv_bfloat16, long>(__nv_bfloat16*, __nv_bfloat16*, __nv_bfloat16*, "
+            "__nv_bfloat16*, float*, long*, unsigned int, unsigned int, unsigned int, unsigned int, "
+            "unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, "
+            "unsigned int, unsigned int)",
+    "index_put": "void at::native::index_elementwise_kernel<128, 4, at::native::gpu_index_kernel<"
+                 "at::native::index_put_kernel_impl<at::native::OpaqueType<1> >(at::TensorIterator&, "
+                 "c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, long)#1}>("
+                 "at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, "
+                 "at::native::index_put_kernel_impl<at::native::OpaqueType<1> >(at::TensorIterator&, "
+                 "c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, long)#1} "
+                 "const&, bool)::{lambda(int)#1}>(long, at::native::gpu_index_kernel<"
+                 "at::native::index_put_kernel_impl<at::native::OpaqueType<1> >(at::TensorIterator&, "
+                 "c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, long)#1}>("
+                 "at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, "
+                 "at::native::index_put_kernel_impl<at::native::OpaqueType<1> >(at::TensorIterator&, "
+                 "c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, long)#1} "
+                 "const&, bool)::{lambda(int)#1})",
+    "cast": CAST_NAME,
+    "fa3": _fa3_name(),
+    "fa3_combine": _fa3_combine_name(),
+    "nccl": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+    "topk": "void moe::topkGatingSoftmax<8, 256, 4, 16, 32, int, __nv_bfloat16, (moe::ScoringFunc)0>"
+            "(__nv_bfloat16 const*, bool const*, float*, int, int*, int, int, int, bool)",
+    "align": "void moe_align_block_size_kernel<int>(int const*, int*, int*, int*, int, int, int, "
+             "int, unsigned long, int*, bool)",
+    "silu": "void flashinfer::activation::act_and_mul_kernel<__nv_bfloat16, &(float silu<float>"
+            "(float const&))>(__nv_bfloat16*, __nv_bfloat16 const*, int)",
+    "moe_sum": _reduce_name("at::native::func_wrapper_t<float, at::native::sum_functor<"
+                            "c10::BFloat16, float, float>::operator()(at::TensorIterator&)::"
+                            "{lambda(float, float)#1}>", "c10::BFloat16"),
+    "argmax": _reduce_name("at::native::ArgMaxOps<c10::BFloat16>", "long"),
+    "add": "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<"
+           "c10::BFloat16>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, "
+           "std::array<char*, 3ul>)",
+    "embed": "void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::BFloat16, long, "
+             "unsigned int, 2, 2, -2>(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, "
+             "at::cuda::detail::TensorInfo<c10::BFloat16 const, unsigned int>, "
+             "at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, long)",
+}
+
+
+# ----------------------------------------------------------------------------
+# Templates of the trace tree.  Each node prebuilds the constant text of its
+# event(s); emission only fills in ts, dur and the ids.
+
+class Kernel:
+    """A kernel launched by cudaLaunchKernel."""
+    __slots__ = ("key", "name", "ns", "sigma", "stream", "head", "tail")
+
+    def __init__(self, key, grid, block, regs, smem, ns, sigma=0.04, stream=COMPUTE):
+        self.key = key
+        self.name = KERNEL_NAMES[key]
+        self.ns = ns
+        self.sigma = sigma
+        self.stream = stream
+        blocks = grid[0] * grid[1] * grid[2]
+        threads = block[0] * block[1] * block[2]
+        warps = (threads + 31) // 32
+        bps = blocks / NUM_SMS
+        wps = bps * warps
+        lim = min(32, 2048 // threads, 65536 // max(1, regs * 32 * warps),
+                  233472 // smem if smem else 32)
+        occ = int(100 * min(lim * warps / 64.0, wps / 64.0))
+        self.head = ('  {\n    "ph": "X", "cat": "kernel", "name": %s, "pid": 0, "tid": %d,\n'
+                     '    "ts": ' % (jstr(self.name), stream))
+        self.tail = ('      "registers per thread": %d,      "shared memory": %d,      '
+                     '"blocks per SM": %f,      "warps per SM": %f,      "grid": [%d, %d, %d],      '
+                     '"block": [%d, %d, %d],      "est. achieved occupancy %%": %d'
+                     % (regs, smem, bps, wps, grid[0], grid[1], grid[2],
+                        block[0], block[1], block[2], occ))
+
+
+class Launch:
+    __slots__ = ("k",)
+
+    def __init__(self, k):
+        self.k = k
+
+
+class Memcpy:
+    """cudaMemcpyAsync + gpu_memcpy."""
+    __slots__ = ("name", "nbytes", "ns", "head")
+
+    def __init__(self, name, nbytes, ns):
+        self.name = name
+        self.nbytes = nbytes
+        self.ns = ns
+        self.head = ('  {\n    "ph": "X", "cat": "gpu_memcpy", "name": %s, "pid": 0, "tid": %d,\n'
+                     '    "ts": ' % (jstr(name), COMPUTE))
+
+
+class Runtime:
+    """A runtime call that launches nothing (sync, events)."""
+    __slots__ = ("name", "cbid", "ns", "flow", "waits")
+
+    def __init__(self, name, cbid, ns, flow, waits=False):
+        self.name, self.cbid, self.ns, self.flow, self.waits = name, cbid, ns, flow, waits
+
+
+class Op:
+    """A cpu_op / user_annotation with children, or a leaf op."""
+    __slots__ = ("head", "argtail", "children", "leaf_ns")
+
+    def __init__(self, name, inputs=None, children=(), cat="cpu_op", leaf_ns=2500, extra=""):
+        self.head = ('  {\n    "ph": "X", "cat": "%s", "name": %s, "pid": %d, "tid": %d,\n'
+                     '    "ts": ' % (cat, jstr(name), PID, PID))
+        tail = extra
+        if inputs is not None:
+            dims, strides, types, conc = [], [], [], []
+            for d, s, t, c in inputs:
+                dims.append(d)
+                strides.append(s)
+                types.append(t)
+                conc.append(c)
+            tail += (', "Concrete Inputs": %s, "Input type": %s, "Input Strides": %s, '
+                     '"Input Dims": %s' % (json.dumps(conc), json.dumps(types),
+                                           json.dumps(strides), json.dumps(dims)))
+        self.argtail = tail
+        self.children = tuple(children)
+        self.leaf_ns = leaf_ns
+
+
+class Py:
+    """A python_function frame (emitted only with --python-frames)."""
+    __slots__ = ("head", "children")
+
+    def __init__(self, name, children):
+        self.head = ('  {\n    "ph": "X", "cat": "python_function", "name": %s, "pid": %d, '
+                     '"tid": %d,\n    "ts": ' % (jstr(name), PID, PID))
+        self.children = tuple(children)
+
+
+# Input descriptions: (dims, strides, type, concrete value)
+def T(shape, dtype="c10::BFloat16"):
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= d
+    return (list(shape), strides[::-1], dtype, "")
+
+
+def S(value, typ="Scalar"):
+    return ([], [], typ, str(value))
+
+
+NONE = ([], [], "", "")
+BF16, FP8, U8, F32, I32, I64 = ("c10::BFloat16", "c10::Float8_e4m3fn", "unsigned char",
+                                "float", "int", "long int")
+
+
+def empty(shape, dtype=BF16):
+    return Op("aten::empty", [S(list(shape), "ScalarList"), S(15 if dtype == BF16 else 6, "ScalarType"),
+                              NONE, S("cuda:0", "Device"), S("False"), NONE], leaf_ns=2600)
+
+
+def as_strided(n_leaf=2000):
+    return Op("aten::as_strided", [T([1]), NONE, NONE, NONE], leaf_ns=n_leaf)
+
+
+# ----------------------------------------------------------------------------
+
+def build_templates(tokens, other_scale):
+    """Return (head, layer, tail) node lists for a step that runs `tokens` tokens."""
+    t = tokens
+    big = 8 if t >= 256 else 1   # a prefill makes most kernels longer
+
+    def k(key, grid, block, regs, smem, us, sigma=0.04, stream=COMPUTE, scale=True):
+        ns = int(us * 1000 * (other_scale if scale else 1) * (big if key not in ("cast", "nccl") else 1))
+        return Kernel(key, grid, block, regs, smem, ns, sigma, stream)
+
+    K = {
+        "fadd": k("fadd", [t, 1, 1], [32, 24, 1], 40, 0, 3.8),
+        "rms": k("rms", [t, 1, 1], [32, 24, 1], 32, 0, 3.0),
+        "quant": k("quant", [max(1, t // 4), 1, 1], [384, 1, 1], 28, 0, 2.4),
+        "gemm_qkv": k("gemm128", [1, 5, 1], [384, 1, 1], 168, 232448, 11.5),
+        "gemm_qb": k("gemm256", [1, 12, 1], [384, 1, 1], 168, 232448, 9.0),
+        "gemm_o": k("gemm128", [1, 48, 1], [384, 1, 1], 168, 232448, 10.5),
+        "gemm_sh_up": k("gemm128", [1, 4, 1], [384, 1, 1], 168, 232448, 9.5),
+        "gemm_sh_down": k("gemm256", [1, 24, 1], [384, 1, 1], 168, 232448, 7.8),
+        "bmm_qk": k("bmm_qk", [HEADS, 8, 1], [128, 1, 1], 96, 49152, 4.6),
+        "bmm_v": k("bmm_v", [HEADS, 2, 1], [128, 1, 1], 96, 49152, 4.4),
+        "rope": k("rope", [t, 1, 1], [64, 8, 1], 64, 0, 2.9),
+        "index_put": k("index_put", [max(1, t * KV_DIM // 512), 1, 1], [128, 1, 1], 24, 0, 2.6),
+        "cast": k("cast", [557496, 1, 1], [128, 1, 1], 20, 0, CAST_NS / 1000.0, 0.008, scale=False),
+        "fa3": k("fa3", [132, 1, 1], [384, 1, 1], 128, 200704, 38.0, 0.06),
+        "fa3_combine": k("fa3_combine", [HEADS, t, 1], [256, 1, 1], 72, 16384, 3.4),
+        "nccl": k("nccl", [8, 1, 1], [640, 1, 1], 96, 0, 24.0 * other_scale, 0.12, NCCL, scale=False),
+        "router": k("router", [8, 1, 1], [128, 1, 1], 90, 65536, 5.8),
+        "topk": k("topk", [max(1, t // 4), 1, 1], [32, 4, 1], 48, 0, 3.1),
+        "align": k("align", [1, 1, 1], [1024, 1, 1], 38, 2080, 3.9),
+        "equant": k("equant", [TOPK, 1, 1], [384, 1, 1], 30, 0, 3.2),
+        "gg_up": k("ggemm256", [1, 16, 8], [384, 1, 1], 168, 232448, 68.0, 0.05),
+        "gg_down": k("ggemm128", [1, 48, 8], [384, 1, 1], 168, 232448, 52.0, 0.05),
+        "silu": k("silu", [t * TOPK, 1, 1], [512, 1, 1], 24, 0, 2.8),
+        "sh_silu": k("silu", [t, 1, 1], [512, 1, 1], 24, 0, 2.2),
+        "moe_sum": k("moe_sum", [t, 6, 1], [32, 16, 1], 40, 2048, 3.6),
+        "add": k("add", [max(1, t * HIDDEN // 512), 1, 1], [128, 1, 1], 20, 0, 2.0),
+        "embed": k("embed", [max(1, t * HIDDEN // 4096), 1, 1], [128, 1, 1], 28, 0, 3.1),
+        "lm_head": k("lm_head", [76, 1, 1], [128, 1, 1], 168, 200704, 44.0),
+        "argmax": k("argmax", [t, 1, 1], [32, 16, 1], 40, 2048, 4.8),
+    }
+
+    def L(key):
+        return Launch(K[key])
+
+    def fp4_linear(gemm_key, n, kdim):
+        """sgl_kernel fp4 quant + cutlass_scaled_fp4_mm."""
+        return Py("sglang/srt/layers/quantization/modelopt_quant.py(898): apply", [
+            Op("sgl_kernel::scaled_fp4_quant",
+               [T([t, kdim // 2], U8), T([t, kdim]), T([1], F32), T([128, kdim // 64], I32)],
+               [empty([t, kdim // 2], U8), L("quant")]),
+            Op("sgl_kernel::cutlass_scaled_fp4_mm",
+               [T([t, kdim // 2], U8), T([n, kdim // 2], U8), T([128, kdim // 64], I32),
+                T([n, kdim // 16], FP8), T([1], F32), S(15, "ScalarType")],
+               [empty([t, n]), L(gemm_key)]),
+        ])
+
+    def rmsnorm(dim, key="rms"):
+        return Py("sglang/srt/layers/layernorm.py(96): forward_cuda", [
+            Op("sgl_kernel::rmsnorm", [T([t, dim]), T([t, dim]), T([dim]), S("9.9999999999999995e-07"),
+                                       S("False")], [L(key)]),
+        ])
+
+    def fused_add_rmsnorm():
+        return Py("sglang/srt/layers/layernorm.py(88): forward_cuda", [
+            Op("sgl_kernel::fused_add_rmsnorm", [T([t, HIDDEN]), T([t, HIDDEN]), T([HIDDEN]),
+                                                 S("9.9999999999999995e-07"), S("False")],
+               [L("fadd")]),
+        ])
+
+    def all_reduce():
+        comm = (', "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": %d, '
+                '"Out msg nelems": %d, "Group size": %d, "In split size": "[]", '
+                '"Out split size": "[]", "Global rank start": 0, "Global rank stride": 1, '
+                '"Process Group Name": "0", "Process Group Description": "default_pg", '
+                '"Process Group Ranks": "[0, 1, 2, 3, 4, 5, 6, 7]", "Rank": 0'
+                % (t * HIDDEN, t * HIDDEN, NUM_GPUS))
+        return Py("sglang/srt/distributed/parallel_state.py(517): all_reduce", [
+            Op("c10d::allreduce_", [([[t, HIDDEN]], [[HIDDEN, 1]], "TensorList", ""), NONE, NONE,
+                                    S(-1), S("False")], [
+                Op("record_param_comms", [([[t, HIDDEN]], [[HIDDEN, 1]], "TensorList", ""),
+                                          S(0), S("0"), S(0), S("allreduce"), NONE, NONE, S(0),
+                                          S(1), S(8)], [
+                    Runtime("cudaEventRecord", 135, 2200, "f"),
+                    Runtime("cudaStreamWaitEvent", 147, 1800, "s"),
+                    Op("nccl:all_reduce", None, [L("nccl")], cat="user_annotation"),
+                ], extra=comm),
+            ]),
+        ])
+
+    cast = Op("aten::to", [T([KV_TOKENS, 1, KV_DIM], FP8), S(15, "ScalarType"), S("False"),
+                           S("False"), NONE], [
+        Op("aten::_to_copy", [T([KV_TOKENS, 1, KV_DIM], FP8), S(15, "ScalarType"), NONE, NONE,
+                              NONE, S("False"), NONE], [
+            Op("aten::empty_strided", [S([KV_TOKENS, 1, KV_DIM], "ScalarList"),
+                                       S([KV_DIM, KV_DIM, 1], "ScalarList"), S(15, "ScalarType"),
+                                       S(0), S("cuda:0", "Device"), S("False")], leaf_ns=4200),
+            Op("aten::copy_", [T([KV_TOKENS, 1, KV_DIM], BF16), T([KV_TOKENS, 1, KV_DIM], FP8),
+                               S("False")], [L("cast")]),
+        ]),
+    ])
+
+    attention = Py("sglang/srt/models/deepseek_v2.py(1309): forward", [
+        Py("sglang/srt/models/deepseek_v2.py(1411): forward_absorb_prepare", [
+            fp4_linear("gemm_qkv", Q_LORA + KV_LORA + ROPE, HIDDEN),
+            Op("aten::split_with_sizes", [T([t, Q_LORA + KV_LORA + ROPE]),
+                                          S([Q_LORA, KV_LORA + ROPE], "ScalarList"), S(-1)],
+               [Op("aten::slice", [T([t, Q_LORA + KV_LORA + ROPE]), S(1), S(0), S(Q_LORA), S(1)],
+                   [as_strided()]),
+                Op("aten::slice", [T([t, Q_LORA + KV_LORA + ROPE]), S(1), S(Q_LORA),
+                                   S(Q_LORA + KV_LORA + ROPE), S(1)], [as_strided()])]),
+            rmsnorm(Q_LORA),
+            rmsnorm(KV_LORA),
+            fp4_linear("gemm_qb", HEADS * (QK_NOPE + ROPE), Q_LORA),
+            Op("aten::view", [T([t, HEADS * (QK_NOPE + ROPE)]), S([-1, HEADS, QK_NOPE + ROPE],
+                                                                  "ScalarList")], leaf_ns=1800),
+            Op("aten::bmm", [T([HEADS, t, QK_NOPE]), T([HEADS, QK_NOPE, KV_LORA])], [L("bmm_qk")]),
+            Op("sgl_kernel::apply_rope_pos_ids_cos_sin_cache",
+               [T([t, HEADS, ROPE]), T([t, 1, ROPE]), T([t, HEADS, ROPE]), T([t, 1, ROPE]),
+                T([163840, ROPE], F32), T([t], I64), S("False"), NONE], [L("rope")]),
+        ]),
+        Py("sglang/srt/layers/attention/flashattention_backend.py(1123): forward_decode", [
+            Op("aten::index_put_", [T([KV_TOKENS, 1, KV_DIM], FP8), ([[t]], [[1]], "TensorList", ""),
+                                    T([t, 1, KV_DIM], FP8), S("False")], [
+                Op("aten::_index_put_impl_", [T([KV_TOKENS, 1, KV_DIM], FP8),
+                                              ([[t]], [[1]], "TensorList", ""),
+                                              T([t, 1, KV_DIM], FP8), S("False"), S("False")],
+                   [L("index_put")]),
+            ]),
+            cast,
+            Op("sgl_kernel::fwd", [T([t, HEADS, ROPE]), T([KV_TOKENS, 1, ROPE]),
+                                   T([KV_TOKENS, 1, KV_LORA]), NONE, T([t, HEADS, KV_LORA]),
+                                   T([t + 1], I32), NONE, NONE, S(1), S(4096)],
+               [empty([t, HEADS, KV_LORA]), empty([HEADS, t], F32), L("fa3"), L("fa3_combine")]),
+        ]),
+        Op("aten::bmm", [T([HEADS, t, KV_LORA]), T([HEADS, KV_LORA, V_DIM])], [L("bmm_v")]),
+        Op("aten::reshape", [T([t, HEADS, V_DIM]), S([t, HEADS * V_DIM], "ScalarList")],
+           [Op("aten::view", [T([t, HEADS, V_DIM]), S([t, HEADS * V_DIM], "ScalarList")],
+               leaf_ns=1500)]),
+        fp4_linear("gemm_o", HIDDEN, HEADS * V_DIM),
+    ])
+
+    moe = Py("sglang/srt/models/deepseek_v2.py(530): forward", [
+        Py("sglang/srt/models/deepseek_v2.py(331): forward", [
+            Op("aten::linear", [T([t, HIDDEN]), T([EXPERTS, HIDDEN]), NONE], [
+                Op("aten::t", [T([EXPERTS, HIDDEN])],
+                   [Op("aten::transpose", [T([EXPERTS, HIDDEN]), S(0), S(1)], [as_strided()])]),
+                Op("aten::matmul", [T([t, HIDDEN]), T([HIDDEN, EXPERTS])], [
+                    Op("aten::mm", [T([t, HIDDEN]), T([HIDDEN, EXPERTS])], [L("router")]),
+                ]),
+            ]),
+        ]),
+        Op("sgl_kernel::topk_softmax", [T([t, TOPK], F32), T([t, TOPK], I32), T([t, EXPERTS]),
+                                        S("True")], [L("topk")]),
+        Py("sglang/srt/layers/moe/cutlass_moe.py(212): cutlass_moe_fp4", [
+            Op("sgl_kernel::moe_align_block_size", [T([t, TOPK], I32), S(EXPERTS), S(128),
+                                                    T([t * TOPK + EXPERTS * 127], I32),
+                                                    T([EXPERTS], I32), T([1], I32)],
+               [empty([EXPERTS + 1], I32), L("align")]),
+            Op("sgl_kernel::scaled_fp4_experts_quant", [T([t * TOPK, HIDDEN // 2], U8),
+                                                        T([t * TOPK, HIDDEN]), T([EXPERTS], F32)],
+               [L("equant")]),
+            Op("sgl_kernel::cutlass_fp4_group_mm", [T([t * TOPK, 2 * MOE_INTER]), T([t * TOPK, HIDDEN // 2], U8),
+                                                    T([EXPERTS, 2 * MOE_INTER, HIDDEN // 2], U8)],
+               [L("gg_up")]),
+            Op("sgl_kernel::silu_and_mul", [T([t * TOPK, MOE_INTER]), T([t * TOPK, 2 * MOE_INTER])],
+               [L("silu")]),
+            Op("sgl_kernel::scaled_fp4_experts_quant", [T([t * TOPK, MOE_INTER // 2], U8),
+                                                        T([t * TOPK, MOE_INTER]), T([EXPERTS], F32)],
+               [L("equant")]),
+            Op("sgl_kernel::cutlass_fp4_group_mm", [T([t * TOPK, HIDDEN]), T([t * TOPK, MOE_INTER // 2], U8),
+                                                    T([EXPERTS, HIDDEN, MOE_INTER // 2], U8)],
+               [L("gg_down")]),
+            Op("aten::view", [T([t * TOPK, HIDDEN]), S([t, TOPK, HIDDEN], "ScalarList")], leaf_ns=1600),
+            Op("aten::sum", [T([t, TOPK, HIDDEN]), S([1], "ScalarList"), S("False"), NONE],
+               [L("moe_sum")]),
+        ]),
+        Py("sglang/srt/models/deepseek_v2.py(208): forward", [
+            fp4_linear("gemm_sh_up", 2 * SHARED_INTER, HIDDEN),
+            Op("sgl_kernel::silu_and_mul", [T([t, SHARED_INTER]), T([t, 2 * SHARED_INTER])],
+               [L("sh_silu")]),
+            fp4_linear("gemm_sh_down", HIDDEN, SHARED_INTER),
+        ]),
+        Op("aten::add_", [T([t, HIDDEN]), T([t, HIDDEN]), S(1)], [L("add")]),
+    ])
+
+    layer = [
+        Py("torch/nn/modules/module.py(1784): _call_impl", [
+            Py("sglang/srt/models/deepseek_v2.py(2207): forward", [
+                fused_add_rmsnorm(),
+                attention,
+                all_reduce(),
+                fused_add_rmsnorm(),
+                moe,
+                all_reduce(),
+            ]),
+        ]),
+    ]
+
+    def h2d(nbytes, shape, dtype):
+        return Op("aten::to", [T(shape, dtype), S("cuda:0", "Device"), S(4, "ScalarType"),
+                               S("True"), S("False"), NONE], [
+            Op("aten::_to_copy", [T(shape, dtype), S(4, "ScalarType"), NONE, S("cuda:0", "Device"),
+                                  NONE, S("True"), NONE], [
+                Op("aten::empty_strided", [S(shape, "ScalarList"), S([1], "ScalarList"),
+                                           S(4, "ScalarType"), S(0), S("cuda:0", "Device"),
+                                           S("False")], leaf_ns=3100),
+                Op("aten::copy_", [T(shape, dtype), T(shape, dtype), S("True")],
+                   [Memcpy("Memcpy HtoD (Pinned -> Device)", nbytes, 1400 + nbytes // 40)]),
+            ]),
+        ])
+
+    head = [
+        Py("sglang/srt/model_executor/forward_batch_info.py(318): init_new", [
+            h2d(8 * t, [t], I64),
+            h2d(8 * t, [t], I64),
+            h2d(4 * t, [t], I32),
+            h2d(8 * t, [t], I64),
+        ]),
+        Py("sglang/srt/models/deepseek_v2.py(2391): forward", [
+            Op("aten::embedding", [T([VOCAB_LOCAL, HIDDEN]), T([t], I64), S(-1), S("False"),
+                                   S("False")], [
+                Op("aten::index_select", [T([VOCAB_LOCAL, HIDDEN]), S(0), T([t], I64)],
+                   [L("embed")]),
+            ]),
+            rmsnorm(HIDDEN),
+        ]),
+    ]
+
+    tail = [
+        fused_add_rmsnorm(),
+        Py("sglang/srt/layers/logits_processor.py(412): forward", [
+            Op("aten::linear", [T([t, HIDDEN]), T([VOCAB_LOCAL, HIDDEN]), NONE], [
+                Op("aten::t", [T([VOCAB_LOCAL, HIDDEN])],
+                   [Op("aten::transpose", [T([VOCAB_LOCAL, HIDDEN]), S(0), S(1)], [as_strided()])]),
+                Op("aten::matmul", [T([t, HIDDEN]), T([HIDDEN, VOCAB_LOCAL])], [
+                    Op("aten::mm", [T([t, HIDDEN]), T([HIDDEN, VOCAB_LOCAL])], [L("lm_head")]),
+                ]),
+            ]),
+        ]),
+        Py("sglang/srt/layers/sampler.py(87): forward", [
+            Op("aten::argmax", [T([t, VOCAB_LOCAL]), S(-1), S("False")], [L("argmax")]),
+            Op("aten::item", [T([t], I64)], [
+                Op("aten::_local_scalar_dense", [T([t], I64)], [
+                    Memcpy("Memcpy DtoH (Device -> Pinned)", 8 * t, 1700),
+                    Runtime("cudaStreamSynchronize", 131, 3000, "s", waits=True),
+                ]),
+            ]),
+        ]),
+    ]
+    return head, layer, tail, K
+
+
+def nominal_other_ns():
+    """Sum of the nominal (unscaled) non-cast kernel time of one decode layer."""
+    _, layer, _, _ = build_templates(1, 1.0)
+    total = 0
+
+    def walk(nodes):
+        nonlocal total
+        for n in nodes:
+            if isinstance(n, Launch):
+                if n.k.key != "cast":
+                    total += n.k.ns
+            elif isinstance(n, (Op, Py)):
+                walk(n.children)
+    walk(layer)
+    return total
+
+
+# ----------------------------------------------------------------------------
+
+class Generator:
+    def __init__(self, args, other_scale):
+        self.a = args
+        self.rnd = random.Random(args.seed)
+        self.other_scale = other_scale
+        self.templates = {}
+        self.py = args.python_frames
+        self.ext = 1            # External id
+        self.evi = 0            # Ev Idx
+        self.corr = 1250000     # correlation id
+        self.pyid = 1           # Python id
+        self.pystack = []
+        self.cur_ext = 0
+        self.stream_end = {COMPUTE: 0, NCCL: 0}
+        self.t = T0_NS
+        self.cpu = []
+        self.gpu = []
+        self.st = None          # per-step truth
+
+    def tmpl(self, tokens):
+        if tokens not in self.templates:
+            self.templates[tokens] = build_templates(tokens, self.other_scale)
+        return self.templates[tokens]
+
+    # -- emission ------------------------------------------------------------
+
+    def emit_nodes(self, nodes, t):
+        rnd = self.rnd
+        for n in nodes:
+            t = self.emit(n, t) + 400 + int(rnd.random() * 1600)
+        return t
+
+    def emit(self, n, t):
+        rnd = self.rnd
+        cls = type(n)
+        if cls is Op:
+            cpu = self.cpu
+            slot = len(cpu)
+            cpu.append(None)
+            ext = self.ext
+            self.ext += 1
+            evi = self.evi
+            self.evi += 1
+            if n.children:
+                saved = self.cur_ext
+                self.cur_ext = ext
+                end = self.emit_nodes(n.children, t + 900 + int(rnd.random() * 2600))
+                end += 300 + int(rnd.random() * 1200)
+                self.cur_ext = saved
+            else:
+                end = t + int(n.leaf_ns * (0.7 + 0.6 * rnd.random()))
+            cpu[slot] = ('%s%s, "dur": %s,\n    "args": {\n      "External id": %d,'
+                         '"Record function id": 0%s, "Ev Idx": %d\n    }\n  }'
+                         % (n.head, fmt_us(t), fmt_us(end - t), ext, n.argtail, evi))
+            return end
+        if cls is Launch:
+            return self.launch(n.k, t)
+        if cls is Py:
+            if not self.py:
+                return self.emit_nodes(n.children, t)
+            cpu = self.cpu
+            slot = len(cpu)
+            cpu.append(None)
+            pid = self.pyid
+            self.pyid += 1
+            evi = self.evi
+            self.evi += 1
+            parent = self.pystack[-1] if self.pystack else None
+            self.pystack.append(pid)
+            end = self.emit_nodes(n.children, t + 1500 + int(rnd.random() * 3000))
+            end += 500 + int(rnd.random() * 1500)
+            self.pystack.pop()
+            par = '' if parent is None else ', "Python parent id": %d' % parent
+            cpu[slot] = ('%s%s, "dur": %s,\n    "args": {\n      "Python id": %d%s, "Ev Idx": %d\n'
+                         '    }\n  }' % (n.head, fmt_us(t), fmt_us(end - t), pid, par, evi))
+            return end
+        if cls is Memcpy:
+            return self.memcpy(n, t)
+        if cls is Runtime:
+            return self.runtime(n, t)
+        raise TypeError(cls)
+
+    def next_corr(self):
+        c = self.corr
+        self.corr += 1 + (self.rnd.random() < 0.3) + (self.rnd.random() < 0.1)
+        return c
+
+    def launch(self, k, t):
+        rnd = self.rnd
+        c = self.next_corr()
+        ext = self.cur_ext
+        r = rnd.random()
+        d = 2800 + int(r * 4200) if r < 0.99 else 18000 + int(rnd.random() * 25000)
+        end = t + d
+        s = k.stream
+        se = self.stream_end
+        start = max(end + 4500 + int(rnd.random() * 2000), se[s] + 300 + int(rnd.random() * 400))
+        if s == NCCL:
+            start = max(start, se[COMPUTE] + 800 + int(rnd.random() * 600))
+        dur = int(k.ns * (1.0 + k.sigma * rnd.gauss(0.0, 1.0)))
+        dur = max(dur, k.ns // 2, 1000)
+        kend = start + dur
+        se[s] = kend
+        if s == NCCL and se[COMPUTE] < kend:
+            se[COMPUTE] = kend      # the compute stream waits for the all-reduce
+        st = self.st
+        st["kernels"] += 1
+        st["kernel_ns"] += dur
+        st["gpu_events"] += 1
+        st["gpu_ns"] += dur
+        if k.key == "cast":
+            st["casts"] += 1
+            st["cast_ns"] += dur
+        if st["gpu_first"] is None:
+            st["gpu_first"] = start
+        st["gpu_last"] = max(st["gpu_last"], kend)
+        ts, kts = fmt_us(t), fmt_us(start)
+        self.gpu.append(
+            '%s%s, "dur": %s,\n    "args": {\n      "External id": %d,      "queued": 0, '
+            '"device": 0, "context": 1,      "stream": %d, "correlation": %d,%s\n    }\n  }'
+            % (k.head, kts, fmt_us(dur), ext, s, c, k.tail))
+        self.gpu.append('  {\n    "ph": "f", "id": %d, "pid": 0, "tid": %d, "ts": %s,\n'
+                        '    "cat": "ac2g", "name": "ac2g", "bp": "e"\n  }' % (c, s, kts))
+        self.gpu.append('  {\n    "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", '
+                        '"pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n'
+                        '      "External id": %d,      "cbid": 211, "correlation": %d\n    }\n  }'
+                        % (PID, PID, ts, fmt_us(d), ext, c))
+        self.gpu.append('  {\n    "ph": "s", "id": %d, "pid": %d, "tid": %d, "ts": %s,\n'
+                        '    "cat": "ac2g", "name": "ac2g"\n  }' % (c, PID, PID, ts))
+        return end
+
+    def memcpy(self, m, t):
+        rnd = self.rnd
+        c = self.next_corr()
+        ext = self.cur_ext
+        d = 5500 + int(rnd.random() * 5000)
+        end = t + d
+        se = self.stream_end
+        start = max(t + 2500 + int(rnd.random() * 1500), se[COMPUTE] + 800 + int(rnd.random() * 800))
+        dur = int(m.ns * (0.85 + 0.3 * rnd.random()))
+        se[COMPUTE] = start + dur
+        st = self.st
+        st["gpu_events"] += 1
+        st["gpu_ns"] += dur
+        st["memcpy_ns"] += dur
+        if st["gpu_first"] is None:
+            st["gpu_first"] = start
+        st["gpu_last"] = max(st["gpu_last"], start + dur)
+        ts, kts = fmt_us(t), fmt_us(start)
+        self.gpu.append(
+            '%s%s, "dur": %s,\n    "args": {\n      "External id": %d,      "device": 0, '
+            '"context": 1,      "stream": %d, "correlation": %d,      "bytes": %d, '
+            '"memory bandwidth (GB/s)": %r\n    }\n  }'
+            % (m.head, kts, fmt_us(dur), ext, COMPUTE, c, m.nbytes, m.nbytes / dur))
+        self.gpu.append('  {\n    "ph": "f", "id": %d, "pid": 0, "tid": %d, "ts": %s,\n'
+                        '    "cat": "ac2g", "name": "ac2g", "bp": "e"\n  }' % (c, COMPUTE, kts))
+        self.gpu.append('  {\n    "ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", '
+                        '"pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n'
+                        '      "External id": %d,      "cbid": 41, "correlation": %d\n    }\n  }'
+                        % (PID, PID, ts, fmt_us(d), ext, c))
+        self.gpu.append('  {\n    "ph": "s", "id": %d, "pid": %d, "tid": %d, "ts": %s,\n'
+                        '    "cat": "ac2g", "name": "ac2g"\n  }' % (c, PID, PID, ts))
+        return end
+
+    def runtime(self, r, t):
+        c = self.next_corr()
+        d = int(r.ns * (0.6 + 0.8 * self.rnd.random()))
+        if r.waits:
+            d = max(d, max(self.stream_end.values()) + 1500 - t)
+        ts = fmt_us(t)
+        self.gpu.append('  {\n    "ph": "X", "cat": "cuda_runtime", "name": "%s", '
+                        '"pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n'
+                        '      "External id": %d,      "cbid": %d, "correlation": %d\n    }\n  }'
+                        % (r.name, PID, PID, ts, fmt_us(d), self.cur_ext, r.cbid, c))
+        if r.flow == "f":
+            self.gpu.append('  {\n    "ph": "f", "id": %d, "pid": %d, "tid": %d, "ts": %s,\n'
+                            '    "cat": "ac2g", "name": "ac2g", "bp": "e"\n  }' % (c, PID, PID, ts))
+        else:
+            self.gpu.append('  {\n    "ph": "s", "id": %d, "pid": %d, "tid": %d, "ts": %s,\n'
+                            '    "cat": "ac2g", "name": "ac2g"\n  }' % (c, PID, PID, ts))
+        return t + d
+
+    # -- steps ---------------------------------------------------------------
+
+    def step(self, i):
+        """Generate step i into self.cpu / self.gpu; return its truth record."""
+        a = self.a
+        prefill = a.prefill and i == 0
+        tokens = 2048 if prefill else a.bs
+        head, layer, tail, _ = self.tmpl(tokens)
+        if a.marker == "profilerstep":
+            name = "ProfilerStep#%d" % (i + 1)
+        elif a.marker == "sglang":
+            name = ("step[EXTEND bs=%d input_len=2048]" % a.bs if prefill
+                    else "step[DECODE bs=%d]" % a.bs)
+        elif a.marker == "vllm":
+            name = "execute_model"
+        else:
+            name = None
+        self.st = st = {"index": i, "name": name, "casts": 0, "cast_ns": 0, "kernels": 0,
+                        "kernel_ns": 0, "gpu_events": 0, "gpu_ns": 0, "memcpy_ns": 0,
+                        "gpu_first": None, "gpu_last": 0}
+        body = [Py("sglang/srt/managers/scheduler.py(1905): run_batch", [
+            Py("sglang/srt/managers/tp_worker.py(236): forward_batch_generation", [
+                Py("sglang/srt/model_executor/model_runner.py(1698): forward", head + [
+                    Py("sglang/srt/models/deepseek_v2.py(2503): forward",
+                       layer * a.layers + tail)])])])]
+        t0 = self.t
+        if name is not None:
+            marker = Op(name, None, body, cat="user_annotation")
+            ext = self.ext
+            end = self.emit(marker, t0)
+        else:
+            ext = 0
+            end = self.emit_nodes(body, t0)
+        st["start_ns"] = t0
+        st["wall_ns"] = end - t0
+        if a.marker == "profilerstep" and st["gpu_first"] is not None:
+            g0 = st["gpu_first"]
+            self.gpu.append('  {\n    "ph": "X", "cat": "gpu_user_annotation", "name": %s, '
+                            '"pid": 0, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n'
+                            '      "External id": %d\n    }\n  }'
+                            % (jstr(name), COMPUTE, fmt_us(g0), fmt_us(st["gpu_last"] - g0), ext))
+        # scheduler overhead between steps
+        self.t = max(end, max(self.stream_end.values())) + 250000 + int(self.rnd.random() * 350000)
+        del st["gpu_first"], st["gpu_last"]
+        return st
+
+
+# ----------------------------------------------------------------------------
+# File assembly
+
+def device_properties():
+    ents = []
+    for i in range(NUM_GPUS):
+        ents.append(
+            '    {\n      "id": %d, "name": "NVIDIA B200", "totalGlobalMem": 191514279936,\n'
+            '      "computeMajor": 10, "computeMinor": 0,\n'
+            '      "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048,\n'
+            '      "regsPerBlock": 65536, "warpSize": 32,\n'
+            '      "sharedMemPerBlock": 49152, "numSms": %d\n'
+            '    , "regsPerMultiprocessor": 65536, "sharedMemPerBlockOptin": 232448, '
+            '"sharedMemPerMultiprocessor": 233472\n    }' % (i, NUM_SMS))
+    return ",\n".join(ents)
+
+
+def header(with_stack):
+    ranks = ", ".join(str(i) for i in range(NUM_GPUS))
+    return ('\n{\n  "schemaVersion": 1,\n  "deviceProperties": [\n%s\n  ],\n'
+            '  "cupti_version": 26,\n  "cuda_runtime_version": 12080,\n'
+            '  "cuda_driver_version": 12080,\n  "record_shapes": 1,\n  "with_stack": %d,\n'
+            '  "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": %d, "pg_count": 1, '
+            '"pg_config": [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl", '
+            '"pg_size": %d, "ranks": [%s]}], "nccl_version": "2.27.3"},\n'
+            '  "traceEvents": [\n' % (device_properties(), int(with_stack), NUM_GPUS, NUM_GPUS, ranks))
+
+
+def trailer_events(trace_start, trace_end):
+    ts = fmt_us(trace_start)
+    ev = []
+
+    def meta(name, pid, tid, key, val):
+        ev.append('  {\n    "name": "%s", "ph": "M", "ts": %s, "pid": %s, "tid": %s,\n'
+                  '    "args": {\n      "%s": %s\n    }\n  }' % (name, ts, pid, tid, key, val))
+    meta("process_name", PID, 0, "name", '"sglang::scheduler_TP0"')
+    meta("process_labels", PID, 0, "labels", '"CPU"')
+    meta("process_sort_index", PID, 0, "sort_index", PID)
+    for g in range(NUM_GPUS):
+        meta("process_name", g, 0, "name", '"sglang::scheduler_TP0"')
+        meta("process_labels", g, 0, "labels", '"GPU %d"' % g)
+        meta("process_sort_index", g, 0, "sort_index", 5000000 + g)
+    for s in (COMPUTE, NCCL):
+        meta("thread_name", 0, s, "name", '"stream %d "' % s)
+        meta("thread_sort_index", 0, s, "sort_index", s)
+    meta("thread_name", PID, PID, "name", '"thread %d (sglang::schedul)"' % PID)
+    meta("thread_sort_index", PID, PID, "sort_index", PID)
+    ev.append('  {\n    "ph": "X", "cat": "Trace", "ts": %s, "dur": %s,\n'
+              '    "pid": "Spans", "tid": "PyTorch Profiler",\n    "name": "PyTorch Profiler (0)",\n'
+              '    "args": {\n      "Op count": 0\n    }\n  }'
+              % (ts, fmt_us(trace_end - trace_start)))
+    ev.append('  {\n    "name": "process_sort_index", "ph": "M", "ts": %s,\n'
+              '    "pid": "Spans", "tid": 0,\n    "args": {\n      "sort_index": 536870912\n'
+              '    }\n  }' % ts)
+    ev.append('  {\n    "name": "Iteration Start: PyTorch Profiler", "ph": "i", "s": "g",\n'
+              '    "pid": "Traces", "tid": "Trace PyTorch Profiler", "ts": %s\n  }' % ts)
+    ev.append('  {\n    "name": "Record Window End", "ph": "i", "s": "g",\n'
+              '    "pid": "", "tid": "", "ts": %s\n  }' % fmt_us(trace_end + 1234567))
+    return ev
+
+
+class EventSink:
+    """Writes events separated by ',\\n', counting them."""
+
+    def __init__(self, f):
+        self.f = f
+        self.n = 0
+
+    def write(self, events):
+        if not events:
+            return
+        if self.n:
+            self.f.write(",\n")
+        self.f.write(",\n".join(events))
+        self.n += len(events)
+
+
+def generate(args, out, steps, other_scale):
+    """Write the whole trace to the text stream `out`; return (truth, event count)."""
+    g = Generator(args, other_scale)
+    out.write(header(args.python_frames))
+    sink = EventSink(out)
+    truth = []
+    trace_start = T0_NS - 187654321
+    if args.layout == "kineto":
+        tmp = tempfile.TemporaryFile("w+", encoding="ascii",
+                                     dir=os.path.dirname(os.path.abspath(args.output)) or ".")
+        gsink = EventSink(tmp)
+    else:
+        tmp, gsink = None, sink
+    for i in range(steps):
+        truth.append(g.step(i))
+        sink.write(g.cpu)
+        gsink.write(g.gpu)
+        g.cpu = []
+        g.gpu = []
+    trace_end = g.t
+    if tmp is not None:
+        tmp.seek(0)
+        if gsink.n:
+            if sink.n:
+                out.write(",\n")
+            shutil.copyfileobj(tmp, out, 1 << 22)
+            sink.n += gsink.n
+        tmp.close()
+    sink.write(trailer_events(trace_start, trace_end))
+    out.write('\n  ],\n  "traceName": "/tmp/sglang_profile/%d-TP-0.trace.json.gz",\n'
+              '  "displayTimeUnit": "ms",\n  "baseTimeNanoseconds": %d\n}\n' % (PID, BASE_TIME_NS))
+    return truth, sink.n
+
+
+class CountingWriter:
+    """Text sink that only counts bytes (for --target-mb calibration)."""
+
+    def __init__(self):
+        self.n = 0
+
+    def write(self, s):
+        self.n += len(s)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("-o", "--output", required=True, help="output file (.gz => gzip)")
+    p.add_argument("--steps", type=int, default=30, help="decode steps (default 30)")
+    p.add_argument("--layers", type=int, default=78, help="layers per step (default 78)")
+    p.add_argument("--marker", choices=["profilerstep", "sglang", "vllm", "none"],
+                   default="profilerstep", help="step annotation (default profilerstep)")
+    p.add_argument("--python-frames", action="store_true", help="add python_function frames")
+    p.add_argument("--target-mb", type=float, help="choose --steps to reach about M MB (1e6 B) of JSON")
+    p.add_argument("--truncate-at", type=float, metavar="FRACTION",
+                   help="cut the written file at this fraction of its bytes")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--bs", type=int, default=1, help="batch size (default 1)")
+    p.add_argument("--prefill", action="store_true", help="make the first step a prefill (EXTEND)")
+    p.add_argument("--gzip", action="store_true", help="gzip even if OUT does not end in .gz")
+    p.add_argument("--gzip-level", type=int, default=6, help="gzip compression level (default 6)")
+    p.add_argument("--layout", choices=["kineto", "interleaved"], default="kineto",
+                   help="kineto: all CPU events, then all GPU records (default); "
+                        "interleaved: step by step")
+    p.add_argument("--truth", metavar="FILE", help="write ground-truth numbers as JSON")
+    p.add_argument("-q", "--quiet", action="store_true")
+    a = p.parse_args(argv)
+    if a.steps < 1 or a.layers < 1 or a.bs < 1:
+        p.error("--steps, --layers and --bs must be >= 1")
+    if a.truncate_at is not None and not 0.0 < a.truncate_at < 1.0:
+        p.error("--truncate-at must be in (0, 1)")
+
+    other_scale = OTHER_LAYER_NS / nominal_other_ns()
+    t_start = time.time()
+    steps = a.steps
+    if a.target_mb:
+        # Calibrate: the size of a 2-step and a 3-step trace gives bytes per step.
+        sizes = []
+        for n in (2, 3):
+            cw = CountingWriter()
+            save = a.layout
+            a.layout = "interleaved"
+            generate(a, cw, n, other_scale)
+            a.layout = save
+            sizes.append(cw.n)
+        per_step = sizes[1] - sizes[0]
+        fixed = sizes[0] - 2 * per_step
+        steps = max(1, int(round((a.target_mb * 1e6 - fixed) / per_step)))
+
+    use_gz = a.gzip or a.output.endswith(".gz")
+    if use_gz:
+        # mtime=0 and no file name in the header: the same arguments give the same bytes
+        raw = open(a.output, "wb")
+        gz = gzip.GzipFile(filename="", mode="wb", compresslevel=a.gzip_level, fileobj=raw, mtime=0)
+        out = io.TextIOWrapper(io.BufferedWriter(gz, 1 << 22), encoding="ascii")
+    else:
+        raw = None
+        out = open(a.output, "w", encoding="ascii", buffering=1 << 22)
+    with out:
+        truth, nev = generate(a, out, steps, other_scale)
+    if raw is not None:
+        raw.close()
+    size = os.path.getsize(a.output)
+    if a.truncate_at is not None:
+        cut = int(size * a.truncate_at)
+        os.truncate(a.output, cut)
+    elapsed = time.time() - t_start
+
+    if a.truth:
+        tot = {k: sum(s[k] for s in truth) for k in
+               ("casts", "cast_ns", "kernels", "kernel_ns", "gpu_events", "gpu_ns", "memcpy_ns")}
+        doc = {
+            "generator": "tests/gen/gen_trace.py",
+            "args": {"steps": steps, "layers": a.layers, "marker": a.marker, "seed": a.seed,
+                     "bs": a.bs, "prefill": a.prefill, "python_frames": a.python_frames,
+                     "layout": a.layout, "truncate_at": a.truncate_at},
+            "cast_kernel": CAST_NAME,
+            "cast_grid": [557496, 1, 1], "cast_block": [128, 1, 1],
+            "events": nev,
+            "bytes": size,
+            "totals": tot,
+            "steps": truth,
+        }
+        with open(a.truth, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+    if not a.quiet:
+        print("%s: %d steps x %d layers, %d events, %.1f MB%s in %.1f s"
+              % (a.output, steps, a.layers, nev, size / 1e6, " (gzip)" if use_gz else "", elapsed),
+              file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
