@@ -1,0 +1,38 @@
+/*
+ * cupti_capture: the CUPTI injection library (libtixcap.so, loaded by the
+ * CUDA driver through CUDA_INJECTION64_PATH), its crash-safe journal, the
+ * journal reader that feeds the index builder, and the `tix capture`
+ * launcher.  This header is the module's only door for the tix program; the
+ * injection library exports only InitializeInjection.
+ */
+#ifndef TIX_CAPTURE_H
+#define TIX_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "index/index.h"
+
+/* 1 when the first n bytes at head start a tix capture journal. */
+int tixcap_is_journal(const void *head, size_t n);
+
+struct tixcap_journal_result {
+	uint64_t records;      /* records sent to the sink */
+	int truncated;         /* stopped at a torn or damaged chunk */
+	uint64_t salvaged_to;  /* byte offset after the last whole chunk */
+};
+
+/* Reads the journal at path into sink (the index builder).  A torn or
+ * damaged tail is salvaged: the whole chunks before it are kept, a warning
+ * naming the byte offset goes to the sink, and 0 is returned.  Returns -1
+ * with err set when nothing usable is there. */
+int tixcap_journal_read(const char *path, const struct tix_sink *sink,
+                        struct tixcap_journal_result *res, struct tix_error *err);
+
+/* `tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE]
+ * [--cuda-profiler-api] -- CMD [ARGS...]`.  argv[0] is "capture".  Returns
+ * the exit status for tix: CMD's status, 1 on a usage error, 2 when capture
+ * is unavailable in this build (saying why). */
+int tixcap_main(int argc, char **argv, const char *tix_exe_path);
+
+#endif /* TIX_CAPTURE_H */

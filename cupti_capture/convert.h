@@ -1,0 +1,65 @@
+/*
+ * cupti_capture/convert.h: CUPTI activity buffers -> journal rows, and the
+ * capture windows that decide which rows are kept.  Internal to
+ * cupti_capture/ (libtixcap.so's writer thread) and its tests.  Owner:
+ * cupti_capture.  Needs the CUPTI headers; the tests feed it fabricated
+ * buffers through the real cuptiActivityGetNextRecord.
+ */
+#ifndef TIX_CAPTURE_CONVERT_H
+#define TIX_CAPTURE_CONVERT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cupti_capture/journal.h"
+
+#define TIXCAP_MAX_WINDOWS 4096
+
+/* Capture windows, in CUPTI time.  Edges are set by whoever sees them (the
+ * flush thread's timer, the NVTX callback, the cuProfilerStart/Stop
+ * callback: any thread), read by the writer thread.  Rare events, so a
+ * mutex; the writer polls `version` without it. */
+struct tixcap_windows {
+	pthread_mutex_t mu;
+	_Atomic uint32_t version;
+	int windowed;               /* 0: capture everything, always */
+	size_t n;
+	struct { int64_t open, close; } w[TIXCAP_MAX_WINDOWS]; /* close INT64_MAX: open */
+};
+void tixcap_windows_init(struct tixcap_windows *w, int windowed);
+/* Open or close at ts; no-ops when already in that state.  When the table
+ * is full, the last window is reopened instead (merged). */
+void tixcap_windows_open(struct tixcap_windows *w, int64_t ts);
+void tixcap_windows_close(struct tixcap_windows *w, int64_t ts);
+int tixcap_windows_is_open(struct tixcap_windows *w);
+/* Windows ever opened (0 when not windowed). */
+size_t tixcap_windows_count(struct tixcap_windows *w);
+
+struct tixcap_pending;          /* NVTX starts seen outside windows */
+
+struct tixcap_conv {
+	struct tixj_writer *w;
+	struct tixcap_windows *win;
+	/* The writer thread's copy of the windows, with the correlation ids of
+	 * API calls kept in each: a kernel launched inside a window is kept
+	 * even when the GPU ran it after the window closed. */
+	uint32_t seen_version;
+	size_t nwin, win_journaled_open, win_journaled_close;
+	struct { int64_t open, close; uint32_t corr_min, corr_max; } *local;
+	uint32_t api_name[2][1024]; /* string id + 1 by domain, cbid; 0 unknown */
+	struct tixcap_pending *pend;
+	struct tixj_drops drops;
+};
+
+int tixcap_conv_init(struct tixcap_conv *c, struct tixj_writer *w, struct tixcap_windows *win);
+void tixcap_conv_done(struct tixcap_conv *c);
+/* Converts the records of one completed buffer into staged journal rows
+ * (call tixj_flush after).  Returns the number of rows staged. */
+size_t tixcap_conv_buffer(struct tixcap_conv *c, uint8_t *buf, size_t valid);
+/* Brings window edges into the journal and releases NVTX starts that a new
+ * window now encloses.  Called before each buffer and on each flush. */
+void tixcap_conv_sync_windows(struct tixcap_conv *c);
+
+#endif /* TIX_CAPTURE_CONVERT_H */

@@ -1,0 +1,70 @@
+/*
+ * cupti_capture/journal_read_int.h: what journal_read.c and journal_meta.c
+ * share while reading one journal.  Internal to cupti_capture/.  Owner:
+ * cupti_capture.
+ */
+#ifndef TIX_CAPTURE_JOURNAL_READ_INT_H
+#define TIX_CAPTURE_JOURNAL_READ_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cupti_capture/capture.h"
+#include "cupti_capture/journal.h"
+
+struct sb { char *p; size_t len, cap; }; /* growable text; NULL p until used */
+void tixjr_sb_add(struct sb *b, const char *s, size_t n);
+void tixjr_sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A JSON string literal, control characters escaped. */
+void tixjr_sb_json(struct sb *b, const char *s, size_t n);
+
+struct str { const char *p; uint32_t len; };
+struct range { int64_t s, e; uint32_t tid, name, domain, unclosed; };
+struct stream_key { uint32_t device, stream; };
+
+struct rd {
+	const uint8_t *p;
+	size_t n;
+	const char *path;
+	const struct tix_sink *sink;
+	struct tix_error *err;
+	struct tixj_header hdr;
+	const char *cmdline;
+	size_t cmdline_len;
+	struct str *str;
+	char **dem;                 /* demangled names by string id, lazily */
+	size_t nstr;
+	struct tixj_marker *mk;
+	size_t nmk, capmk;
+	struct tixj_graph_node *gn;
+	size_t ngn, capgn;
+	char **gn_chain;            /* "a > b > c" per graph node, lazily */
+	struct tixj_thread *th;
+	size_t nth, capth;
+	struct tixj_device *dev;
+	size_t ndev, capdev;
+	struct tixj_window *win;
+	size_t nwin, capwin;
+	struct stream_key *streams;
+	size_t nstreams, capstreams;
+	struct range *rg;
+	size_t nrg;
+	struct tixj_drops drops;
+	int have_end, damaged;
+	size_t good_end;
+	uint32_t chunks, old_version_chunks;
+	int64_t base, t_last;
+	uint64_t records, unclosed;
+	struct sb notes;
+};
+
+/* String id -> bytes in the mapping; "" for unknown ids. */
+struct str tixjr_str(const struct rd *r, uint32_t id);
+/* Journal time (epoch ns) -> row time (relative to the base). */
+int64_t tixjr_rel(const struct rd *r, uint64_t t);
+struct tix_id tixjr_id(int64_t v);
+/* Sink calls after the events: metadata and track names, warnings. */
+int tixjr_emit_meta(struct rd *r);
+int tixjr_emit_warnings(struct rd *r);
+
+#endif /* TIX_CAPTURE_JOURNAL_READ_INT_H */

@@ -1,0 +1,254 @@
+/*
+ * tests/capture/test_convert.c: fabricated CUPTI records -> the real
+ * cuptiActivityGetNextRecord -> converter -> journal file -> journal reader
+ * -> recording sink.  No GPU or driver needed.  Owner: cupti_capture.
+ * Usage: test_convert SRCDIR BINDIR (BINDIR gets the scratch journals).
+ */
+#define CAPTURE_TEST_CUPTI
+#include "tests/capture/capture_test.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cupti_capture/capture.h"
+#include "cupti_capture/convert.h"
+#include "cupti_capture/journal.h"
+
+static void scratch_dir(char *out, size_t cap, const char *bindir, const char *name)
+{
+	snprintf(out, cap, "%s/%s.%d", bindir, name, (int)getpid());
+	mkdir(out, 0755);
+	DIR *d = opendir(out);
+	struct dirent *de;
+	char p[8192];
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "%s/%s", out, de->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void test_story(const char *bindir)
+{
+	char dir[4096], path[4096];
+	scratch_dir(dir, sizeof dir, bindir, "convert");
+	struct fab f = {0};
+	fab_story(&f);
+	journal_from(&f, dir, NULL, 1, path, sizeof path);
+
+	struct rec_sink r;
+	struct tix_sink s;
+	rec_init(&r, &s);
+	struct tixcap_journal_result res;
+	struct tix_error err = {{0}};
+	CHECK(tixcap_journal_read(path, &s, &res, &err) == 0);
+	CHECK(!res.truncated);
+	CHECK(r.base > 0 && r.base <= STORY_T0);
+
+	const struct rec_event *k = rec_find(&r, TIX_KIND_KERNEL, "void sim::");
+	CHECK(k != NULL);
+	if (k) {
+		CHECK(strcmp(k->name, STORY_KERNEL_DEMANGLED) == 0);
+		CHECK(k->has_launch);
+		CHECK_EQ_INT(k->launch.grid[0], 557496);
+		CHECK_EQ_INT(k->launch.grid[1], 1);
+		CHECK_EQ_INT(k->launch.grid[2], 1);
+		CHECK_EQ_INT(k->launch.block[0], 128);
+		CHECK_EQ_INT(k->launch.registers, 14);
+		CHECK_EQ_INT(k->launch.shared_mem, 0);
+		CHECK_EQ_INT(k->launch.stream, 7);
+		CHECK_EQ_INT(k->ev.correlation, 77);
+		CHECK_EQ_INT(k->ev.pid.num, 0);  /* device */
+		CHECK_EQ_INT(k->ev.tid.num, 7);  /* stream */
+		CHECK_EQ_INT(k->ev.dur_ns, 830);
+		CHECK_EQ_INT(k->ev.start_ns + r.base, STORY_T0 + 2100);
+		CHECK_EQ_INT(k->launch.graph_id, 0);
+	}
+	const struct rec_event *api = rec_find(&r, TIX_KIND_RUNTIME, "cudaLaunchKernel");
+	CHECK(api != NULL);
+	if (api) {
+		CHECK(strcmp(api->name, "cudaLaunchKernel") == 0);
+		CHECK_EQ_INT(api->ev.correlation, 77);
+		CHECK_EQ_INT(api->ev.pid.num, STORY_PID);
+		CHECK_EQ_INT(api->ev.tid.num, STORY_TID);
+	}
+	CHECK(rec_find(&r, TIX_KIND_DRIVER, "cuLaunchKernel") != NULL);
+	/* NVTX parent chain: each range encloses the launch call, nested. */
+	const char *chain[] = {"step[DECODE bs=1]", "layer.00", "aten::to", "aten::_to_copy",
+	                       "aten::copy_"};
+	int64_t prev_s = INT64_MIN, prev_e = INT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		const struct rec_event *m = rec_find(&r, TIX_KIND_USER_ANNOTATION, chain[i]);
+		CHECK(m != NULL);
+		if (!m || !api)
+			continue;
+		CHECK(strcmp(m->name, chain[i]) == 0);
+		CHECK_EQ_INT(m->ev.tid.num, STORY_TID);
+		int64_t e = m->ev.start_ns + m->ev.dur_ns;
+		CHECK(m->ev.start_ns <= api->ev.start_ns && api->ev.start_ns + api->ev.dur_ns <= e);
+		CHECK(prev_s <= m->ev.start_ns && e <= prev_e);
+		prev_s = m->ev.start_ns;
+		prev_e = e;
+	}
+	CHECK_EQ_INT(rec_count(&r, TIX_KIND_USER_ANNOTATION), 5);
+	const struct rec_event *mc = rec_find(&r, TIX_KIND_MEMCPY, "Memcpy");
+	CHECK(mc && strcmp(mc->name, "Memcpy HtoD (Pageable -> Device)") == 0);
+	CHECK(mc && mc->launch.bytes == 4 && mc->ev.correlation == 76);
+	const struct rec_event *ms = rec_find(&r, TIX_KIND_MEMSET, "Memset");
+	CHECK(ms && strcmp(ms->name, "Memset (Device)") == 0 && ms->launch.bytes == 4);
+	/* kernel without timestamps: kept, flagged, counted */
+	int no_ts = 0, graph = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		if (r.ev[i].ev.kind != TIX_KIND_KERNEL)
+			continue;
+		if (strstr(r.ev[i].args, "\"no timestamp\":true"))
+			no_ts++;
+		if (r.ev[i].launch.graph_id == 5) {
+			graph++;
+			CHECK_EQ_INT(r.ev[i].launch.graph_node_id, 2); /* low 32 bits */
+			CHECK_EQ_INT(r.ev[i].ev.correlation, 90);
+			CHECK(strstr(r.ev[i].args, "\"graph node\":4294967298") != NULL);
+			CHECK(strstr(r.ev[i].args, "\"captured under\":\"step[DECODE bs=1] > layer.00 > "
+			                           "aten::to > aten::_to_copy > aten::copy_\"") != NULL);
+		}
+	}
+	CHECK_EQ_INT(no_ts, 1);
+	CHECK_EQ_INT(graph, 1);
+	CHECK_EQ_INT(rec_count(&r, TIX_KIND_KERNEL), 3);
+	CHECK(strstr(r.warnings, "1 GPU records had no timestamp") != NULL);
+	CHECK(strstr(r.warnings, "not closed") == NULL);
+	/* metadata: device, process, thread and stream names */
+	int dev = 0, cap = 0;
+	for (size_t i = 0; i < r.nmeta; i++) {
+		if (!strcmp(r.meta_key[i], "deviceProperties"))
+			dev = strstr(r.meta[i], "\"name\":\"NVIDIA H200\"") && strstr(r.meta[i], "\"numSms\":132");
+		if (!strcmp(r.meta_key[i], "tixCapture"))
+			cap = strstr(r.meta[i], "\"cmdline\":\"python3 -m sglang.launch_server\"") != NULL;
+	}
+	CHECK(dev);
+	CHECK(cap);
+	int thread = 0, stream = 0, gpu = 0;
+	for (size_t i = 0; i < r.ntrack; i++) {
+		thread |= strstr(r.track[i], "31337/4242 1=scheduler") != NULL;
+		stream |= strstr(r.track[i], "0/7 1=stream 7") != NULL;
+		gpu |= strstr(r.track[i], "0/0 0=GPU 0: NVIDIA H200") != NULL;
+	}
+	CHECK(thread && stream && gpu);
+	CHECK_EQ_INT(res.records, r.n);
+	rec_free(&r);
+	free(f.p);
+}
+
+/* Windowed capture: only the launch at t+1500 falls inside [1450, 1650). */
+static void test_window(const char *bindir)
+{
+	char dir[4096], path[4096];
+	scratch_dir(dir, sizeof dir, bindir, "window");
+	struct fab f = {0};
+	fab_story(&f);
+	struct tixcap_windows *win = malloc(sizeof *win);
+	tixcap_windows_init(win, 1);
+	tixcap_windows_open(win, STORY_T0 + 1450);
+	tixcap_windows_close(win, STORY_T0 + 1650);
+	CHECK(!tixcap_windows_is_open(win));
+	journal_from(&f, dir, win, 0, path, sizeof path);
+
+	struct rec_sink r;
+	struct tix_sink s;
+	rec_init(&r, &s);
+	struct tix_error err = {{0}};
+	CHECK(tixcap_journal_read(path, &s, NULL, &err) == 0);
+	CHECK_EQ_INT(rec_count(&r, TIX_KIND_RUNTIME), 1);
+	CHECK_EQ_INT(rec_count(&r, TIX_KIND_DRIVER), 0);
+	CHECK_EQ_INT(rec_count(&r, TIX_KIND_MEMCPY), 0);
+	CHECK_EQ_INT(rec_count(&r, TIX_KIND_MEMSET), 0);
+	/* the cast ran after the window closed, but was launched inside it */
+	const struct rec_event *k = rec_find(&r, TIX_KIND_KERNEL, "void sim::");
+	CHECK(k && k->ev.correlation == 77);
+	CHECK_EQ_INT(rec_count(&r, TIX_KIND_KERNEL), 1);
+	/* the ranges around the window are kept as parents; none is unclosed */
+	CHECK_EQ_INT(rec_count(&r, TIX_KIND_USER_ANNOTATION), 5);
+	CHECK(strstr(r.warnings, "never closed") == NULL);
+	int edges = 0;
+	for (size_t i = 0; i < r.nmeta; i++)
+		if (!strcmp(r.meta_key[i], "tixCapture"))
+			edges = strstr(r.meta[i], "\"windows\":[[") != NULL;
+	CHECK(edges);
+	rec_free(&r);
+
+	/* A window that never opens: nothing to write, so no file at all. */
+	scratch_dir(dir, sizeof dir, bindir, "nowindow");
+	tixcap_windows_init(win, 1);
+	struct tixj_header h = {.pid = 1, .start_ns = STORY_T0};
+	struct tixj_writer w;
+	struct tixcap_conv c;
+	tixj_writer_init(&w, dir, &h, "x", 1);
+	tixcap_conv_init(&c, &w, win);
+	struct fab g = {0};
+	fab_api(&g, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+	        STORY_T0 + 1, STORY_T0 + 2, 1);
+	fab_kernel(&g, STORY_T0 + 3, STORY_T0 + 4, 1, 0, 0);
+	tixcap_conv_buffer(&c, g.p, g.len);
+	CHECK(tixj_flush(&w) == 0);
+	CHECK(w.fd < 0);
+	tixj_writer_close(&w, NULL);
+	tixcap_conv_done(&c);
+	DIR *d = opendir(dir);
+	int files = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		files += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	CHECK_EQ_INT(files, 0);
+	free(g.p);
+	free(win);
+	free(f.p);
+}
+
+static void test_not_journal(void)
+{
+	struct rec_sink r;
+	struct tix_sink s;
+	rec_init(&r, &s);
+	struct tix_error err = {{0}};
+	const char junk[] = "{\"traceEvents\": []}";
+	CHECK(!tixcap_is_journal(junk, sizeof junk));
+	CHECK(tixcap_journal_read_mem(junk, sizeof junk, "junk.json", &s, NULL, &err) == -1);
+	CHECK(strstr(err.msg, "junk.json: not a tix capture journal") != NULL);
+	CHECK(tixcap_journal_read("/nonexistent/x.tixj", &s, NULL, &err) == -1);
+	CHECK(strstr(err.msg, "/nonexistent/x.tixj") != NULL);
+	rec_free(&r);
+}
+
+/* `test_convert --emit DIR`: writes the story journal into DIR (for the
+ * launcher and CLI tests, whose dummy command "runs CUDA" this way). */
+static int emit_story(const char *dir)
+{
+	struct fab f = {0};
+	fab_story(&f);
+	char path[4096];
+	journal_from(&f, dir, NULL, 1, path, sizeof path);
+	free(f.p);
+	printf("%s\n", path);
+	return t_failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 && !strcmp(argv[1], "--emit"))
+		return emit_story(argv[2]);
+	const char *bindir = argc > 2 ? argv[2] : ".";
+	test_story(bindir);
+	test_window(bindir);
+	test_not_journal();
+	if (t_failures)
+		fprintf(stderr, "test_convert: %d failures\n", t_failures);
+	else
+		printf("test_convert: ok\n");
+	return t_failures ? 1 : 0;
+}
