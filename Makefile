@@ -1,0 +1,33 @@
+# A thin wrapper over CMake, for the commands in README.md.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+SAMPLE ?= samples/glm5_decode.json.gz
+
+.PHONY: all deps configure build demo test test-asan clean
+
+all: build
+
+deps:
+	./scripts/setup.sh
+
+configure: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIX_WERROR=ON >/dev/null
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Set up everything and open the TUI on the bundled GLM-5-like decode trace.
+demo: build
+	./$(BUILD)/cli/tix $(SAMPLE)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+test-asan: deps
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DTIX_SANITIZE=ON >/dev/null
+	cmake --build $(BUILD)-asan -j $(JOBS)
+	cd $(BUILD)-asan && ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan
