@@ -173,12 +173,17 @@ static int build(const char *trace, const char *out, const struct open_opts *o, 
 	struct tix_sink sink;
 	tix_builder_sink(b, &sink);
 	struct progress pr = {o->progress, 0, trace};
+	double t0 = now_s();
 	int rc;
 	if (is_journal(trace)) {
 		struct tixcap_journal_result jr;
 		rc = tixcap_journal_read(trace, &sink, &jr, err);
 	} else {
-		struct tix_parse_opts po = {draw_progress, &pr};
+		struct tix_sink extra;
+		struct tix_parse_opts po = {draw_progress, &pr, NULL};
+		const char *threads = getenv("TIX_THREADS"); /* 1: one parser thread */
+		if (!(threads && atoi(threads) == 1) && tix_builder_sink_extra(b, &extra, err) == 0)
+			po.extra_sink = &extra; /* two threads on large traces */
 		struct tix_parse_result res;
 		rc = tix_parse_trace(trace, &sink, &po, &res, err);
 		if (rc == 0 && res.truncated)
@@ -192,7 +197,12 @@ static int build(const char *trace, const char *out, const struct open_opts *o, 
 		tix_builder_abort(b);
 		return -1;
 	}
-	return tix_builder_finish(b, err);
+	double t1 = now_s();
+	rc = tix_builder_finish(b, err);
+	if (getenv("TIX_TIMING")) /* where a build spends its time, for bench/ */
+		fprintf(stderr, "tix: timing: parse %.3f s, link+aggregate+write %.3f s\n", t1 - t0,
+		        now_s() - t1);
+	return rc;
 }
 
 int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,

@@ -157,7 +157,7 @@ static int cmp_interval(const void *a, const void *b)
 static int aggregate_groups(struct linker *L, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
-	const struct tix_detail_disk *details = (const struct tix_detail_disk *)b->details.recs;
+	const struct tix_detail_disk *details = (const struct tix_detail_disk *)b->c.details.recs;
 	struct dedup keys;
 	struct spill mem, sorted, ivals;
 	int64_t *totals = NULL;
@@ -418,7 +418,7 @@ static int is_op_kind(uint8_t k)
 static int aggregate_ops(struct linker *L, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
-	uint32_t nstr = b->strings.n;
+	uint32_t nstr = b->c.strings.n;
 	uint32_t *op_of_name = malloc((nstr + 1) * sizeof(*op_of_name));
 	struct op_acc *acc = NULL;
 	uint32_t nacc = 0, acc_cap = 0;

@@ -242,111 +242,66 @@ uint32_t dedup_add(struct dedup *d, const void *rec)
 	return id;
 }
 
-/* ---- the builder ---- */
+/* ---- collectors ---- */
 
-struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build_opts *opts,
-                                    struct tix_error *err)
+static int collector_init(struct collector *c, const char *dir, const char *source_path,
+                          struct tix_error *err)
 {
-	struct tix_builder *b = calloc(1, sizeof(*b));
-	if (!b) {
-		tix_error_set(err, "%s: out of memory", out_path);
-		return NULL;
-	}
-	b->out_fd = -1;
-	b->rows.fd = b->flows.fd = -1;
-	if (opts)
-		b->opts = *opts;
-	b->out_path = strdup(out_path);
-	char *tmp = strdup(out_path);
-	b->dir = tmp ? strdup(dirname(tmp)) : NULL;
-	free(tmp);
-	b->source_path = strdup(opts && opts->source_path ? opts->source_path : "");
-	b->step_marker = strdup(opts && opts->step_marker ? opts->step_marker : "");
-	b->base_time_ns = opts ? opts->base_time_ns : 0;
-	if (!b->out_path || !b->dir || !b->source_path || !b->step_marker)
-		goto oom;
-	if (intern_init(&b->strings) || dedup_init(&b->details, sizeof(struct tix_detail_disk)) ||
-	    dedup_init(&b->kinfos, sizeof(struct tix_kernel_info)) ||
-	    dedup_init(&b->opinfos, sizeof(struct tix_op_info)))
-		goto oom;
-	b->track_nslots = 64;
-	b->track_slots = calloc(b->track_nslots, sizeof(*b->track_slots));
-	if (!b->track_slots)
-		goto oom;
-	b->last_track = TIX_NONE;
-
-	size_t n = strlen(out_path) + 16;
-	b->tmp_path = malloc(n);
-	if (!b->tmp_path)
-		goto oom;
-	snprintf(b->tmp_path, n, "%s.tmpXXXXXX", out_path);
-	b->out_fd = mkostemp(b->tmp_path, O_CLOEXEC);
-	if (b->out_fd < 0) {
-		tix_error_set(err, "%s: cannot create the index: %s", out_path, strerror(errno));
-		free(b->tmp_path);
-		b->tmp_path = NULL;
-		tix_builder_abort(b);
-		return NULL;
-	}
-	fchmod(b->out_fd, 0644);
-	if (spill_init(&b->rows, b->dir, sizeof(struct brow), err) ||
-	    spill_init(&b->flows, b->dir, sizeof(struct bflow), err)) {
-		tix_builder_abort(b);
-		return NULL;
-	}
-	return b;
-oom:
-	tix_error_set(err, "%s: out of memory", out_path);
-	tix_builder_abort(b);
-	return NULL;
+	memset(c, 0, sizeof(*c));
+	c->rows.fd = c->flows.fd = -1;
+	c->dir = dir;
+	c->source_path = source_path;
+	c->last_track = TIX_NONE;
+	if (intern_init(&c->strings) || dedup_init(&c->details, sizeof(struct tix_detail_disk)) ||
+	    dedup_init(&c->kinfos, sizeof(struct tix_kernel_info)) ||
+	    dedup_init(&c->opinfos, sizeof(struct tix_op_info)))
+		return tix_error_set(err, "%s: out of memory", source_path);
+	c->track_nslots = 64;
+	c->track_slots = calloc(c->track_nslots, sizeof(*c->track_slots));
+	if (!c->track_slots)
+		return tix_error_set(err, "%s: out of memory", source_path);
+	if (spill_init(&c->rows, dir, sizeof(struct brow), err) ||
+	    spill_init(&c->flows, dir, sizeof(struct bflow), err))
+		return -1;
+	return 0;
 }
 
-void tix_builder_abort(struct tix_builder *b)
+static void collector_done(struct collector *c)
 {
-	if (!b)
-		return;
-	if (b->out_fd >= 0)
-		close(b->out_fd);
-	if (b->tmp_path)
-		unlink(b->tmp_path);
-	spill_done(&b->rows);
-	spill_done(&b->flows);
-	intern_done(&b->strings);
-	dedup_done(&b->details);
-	dedup_done(&b->kinfos);
-	dedup_done(&b->opinfos);
-	free(b->tracks);
-	free(b->track_slots);
-	free(b->metas);
-	free(b->top_meta);
-	free(b->warnings);
-	free(b->out_path);
-	free(b->tmp_path);
-	free(b->dir);
-	free(b->source_path);
-	free(b->step_marker);
-	free(b);
+	spill_done(&c->rows);
+	spill_done(&c->flows);
+	intern_done(&c->strings);
+	dedup_done(&c->details);
+	dedup_done(&c->kinfos);
+	dedup_done(&c->opinfos);
+	free(c->tracks);
+	free(c->track_slots);
+	free(c->metas);
+	free(c->top_meta);
+	free(c->warnings);
+	memset(c, 0, sizeof(*c));
+	c->rows.fd = c->flows.fd = -1;
 }
 
-static uint32_t str_id(struct tix_builder *b, struct tix_str s)
+static uint32_t str_id(struct collector *c, struct tix_str s)
 {
-	return intern_add(&b->strings, s.ptr ? s.ptr : "", s.ptr ? s.len : 0);
+	return intern_add(&c->strings, s.ptr ? s.ptr : "", s.ptr ? s.len : 0);
 }
 
-static int key_of(struct tix_builder *b, const struct tix_id *pid, const struct tix_id *tid,
+static int key_of(struct collector *c, const struct tix_id *pid, const struct tix_id *tid,
                   struct btrack_key *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->pid_str = k->tid_str = TIX_NONE;
 	if (pid->str.ptr) {
-		if ((k->pid_str = str_id(b, pid->str)) == TIX_NONE)
+		if ((k->pid_str = str_id(c, pid->str)) == TIX_NONE)
 			return -1;
 	} else {
 		k->pid = pid->num;
 	}
 	if (tid) {
 		if (tid->str.ptr) {
-			if ((k->tid_str = str_id(b, tid->str)) == TIX_NONE)
+			if ((k->tid_str = str_id(c, tid->str)) == TIX_NONE)
 				return -1;
 		} else {
 			k->tid = tid->num;
@@ -355,74 +310,73 @@ static int key_of(struct tix_builder *b, const struct tix_id *pid, const struct 
 	return 0;
 }
 
-static uint32_t track_slot(const struct tix_builder *b, const uint32_t *slots, uint32_t nslots,
+static uint32_t track_slot(const struct collector *c, const uint32_t *slots, uint32_t nslots,
                            const struct btrack_key *k)
 {
 	uint32_t mask = nslots - 1;
 	uint32_t j = (uint32_t)tix_hash64(k, sizeof(*k), 2) & mask;
-	while (slots[j] && memcmp(&b->tracks[slots[j] - 1].key, k, sizeof(*k)) != 0)
+	while (slots[j] && memcmp(&c->tracks[slots[j] - 1].key, k, sizeof(*k)) != 0)
 		j = (j + 1) & mask;
 	return j;
 }
 
-static uint32_t track_of(struct tix_builder *b, const struct btrack_key *k)
+static uint32_t track_of(struct collector *c, const struct btrack_key *k)
 {
-	if (b->last_track != TIX_NONE && memcmp(&b->last_key, k, sizeof(*k)) == 0)
-		return b->last_track;
-	uint32_t j = track_slot(b, b->track_slots, b->track_nslots, k);
+	if (c->last_track != TIX_NONE && memcmp(&c->last_key, k, sizeof(*k)) == 0)
+		return c->last_track;
+	uint32_t j = track_slot(c, c->track_slots, c->track_nslots, k);
 	uint32_t t;
-	if (b->track_slots[j]) {
-		t = b->track_slots[j] - 1;
+	if (c->track_slots[j]) {
+		t = c->track_slots[j] - 1;
 	} else {
-		if (b->ntracks >= (1u << 24))
+		if (c->ntracks >= (1u << 24))
 			return TIX_NONE;
-		if (b->ntracks == b->tracks_cap) {
-			uint32_t cap = b->tracks_cap ? b->tracks_cap * 2 : 64;
-			struct btrack *tr = realloc(b->tracks, cap * sizeof(*tr));
+		if (c->ntracks == c->tracks_cap) {
+			uint32_t cap = c->tracks_cap ? c->tracks_cap * 2 : 64;
+			struct btrack *tr = realloc(c->tracks, cap * sizeof(*tr));
 			if (!tr)
 				return TIX_NONE;
-			b->tracks = tr;
-			b->tracks_cap = cap;
+			c->tracks = tr;
+			c->tracks_cap = cap;
 		}
-		t = b->ntracks++;
-		memset(&b->tracks[t], 0, sizeof(b->tracks[t]));
-		b->tracks[t].key = *k;
-		b->tracks[t].device = b->tracks[t].stream = -1;
-		b->track_slots[j] = t + 1;
-		if (b->ntracks * 2 > b->track_nslots) {
-			uint32_t nslots = b->track_nslots * 2;
+		t = c->ntracks++;
+		memset(&c->tracks[t], 0, sizeof(c->tracks[t]));
+		c->tracks[t].key = *k;
+		c->tracks[t].device = c->tracks[t].stream = -1;
+		c->track_slots[j] = t + 1;
+		if (c->ntracks * 2 > c->track_nslots) {
+			uint32_t nslots = c->track_nslots * 2;
 			uint32_t *slots = calloc(nslots, sizeof(*slots));
 			if (!slots)
 				return TIX_NONE;
-			for (uint32_t i = 0; i < b->ntracks; i++)
-				slots[track_slot(b, slots, nslots, &b->tracks[i].key)] = i + 1;
-			free(b->track_slots);
-			b->track_slots = slots;
-			b->track_nslots = nslots;
+			for (uint32_t i = 0; i < c->ntracks; i++)
+				slots[track_slot(c, slots, nslots, &c->tracks[i].key)] = i + 1;
+			free(c->track_slots);
+			c->track_slots = slots;
+			c->track_nslots = nslots;
 		}
 	}
-	b->last_track = t;
-	b->last_key = *k;
+	c->last_track = t;
+	c->last_key = *k;
 	return t;
 }
 
-int tix_builder_add_event(struct tix_builder *b, const struct tix_event_in *ev,
-                          struct tix_error *err)
+static int collect_event(struct collector *c, const struct tix_event_in *ev, struct tix_error *err)
 {
 	struct btrack_key k;
 	if ((unsigned)ev->kind >= TIX_KIND_COUNT)
 		return tix_error_set(err, "internal: event kind %d out of range", (int)ev->kind);
-	if (key_of(b, &ev->pid, &ev->tid, &k) != 0)
+	if (key_of(c, &ev->pid, &ev->tid, &k) != 0)
 		goto oom;
-	uint32_t t = track_of(b, &k);
+	uint32_t t = track_of(c, &k);
 	if (t == TIX_NONE)
 		return tix_error_set(err, "%s: too many tracks (over 16M threads and streams)",
-		                     b->source_path);
+		                     c->source_path);
 
 	struct tix_detail_disk d = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE};
-	if (ev->cat.len && (d.cat = str_id(b, ev->cat)) == TIX_NONE)
+	if (ev->cat.len && (d.cat = str_id(c, ev->cat)) == TIX_NONE)
 		goto oom;
-	if (ev->args.len && (d.args = str_id(b, ev->args)) == TIX_NONE)
+	if (ev->args.len && (d.args = str_id(c, ev->args)) == TIX_NONE)
 		goto oom;
 	if (ev->launch) {
 		struct tix_kernel_info ki;
@@ -441,9 +395,9 @@ int tix_builder_add_event(struct tix_builder *b, const struct tix_event_in *ev,
 		ki.stream = l->stream;
 		ki.graph_id = l->graph_id;
 		ki.bytes = l->bytes;
-		if ((d.kernel_info = dedup_add(&b->kinfos, &ki)) == TIX_NONE)
+		if ((d.kernel_info = dedup_add(&c->kinfos, &ki)) == TIX_NONE)
 			goto oom;
-		struct btrack *tr = &b->tracks[t];
+		struct btrack *tr = &c->tracks[t];
 		if (l->device >= 0)
 			tr->device = l->device;
 		if (l->stream >= 0)
@@ -456,24 +410,24 @@ int tix_builder_add_event(struct tix_builder *b, const struct tix_event_in *ev,
 		uint32_t *o[4] = {&oi.dims, &oi.types, &oi.strides, &oi.concrete};
 		for (int i = 0; i < 4; i++) {
 			*o[i] = TIX_NONE;
-			if (f[i]->len && (*o[i] = str_id(b, *f[i])) == TIX_NONE)
+			if (f[i]->len && (*o[i] = str_id(c, *f[i])) == TIX_NONE)
 				goto oom;
 		}
-		if ((d.op_info = dedup_add(&b->opinfos, &oi)) == TIX_NONE)
+		if ((d.op_info = dedup_add(&c->opinfos, &oi)) == TIX_NONE)
 			goto oom;
 	}
 	uint32_t detail = TIX_NONE;
 	if ((d.cat != TIX_NONE || d.args != TIX_NONE || d.kernel_info != TIX_NONE ||
 	     d.op_info != TIX_NONE) &&
-	    (detail = dedup_add(&b->details, &d)) == TIX_NONE)
+	    (detail = dedup_add(&c->details, &d)) == TIX_NONE)
 		goto oom;
 
-	uint32_t name = str_id(b, ev->name);
+	uint32_t name = str_id(c, ev->name);
 	if (name == TIX_NONE)
 		goto oom;
-	if (b->rows.n >= UINT32_MAX - 2)
-		return tix_error_set(err, "%s: too many events (over 4 billion)", b->source_path);
-	struct brow *r = spill_push(&b->rows, 1, err);
+	if (c->rows.n >= UINT32_MAX / 2)
+		return tix_error_set(err, "%s: too many events (over 2 billion)", c->source_path);
+	struct brow *r = spill_push(&c->rows, 1, err);
 	if (!r)
 		return -1;
 	r->start_ns = ev->start_ns;
@@ -486,27 +440,26 @@ int tix_builder_add_event(struct tix_builder *b, const struct tix_event_in *ev,
 	r->flags = 0;
 	if (ev->launch && ev->launch->graph_id)
 		r->flags |= TIX_ROW_GRAPH_REPLAY;
-	b->tracks[t].count++;
+	c->tracks[t].count++;
 	if (tix_kind_is_gpu(ev->kind))
-		b->tracks[t].gpu_count++;
-	b->kind_counts[ev->kind]++;
+		c->tracks[t].gpu_count++;
+	c->kind_counts[ev->kind]++;
 	return 0;
 oom:
-	return tix_error_set(err, "%s: out of memory while indexing", b->source_path);
+	return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
 }
 
-int tix_builder_add_flow(struct tix_builder *b, const struct tix_flow_in *fl,
-                         struct tix_error *err)
+static int collect_flow(struct collector *c, const struct tix_flow_in *fl, struct tix_error *err)
 {
 	if (!fl->is_ac2g)
 		return 0; /* only launch flows link anything tix shows */
 	struct btrack_key k;
-	if (key_of(b, &fl->pid, &fl->tid, &k) != 0)
-		return tix_error_set(err, "%s: out of memory while indexing", b->source_path);
-	uint32_t t = track_of(b, &k);
+	if (key_of(c, &fl->pid, &fl->tid, &k) != 0)
+		return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+	uint32_t t = track_of(c, &k);
 	if (t == TIX_NONE)
-		return tix_error_set(err, "%s: too many tracks", b->source_path);
-	struct bflow *f = spill_push(&b->flows, 1, err);
+		return tix_error_set(err, "%s: too many tracks", c->source_path);
+	struct bflow *f = spill_push(&c->flows, 1, err);
 	if (!f)
 		return -1;
 	memset(f, 0, sizeof(*f));
@@ -518,78 +471,304 @@ int tix_builder_add_flow(struct tix_builder *b, const struct tix_flow_in *fl,
 	return 0;
 }
 
+static int push_meta(struct collector *c, const struct bmeta *m)
+{
+	if (c->nmetas == c->metas_cap) {
+		size_t cap = c->metas_cap ? c->metas_cap * 2 : 64;
+		struct bmeta *p = realloc(c->metas, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		c->metas = p;
+		c->metas_cap = cap;
+	}
+	c->metas[c->nmetas++] = *m;
+	return 0;
+}
+
+static int collect_track_meta(struct collector *c, const struct tix_id *pid, const struct tix_id *tid,
+                              enum tix_meta_key key, const char *value, size_t len,
+                              struct tix_error *err)
+{
+	struct bmeta m;
+	int process = key == TIX_META_PROCESS_NAME || key == TIX_META_PROCESS_SORT;
+	if (key_of(c, pid, process ? NULL : tid, &m.key) != 0)
+		goto oom;
+	m.kind = key;
+	m.value = intern_add(&c->strings, value, len);
+	if (m.value == TIX_NONE || push_meta(c, &m) != 0)
+		goto oom;
+	return 0;
+oom:
+	return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+}
+
+static int push_top_meta(struct collector *c, uint32_t k, uint32_t v)
+{
+	if (c->ntop_meta == c->top_meta_cap) {
+		size_t cap = c->top_meta_cap ? c->top_meta_cap * 2 : 16;
+		uint32_t *p = realloc(c->top_meta, cap * 2 * sizeof(*p));
+		if (!p)
+			return -1;
+		c->top_meta = p;
+		c->top_meta_cap = cap;
+	}
+	c->top_meta[2 * c->ntop_meta] = k;
+	c->top_meta[2 * c->ntop_meta + 1] = v;
+	c->ntop_meta++;
+	return 0;
+}
+
+static int collect_meta(struct collector *c, struct tix_str key, struct tix_str json,
+                        struct tix_error *err)
+{
+	uint32_t k = str_id(c, key), v = str_id(c, json);
+	if (k == TIX_NONE || v == TIX_NONE || push_top_meta(c, k, v) != 0)
+		return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+	return 0;
+}
+
+static int collect_warn(struct collector *c, const char *msg, size_t n, struct tix_error *err)
+{
+	char *w = realloc(c->warnings, c->warnings_len + n + 3);
+	if (!w)
+		return tix_error_set(err, "%s: out of memory", c->source_path);
+	if (c->warnings_len) {
+		memcpy(w + c->warnings_len, "; ", 2);
+		c->warnings_len += 2;
+	}
+	memcpy(w + c->warnings_len, msg, n);
+	c->warnings_len += n;
+	w[c->warnings_len] = '\0';
+	c->warnings = w;
+	return 0;
+}
+
+/* Folds collector x into c: its strings and records are re-interned, its
+ * tracks matched by key, its rows and flows appended with the new ids.
+ * Costs one pass over x's rows and its distinct values. */
+static int collector_merge(struct collector *c, struct collector *x, struct tix_error *err)
+{
+	uint32_t *smap = malloc(((size_t)x->strings.n + 1) * sizeof(*smap));
+	uint32_t *dmap = malloc(((size_t)x->details.n + 1) * sizeof(*dmap));
+	uint32_t *kmap = malloc(((size_t)x->kinfos.n + 1) * sizeof(*kmap));
+	uint32_t *omap = malloc(((size_t)x->opinfos.n + 1) * sizeof(*omap));
+	uint32_t *tmap = malloc(((size_t)x->ntracks + 1) * sizeof(*tmap));
+	int rc = -1;
+	if (!smap || !dmap || !kmap || !omap || !tmap)
+		goto oom;
+#define S(id) ((id) == TIX_NONE ? TIX_NONE : smap[id])
+	for (uint32_t i = 0; i < x->strings.n; i++)
+		if ((smap[i] = intern_add(&c->strings, intern_str(&x->strings, i),
+		                          intern_len(&x->strings, i))) == TIX_NONE)
+			goto oom;
+	for (uint32_t i = 0; i < x->kinfos.n; i++)
+		if ((kmap[i] = dedup_add(&c->kinfos, x->kinfos.recs + (size_t)i * x->kinfos.elem)) == TIX_NONE)
+			goto oom;
+	for (uint32_t i = 0; i < x->opinfos.n; i++) {
+		struct tix_op_info o = ((struct tix_op_info *)x->opinfos.recs)[i];
+		o.dims = S(o.dims);
+		o.types = S(o.types);
+		o.strides = S(o.strides);
+		o.concrete = S(o.concrete);
+		if ((omap[i] = dedup_add(&c->opinfos, &o)) == TIX_NONE)
+			goto oom;
+	}
+	for (uint32_t i = 0; i < x->details.n; i++) {
+		struct tix_detail_disk d = ((struct tix_detail_disk *)x->details.recs)[i];
+		d.cat = S(d.cat);
+		d.args = S(d.args);
+		d.kernel_info = d.kernel_info == TIX_NONE ? TIX_NONE : kmap[d.kernel_info];
+		d.op_info = d.op_info == TIX_NONE ? TIX_NONE : omap[d.op_info];
+		if ((dmap[i] = dedup_add(&c->details, &d)) == TIX_NONE)
+			goto oom;
+	}
+	for (uint32_t i = 0; i < x->ntracks; i++) {
+		struct btrack_key k = x->tracks[i].key;
+		k.pid_str = S(k.pid_str);
+		k.tid_str = S(k.tid_str);
+		uint32_t t = track_of(c, &k);
+		if (t == TIX_NONE)
+			goto oom;
+		struct btrack *ct = &c->tracks[t], *xt = &x->tracks[i];
+		ct->count += xt->count;
+		ct->gpu_count += xt->gpu_count;
+		if (xt->device >= 0)
+			ct->device = xt->device;
+		if (xt->stream >= 0)
+			ct->stream = xt->stream;
+		tmap[i] = t;
+	}
+	for (size_t i = 0; i < x->nmetas; i++) {
+		struct bmeta m = x->metas[i];
+		m.key.pid_str = S(m.key.pid_str);
+		m.key.tid_str = S(m.key.tid_str);
+		m.value = S(m.value);
+		if (push_meta(c, &m) != 0)
+			goto oom;
+	}
+	for (size_t i = 0; i < x->ntop_meta; i++)
+		if (push_top_meta(c, S(x->top_meta[2 * i]), S(x->top_meta[2 * i + 1])) != 0)
+			goto oom;
+	struct brow *dst = spill_push(&c->rows, x->rows.n, err);
+	if (!dst && x->rows.n)
+		goto out;
+	for (size_t i = 0; i < x->rows.n; i++) {
+		struct brow r = SPILL_AT(&x->rows, struct brow, i);
+		r.name = smap[r.name];
+		r.track = tmap[r.track];
+		r.detail = r.detail == TIX_NONE ? TIX_NONE : dmap[r.detail];
+		dst[i] = r;
+	}
+	struct bflow *fdst = spill_push(&c->flows, x->flows.n, err);
+	if (!fdst && x->flows.n)
+		goto out;
+	for (size_t i = 0; i < x->flows.n; i++) {
+		struct bflow f = SPILL_AT(&x->flows, struct bflow, i);
+		f.track = tmap[f.track];
+		fdst[i] = f;
+	}
+#undef S
+	for (int k = 0; k < 16; k++)
+		c->kind_counts[k] += x->kind_counts[k];
+	if (x->warnings_len && collect_warn(c, x->warnings, x->warnings_len, err) != 0)
+		goto out;
+	if (x->has_base_time && !c->has_base_time) {
+		c->has_base_time = 1;
+		c->base_time_ns = x->base_time_ns;
+	}
+	rc = 0;
+	goto out;
+oom:
+	tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+out:
+	free(smap);
+	free(dmap);
+	free(kmap);
+	free(omap);
+	free(tmap);
+	return rc;
+}
+
+/* ---- the builder ---- */
+
+struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build_opts *opts,
+                                    struct tix_error *err)
+{
+	struct tix_builder *b = calloc(1, sizeof(*b));
+	if (!b) {
+		tix_error_set(err, "%s: out of memory", out_path);
+		return NULL;
+	}
+	b->out_fd = -1;
+	b->c.rows.fd = b->c.flows.fd = -1;
+	if (opts)
+		b->opts = *opts;
+	b->out_path = strdup(out_path);
+	char *tmp = strdup(out_path);
+	b->dir = tmp ? strdup(dirname(tmp)) : NULL;
+	free(tmp);
+	b->source_path = strdup(opts && opts->source_path ? opts->source_path : "");
+	b->step_marker = strdup(opts && opts->step_marker ? opts->step_marker : "");
+	b->base_time_ns = opts ? opts->base_time_ns : 0;
+	if (!b->out_path || !b->dir || !b->source_path || !b->step_marker) {
+		tix_error_set(err, "%s: out of memory", out_path);
+		tix_builder_abort(b);
+		return NULL;
+	}
+	size_t n = strlen(out_path) + 16;
+	b->tmp_path = malloc(n);
+	if (!b->tmp_path) {
+		tix_error_set(err, "%s: out of memory", out_path);
+		tix_builder_abort(b);
+		return NULL;
+	}
+	snprintf(b->tmp_path, n, "%s.tmpXXXXXX", out_path);
+	b->out_fd = mkostemp(b->tmp_path, O_CLOEXEC);
+	if (b->out_fd < 0) {
+		tix_error_set(err, "%s: cannot create the index: %s", out_path, strerror(errno));
+		free(b->tmp_path);
+		b->tmp_path = NULL;
+		tix_builder_abort(b);
+		return NULL;
+	}
+	fchmod(b->out_fd, 0644);
+	if (collector_init(&b->c, b->dir, b->source_path, err) != 0) {
+		tix_builder_abort(b);
+		return NULL;
+	}
+	return b;
+}
+
+void tix_builder_abort(struct tix_builder *b)
+{
+	if (!b)
+		return;
+	if (b->out_fd >= 0)
+		close(b->out_fd);
+	if (b->tmp_path)
+		unlink(b->tmp_path);
+	collector_done(&b->c);
+	if (b->extra) {
+		collector_done(b->extra);
+		free(b->extra);
+	}
+	free(b->out_path);
+	free(b->tmp_path);
+	free(b->dir);
+	free(b->source_path);
+	free(b->step_marker);
+	free(b);
+}
+
+int tix_builder_add_event(struct tix_builder *b, const struct tix_event_in *ev,
+                          struct tix_error *err)
+{
+	return collect_event(&b->c, ev, err);
+}
+
+int tix_builder_add_flow(struct tix_builder *b, const struct tix_flow_in *fl,
+                         struct tix_error *err)
+{
+	return collect_flow(&b->c, fl, err);
+}
+
 int tix_builder_set_track_meta(struct tix_builder *b, const struct tix_id *pid,
                                const struct tix_id *tid, enum tix_meta_key key,
                                const char *value, size_t len, struct tix_error *err)
 {
-	struct bmeta m;
-	int process = key == TIX_META_PROCESS_NAME || key == TIX_META_PROCESS_SORT;
-	if (key_of(b, pid, process ? NULL : tid, &m.key) != 0)
-		goto oom;
-	m.kind = key;
-	m.value = intern_add(&b->strings, value, len);
-	if (m.value == TIX_NONE)
-		goto oom;
-	if (b->nmetas == b->metas_cap) {
-		size_t cap = b->metas_cap ? b->metas_cap * 2 : 64;
-		struct bmeta *p = realloc(b->metas, cap * sizeof(*p));
-		if (!p)
-			goto oom;
-		b->metas = p;
-		b->metas_cap = cap;
-	}
-	b->metas[b->nmetas++] = m;
-	return 0;
-oom:
-	return tix_error_set(err, "%s: out of memory while indexing", b->source_path);
+	return collect_track_meta(&b->c, pid, tid, key, value, len, err);
 }
 
 int tix_builder_set_meta(struct tix_builder *b, struct tix_str key, struct tix_str json,
                          struct tix_error *err)
 {
-	if (b->ntop_meta == b->top_meta_cap) {
-		size_t cap = b->top_meta_cap ? b->top_meta_cap * 2 : 16;
-		uint32_t *p = realloc(b->top_meta, cap * 2 * sizeof(*p));
-		if (!p)
-			goto oom;
-		b->top_meta = p;
-		b->top_meta_cap = cap;
-	}
-	uint32_t k = str_id(b, key), v = str_id(b, json);
-	if (k == TIX_NONE || v == TIX_NONE)
-		goto oom;
-	b->top_meta[2 * b->ntop_meta] = k;
-	b->top_meta[2 * b->ntop_meta + 1] = v;
-	b->ntop_meta++;
-	return 0;
-oom:
-	return tix_error_set(err, "%s: out of memory while indexing", b->source_path);
+	return collect_meta(&b->c, key, json, err);
 }
 
 void tix_builder_set_base_time(struct tix_builder *b, int64_t base_ns)
 {
-	b->base_time_ns = base_ns;
+	b->c.has_base_time = 1;
+	b->c.base_time_ns = base_ns;
 }
 
 int tix_builder_warn(struct tix_builder *b, const char *msg, struct tix_error *err)
 {
-	size_t n = strlen(msg);
-	char *w = realloc(b->warnings, b->warnings_len + n + 3);
-	if (!w)
-		return tix_error_set(err, "%s: out of memory", b->source_path);
-	if (b->warnings_len) {
-		memcpy(w + b->warnings_len, "; ", 2);
-		b->warnings_len += 2;
-	}
-	memcpy(w + b->warnings_len, msg, n + 1);
-	b->warnings_len += n;
-	b->warnings = w;
-	return 0;
+	return collect_warn(&b->c, msg, strlen(msg), err);
 }
 
 int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
 {
-	int rc = builder_link_and_write(b, err);
+	int rc = 0;
+	if (b->extra) {
+		rc = collector_merge(&b->c, b->extra, err);
+		collector_done(b->extra);
+		free(b->extra);
+		b->extra = NULL;
+	}
+	if (b->c.has_base_time)
+		b->base_time_ns = b->c.base_time_ns;
+	if (rc == 0)
+		rc = builder_link_and_write(b, err);
 	if (rc == 0) {
 		if (close(b->out_fd) != 0) {
 			rc = tix_error_set(err, "%s: %s", b->out_path, strerror(errno));
@@ -610,38 +789,71 @@ int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
 
 static int sink_event(void *ctx, const struct tix_event_in *ev, struct tix_error *err)
 {
-	return tix_builder_add_event(ctx, ev, err);
+	return collect_event(ctx, ev, err);
 }
 static int sink_flow(void *ctx, const struct tix_flow_in *fl, struct tix_error *err)
 {
-	return tix_builder_add_flow(ctx, fl, err);
+	return collect_flow(ctx, fl, err);
 }
 static int sink_track_meta(void *ctx, const struct tix_id *pid, const struct tix_id *tid,
                            enum tix_meta_key key, const char *value, size_t len,
                            struct tix_error *err)
 {
-	return tix_builder_set_track_meta(ctx, pid, tid, key, value, len, err);
+	return collect_track_meta(ctx, pid, tid, key, value, len, err);
 }
 static int sink_meta(void *ctx, struct tix_str key, struct tix_str json, struct tix_error *err)
 {
-	return tix_builder_set_meta(ctx, key, json, err);
+	return collect_meta(ctx, key, json, err);
 }
 static void sink_base_time(void *ctx, int64_t base_ns)
 {
-	tix_builder_set_base_time(ctx, base_ns);
+	struct collector *c = ctx;
+	c->has_base_time = 1;
+	c->base_time_ns = base_ns;
 }
 static int sink_warn(void *ctx, const char *msg, struct tix_error *err)
 {
-	return tix_builder_warn(ctx, msg, err);
+	return collect_warn(ctx, msg, strlen(msg), err);
+}
+static void sink_discard(void *ctx)
+{
+	struct collector *c = ctx;
+	const char *dir = c->dir, *path = c->source_path;
+	struct tix_error ignored;
+	collector_done(c);
+	collector_init(c, dir, path, &ignored);
 }
 
-void tix_builder_sink(struct tix_builder *b, struct tix_sink *sink)
+static void fill_sink(struct collector *c, struct tix_sink *sink)
 {
-	sink->ctx = b;
+	sink->ctx = c;
 	sink->event = sink_event;
 	sink->flow = sink_flow;
 	sink->track_meta = sink_track_meta;
 	sink->meta = sink_meta;
 	sink->base_time = sink_base_time;
 	sink->warn = sink_warn;
+	sink->discard = sink_discard;
+}
+
+void tix_builder_sink(struct tix_builder *b, struct tix_sink *sink)
+{
+	fill_sink(&b->c, sink);
+}
+
+int tix_builder_sink_extra(struct tix_builder *b, struct tix_sink *sink, struct tix_error *err)
+{
+	if (!b->extra) {
+		b->extra = malloc(sizeof(*b->extra));
+		if (!b->extra)
+			return tix_error_set(err, "%s: out of memory", b->source_path);
+		if (collector_init(b->extra, b->dir, b->source_path, err) != 0) {
+			collector_done(b->extra);
+			free(b->extra);
+			b->extra = NULL;
+			return -1;
+		}
+	}
+	fill_sink(b->extra, sink);
+	return 0;
 }

@@ -112,14 +112,11 @@ struct bmeta {                /* M events, applied at finish */
 	uint32_t value;         /* string */
 };
 
-struct tix_builder {
-	char *out_path;
-	char *tmp_path;
-	char *dir;
-	int out_fd;
-	struct tix_build_opts opts;
-	char *source_path, *step_marker;
-
+/* What one producer thread collects: its own strings, records, tracks and
+ * rows, merged into the builder's primary collector at finish. */
+struct collector {
+	const char *source_path;   /* for messages */
+	const char *dir;           /* for spill files */
 	struct intern strings;
 	struct dedup details;      /* struct tix_detail_disk */
 	struct dedup kinfos;       /* struct tix_kernel_info */
@@ -142,8 +139,21 @@ struct tix_builder {
 
 	char *warnings;
 	size_t warnings_len;
-	int64_t base_time_ns;
 	uint32_t kind_counts[16];
+	int has_base_time;
+	int64_t base_time_ns;
+};
+
+struct tix_builder {
+	char *out_path;
+	char *tmp_path;
+	char *dir;
+	int out_fd;
+	struct tix_build_opts opts;
+	char *source_path, *step_marker;
+	struct collector c;        /* the primary one; tix_builder_add_* feed it */
+	struct collector *extra;   /* a second producer's, see tix_builder_sink_extra */
+	int64_t base_time_ns;
 };
 
 /* State of finishing, shared by link.c (sort, link, steps, write) and

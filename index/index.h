@@ -193,9 +193,17 @@ struct tix_sink {
 	int (*meta)(void *ctx, struct tix_str key, struct tix_str json, struct tix_error *err);
 	void (*base_time)(void *ctx, int64_t base_ns);
 	int (*warn)(void *ctx, const char *msg, struct tix_error *err);
+	/* Forgets everything this sink was given (a parallel producer whose
+	 * share turned out to be invalid).  May be NULL. */
+	void (*discard)(void *ctx);
 };
 /* Fills *sink with functions that forward to b. */
 void tix_builder_sink(struct tix_builder *b, struct tix_sink *sink);
+/* A second, independent sink into b, for a second producer thread: each
+ * sink may be fed by one thread at a time, concurrently with the other.
+ * What it collects is merged at tix_builder_finish(), as if it had come
+ * after everything given to the first sink. */
+int tix_builder_sink_extra(struct tix_builder *b, struct tix_sink *sink, struct tix_error *err);
 
 /* Links, aggregates and writes the index, then renames it into place.
  * Frees b whether it succeeds or not. */

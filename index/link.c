@@ -38,8 +38,8 @@ static const struct tix_builder *sort_builder; /* qsort has no context argument 
 
 static int cmp_track(const void *a, const void *b)
 {
-	const struct btrack *x = &sort_builder->tracks[*(const uint32_t *)a];
-	const struct btrack *y = &sort_builder->tracks[*(const uint32_t *)b];
+	const struct btrack *x = &sort_builder->c.tracks[*(const uint32_t *)a];
+	const struct btrack *y = &sort_builder->c.tracks[*(const uint32_t *)b];
 	int cx = track_class(sort_builder, x), cy = track_class(sort_builder, y);
 	if (cx != cy)
 		return cx - cy;
@@ -62,7 +62,7 @@ static int same_pid(const struct btrack_key *a, const struct btrack_key *b)
 static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
-	uint32_t n = b->ntracks;
+	uint32_t n = b->c.ntracks;
 	uint32_t *order = malloc((n + 1) * sizeof(*order));
 	uint32_t *remap = malloc((n + 1) * sizeof(*remap));
 	L->tracks = calloc(n + 1, sizeof(*L->tracks));
@@ -78,7 +78,7 @@ static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
 	qsort(order, n, sizeof(*order), cmp_track);
 	uint32_t first = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct btrack *bt = &b->tracks[order[i]];
+		const struct btrack *bt = &b->c.tracks[order[i]];
 		struct tix_track *t = &L->tracks[i];
 		remap[order[i]] = i;
 		t->pid = bt->key.pid;
@@ -93,11 +93,11 @@ static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
 		t->name = t->process_name = TIX_NONE;
 		first += bt->count;
 		/* Metadata events name threads and processes. */
-		for (size_t m = 0; m < b->nmetas; m++) {
-			const struct bmeta *mt = &b->metas[m];
+		for (size_t m = 0; m < b->c.nmetas; m++) {
+			const struct bmeta *mt = &b->c.metas[m];
 			if (!same_pid(&mt->key, &bt->key))
 				continue;
-			const char *v = intern_str(&b->strings, mt->value);
+			const char *v = intern_str(&b->c.strings, mt->value);
 			switch (mt->kind) {
 			case TIX_META_PROCESS_NAME:
 				t->process_name = mt->value;
@@ -121,10 +121,10 @@ static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
 			if (t->kind == TIX_TRACK_GPU)
 				snprintf(buf, sizeof(buf), "stream %d", (int)t->stream);
 			else if (t->tid_str != TIX_NONE)
-				snprintf(buf, sizeof(buf), "%.60s", intern_str(&b->strings, t->tid_str));
+				snprintf(buf, sizeof(buf), "%.60s", intern_str(&b->c.strings, t->tid_str));
 			else
 				snprintf(buf, sizeof(buf), "thread %lld", (long long)t->tid);
-			t->name = intern_add(&b->strings, buf, strlen(buf));
+			t->name = intern_add(&b->c.strings, buf, strlen(buf));
 		}
 	}
 	free(order);
@@ -137,7 +137,7 @@ static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
 static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
-	uint32_t n = (uint32_t)b->rows.n;
+	uint32_t n = (uint32_t)b->c.rows.n;
 	struct spill sorted;
 	uint32_t *cursor = malloc((L->ntracks + 1) * sizeof(*cursor));
 	if (!cursor)
@@ -150,13 +150,13 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	for (uint32_t t = 0; t < L->ntracks; t++)
 		cursor[t] = L->tracks[t].first_row;
 	for (uint32_t i = 0; i < n; i++) {
-		struct brow r = SPILL_AT(&b->rows, struct brow, i);
+		struct brow r = SPILL_AT(&b->c.rows, struct brow, i);
 		r.track = remap[r.track];
 		SPILL_AT(&sorted, struct brow, cursor[r.track]++) = r;
 	}
 	free(cursor);
 	/* The rows file is no longer needed: give its pages back now. */
-	spill_done(&b->rows);
+	spill_done(&b->c.rows);
 
 	for (uint32_t t = 0; t < L->ntracks; t++) {
 		struct brow *seg = &SPILL_AT(&sorted, struct brow, L->tracks[t].first_row);
@@ -313,7 +313,7 @@ static uint32_t flow_end_row(const struct linker *L, const struct bflow *f, int 
 static int link_launches(struct linker *L, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
-	uint32_t nlaunch = b->kind_counts[TIX_KIND_RUNTIME] + b->kind_counts[TIX_KIND_DRIVER];
+	uint32_t nlaunch = b->c.kind_counts[TIX_KIND_RUNTIME] + b->c.kind_counts[TIX_KIND_DRIVER];
 	uint32_t nslots = 16;
 	while (nslots < 2ull * nlaunch)
 		nslots *= 2;
@@ -352,8 +352,8 @@ static int link_launches(struct linker *L, struct tix_error *err)
 	spill_done(&table);
 
 	/* ac2g flows, for GPU events whose correlation id led nowhere. */
-	struct bflow *fl = (struct bflow *)b->flows.base;
-	size_t nf = b->flows.n;
+	struct bflow *fl = (struct bflow *)b->c.flows.base;
+	size_t nf = b->c.flows.n;
 	if (nf)
 		qsort(fl, nf, sizeof(*fl), cmp_flow);
 	for (size_t i = 0; i + 1 < nf; i++) {
@@ -380,7 +380,7 @@ static int link_launches(struct linker *L, struct tix_error *err)
 			r->flags |= TIX_ROW_NO_LAUNCH;
 			L->gpu_without_launch++;
 		} else {
-			const char *ln = intern_str(&b->strings,
+			const char *ln = intern_str(&b->c.strings,
 			                            SPILL_AT(&L->rows, struct tix_row_disk, r->link).name);
 			if (strstr(ln, "GraphLaunch"))
 				r->flags |= TIX_ROW_GRAPH_REPLAY;
@@ -424,7 +424,7 @@ static int is_marker_kind(uint8_t k)
 static int find_steps(struct linker *L, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
-	uint32_t nstr = b->strings.n;
+	uint32_t nstr = b->c.strings.n;
 	uint8_t *is_name = calloc(nstr + 1, 1);   /* 1: a CPU-side name, 2: a marker name */
 	uint32_t *markers = NULL;
 	if (!is_name)
@@ -445,7 +445,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 			return tix_error_set(err, "invalid step marker regex '%s'", rules[k].regex);
 		}
 		for (uint32_t s = 0; s < nstr; s++) {
-			if (is_name[s] && regexec(&re, intern_str(&b->strings, s), 0, NULL, 0) == 0) {
+			if (is_name[s] && regexec(&re, intern_str(&b->c.strings, s), 0, NULL, 0) == 0) {
 				is_name[s] = 2;
 				found = 1;
 			}
@@ -499,7 +499,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 	free(markers);
 	if (L->nsteps == 0) {
 		struct tix_step *s = &L->steps[L->nsteps++];
-		s->name = intern_add(&b->strings, "(whole trace)", 13);
+		s->name = intern_add(&b->c.strings, "(whole trace)", 13);
 		s->marker_row = TIX_NONE;
 		s->start_ns = L->first_ns;
 		s->dur_ns = L->last_ns - L->first_ns;
@@ -577,30 +577,30 @@ static int write_file(struct linker *L, struct tix_error *err)
 	meta.first_ns = L->first_ns;
 	meta.last_ns = L->last_ns;
 	meta.total_gpu_ns = L->total_gpu_ns;
-	meta.source_path = intern_add(&b->strings, b->source_path, strlen(b->source_path));
-	meta.step_marker = intern_add(&b->strings, b->step_marker, strlen(b->step_marker));
-	meta.warnings = intern_add(&b->strings, b->warnings ? b->warnings : "", b->warnings_len);
-	meta.step_rule = intern_add(&b->strings, L->step_rule, strlen(L->step_rule));
+	meta.source_path = intern_add(&b->c.strings, b->source_path, strlen(b->source_path));
+	meta.step_marker = intern_add(&b->c.strings, b->step_marker, strlen(b->step_marker));
+	meta.warnings = intern_add(&b->c.strings, b->c.warnings ? b->c.warnings : "", b->c.warnings_len);
+	meta.step_rule = intern_add(&b->c.strings, L->step_rule, strlen(L->step_rule));
 	meta.gpu_without_launch = L->gpu_without_launch;
-	memcpy(meta.kind_counts, b->kind_counts, sizeof(meta.kind_counts));
+	memcpy(meta.kind_counts, b->c.kind_counts, sizeof(meta.kind_counts));
 	if (meta.source_path == TIX_NONE || meta.step_marker == TIX_NONE ||
 	    meta.warnings == TIX_NONE || meta.step_rule == TIX_NONE)
 		return tix_error_set(err, "out of memory");
 
 	struct out_section secs[] = {
 		{TIX_SEC_META, sizeof(meta), &meta, sizeof(meta)},
-		{TIX_SEC_STRING_OFFSETS, 8, b->strings.offsets, (uint64_t)(b->strings.n + 1) * 8},
-		{TIX_SEC_STRING_DATA, 1, b->strings.data, b->strings.data_len},
+		{TIX_SEC_STRING_OFFSETS, 8, b->c.strings.offsets, (uint64_t)(b->c.strings.n + 1) * 8},
+		{TIX_SEC_STRING_DATA, 1, b->c.strings.data, b->c.strings.data_len},
 		{TIX_SEC_TRACKS, sizeof(struct tix_track), L->tracks,
 		 (uint64_t)L->ntracks * sizeof(struct tix_track)},
 		{TIX_SEC_ROWS, sizeof(struct tix_row_disk), L->rows.base,
 		 (uint64_t)L->nrows * sizeof(struct tix_row_disk)},
-		{TIX_SEC_DETAILS, sizeof(struct tix_detail_disk), b->details.recs,
-		 (uint64_t)b->details.n * sizeof(struct tix_detail_disk)},
-		{TIX_SEC_KERNEL_INFO, sizeof(struct tix_kernel_info), b->kinfos.recs,
-		 (uint64_t)b->kinfos.n * sizeof(struct tix_kernel_info)},
-		{TIX_SEC_OP_INFO, sizeof(struct tix_op_info), b->opinfos.recs,
-		 (uint64_t)b->opinfos.n * sizeof(struct tix_op_info)},
+		{TIX_SEC_DETAILS, sizeof(struct tix_detail_disk), b->c.details.recs,
+		 (uint64_t)b->c.details.n * sizeof(struct tix_detail_disk)},
+		{TIX_SEC_KERNEL_INFO, sizeof(struct tix_kernel_info), b->c.kinfos.recs,
+		 (uint64_t)b->c.kinfos.n * sizeof(struct tix_kernel_info)},
+		{TIX_SEC_OP_INFO, sizeof(struct tix_op_info), b->c.opinfos.recs,
+		 (uint64_t)b->c.opinfos.n * sizeof(struct tix_op_info)},
 		{TIX_SEC_LONG_DUR, sizeof(struct tix_long_dur_disk), L->long_durs,
 		 (uint64_t)L->nlong * sizeof(struct tix_long_dur_disk)},
 		{TIX_SEC_STEPS, sizeof(struct tix_step), L->steps,
@@ -613,7 +613,7 @@ static int write_file(struct linker *L, struct tix_error *err)
 		{TIX_SEC_OPS, sizeof(struct tix_op), L->ops, (uint64_t)L->nops * sizeof(struct tix_op)},
 		{TIX_SEC_OP_GROUPS, sizeof(struct tix_op_group), L->op_groups,
 		 (uint64_t)L->nop_groups * sizeof(struct tix_op_group)},
-		{TIX_SEC_TOP_META, 8, b->top_meta, (uint64_t)b->ntop_meta * 8},
+		{TIX_SEC_TOP_META, 8, b->c.top_meta, (uint64_t)b->c.ntop_meta * 8},
 	};
 	enum { NSEC = sizeof(secs) / sizeof(secs[0]) };
 	struct tix_section_disk table[NSEC];
@@ -658,7 +658,7 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 	memset(&L, 0, sizeof(L));
 	L.b = b;
 	L.rows.fd = L.corr.fd = L.members.fd = -1;
-	L.nrows = (uint32_t)b->rows.n;
+	L.nrows = (uint32_t)b->c.rows.n;
 	int rc = -1;
 	uint32_t *remap = order_tracks(&L, err);
 	if (!remap)

@@ -11,6 +11,12 @@ struct open_begin {
 	char *strs;           /* pid, tid, name, cat, args copies */
 };
 
+struct orphan_end {
+	struct tix_id pid, tid;
+	char *strs;           /* pid and tid strings */
+	int64_t end_ns;
+};
+
 int event_conv_init(struct event_conv *c, const char *path, const struct tix_sink *sink)
 {
 	memset(c, 0, sizeof(*c));
@@ -24,11 +30,37 @@ void event_conv_done(struct event_conv *c)
 	for (size_t i = 0; i < c->nopen; i++)
 		free(c->open[i].strs);
 	free(c->open);
+	for (size_t i = 0; i < c->norphans; i++)
+		free(c->orphans[i].strs);
+	free(c->orphans);
 	memset(c, 0, sizeof(*c));
 }
 
 int parse_us_to_ns(const char *s, size_t n, int64_t *out)
 {
+	/* The common case, "1712195495519689.123" or "828": up to 15 integer
+	 * digits and 3 fractional ones, no sign or exponent. */
+	if (n && n <= 19) {
+		uint64_t v = 0;
+		size_t i = 0, frac = 0;
+		while (i < n && (unsigned)(s[i] - '0') <= 9)
+			v = v * 10 + (unsigned)(s[i++] - '0');
+		if (i && i <= 15) {
+			if (i < n && s[i] == '.') {
+				i++;
+				while (i < n && frac < 3 && (unsigned)(s[i] - '0') <= 9) {
+					v = v * 10 + (unsigned)(s[i++] - '0');
+					frac++;
+				}
+			}
+			if (i == n && (frac || s[n - 1] != '.')) {
+				for (; frac < 3; frac++)
+					v *= 10;
+				*out = (int64_t)v;
+				return 0;
+			}
+		}
+	}
 	size_t i = 0;
 	int neg = 0;
 	while (i < n && s[i] == ' ')
@@ -246,7 +278,60 @@ static int pop_end(struct event_conv *c, const struct tix_id *pid, const struct 
 		free(ob.strs);
 		return rc;
 	}
+	if (c->keep_orphan_ends) { /* its "B" may be in the other half */
+		if (c->norphans == c->orphans_cap) {
+			size_t cap = c->orphans_cap ? c->orphans_cap * 2 : 16;
+			struct orphan_end *o = realloc(c->orphans, cap * sizeof(*o));
+			if (!o)
+				return tix_error_set(err, "%s: out of memory", c->path);
+			c->orphans = o;
+			c->orphans_cap = cap;
+		}
+		size_t pl = pid->str.ptr ? pid->str.len : 0, tl = tid->str.ptr ? tid->str.len : 0;
+		char *buf = malloc(pl + tl + 2);
+		if (!buf)
+			return tix_error_set(err, "%s: out of memory", c->path);
+		struct orphan_end *o = &c->orphans[c->norphans++];
+		o->pid = *pid;
+		o->tid = *tid;
+		o->strs = buf;
+		o->end_ns = end_ns;
+		if (pid->str.ptr) {
+			memcpy(buf, pid->str.ptr, pl);
+			o->pid.str.ptr = buf;
+		}
+		if (tid->str.ptr) {
+			memcpy(buf + pl + 1, tid->str.ptr, tl);
+			o->tid.str.ptr = buf + pl + 1;
+		}
+		return 0;
+	}
 	c->skipped++; /* an "E" with no "B" */
+	return 0;
+}
+
+int event_conv_adopt(struct event_conv *c, struct event_conv *second, struct tix_error *err)
+{
+	for (size_t i = 0; i < second->norphans; i++) {
+		struct orphan_end *o = &second->orphans[i];
+		if (pop_end(c, &o->pid, &o->tid, o->end_ns, err) != 0)
+			return -1;
+	}
+	for (size_t i = 0; i < second->nopen; i++) {
+		if (c->nopen == c->open_cap) {
+			size_t cap = c->open_cap ? c->open_cap * 2 : 16;
+			struct open_begin *p = realloc(c->open, cap * sizeof(*p));
+			if (!p)
+				return tix_error_set(err, "%s: out of memory", c->path);
+			c->open = p;
+			c->open_cap = cap;
+		}
+		c->open[c->nopen++] = second->open[i]; /* takes its copies */
+	}
+	second->nopen = 0;
+	c->events += second->events;
+	c->skipped += second->skipped;
+	c->unsupported += second->unsupported;
 	return 0;
 }
 

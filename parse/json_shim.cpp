@@ -84,6 +84,20 @@ static bool to_i64(std::string_view s, int64_t &out)
 {
 	if (s.size() >= 2 && s.front() == '"')
 		s = s.substr(1, s.size() - 2);
+	if (!s.empty() && s.size() <= 18) { // plain digits: no strtoll
+		uint64_t v = 0;
+		size_t i = s[0] == '-' ? 1 : 0;
+		bool ok = i < s.size();
+		for (; ok && i < s.size(); i++) {
+			unsigned d = (unsigned char)s[i] - '0';
+			ok = d <= 9;
+			v = v * 10 + d;
+		}
+		if (ok) {
+			out = s[0] == '-' ? -(int64_t)v : (int64_t)v;
+			return true;
+		}
+	}
 	if (s.empty() || s.size() > 30)
 		return false;
 	char buf[32];
@@ -143,8 +157,41 @@ static void to_dim3(std::string_view s, int32_t out[3])
 	}
 }
 
+// A key as written between its quotes (still escaped).  simdjson has
+// validated the document, so the first unescaped quote ends it.  Keys that
+// Kineto writes carry no escapes; an escaped one simply matches no known key
+// and is copied into the args text as it was written.
+static std::string_view raw_key(ondemand::field &field)
+{
+	const char *k = field.key().raw();
+	const char *q = k;
+	for (;;) {
+		q = (const char *)memchr(q, '"', 1 << 20);
+		if (!q)
+			return std::string_view(k, 0);
+		size_t bs = 0;
+		while (q - bs > k && q[-1 - (ptrdiff_t)bs] == '\\')
+			bs++;
+		if (bs % 2 == 0)
+			return std::string_view(k, (size_t)(q - k));
+		q++;
+	}
+}
+
 static void append_json_string(std::string &out, std::string_view s)
 {
+	bool plain = true;
+	for (unsigned char c : s)
+		if (c == '"' || c == '\\' || c < 0x20) {
+			plain = false;
+			break;
+		}
+	if (plain) {
+		out.push_back('"');
+		out.append(s.data(), s.size());
+		out.push_back('"');
+		return;
+	}
 	out.push_back('"');
 	for (unsigned char c : s) {
 		if (c == '"' || c == '\\') {
@@ -176,14 +223,13 @@ static error_code read_args(shim_parser *p, ondemand::object &args, shim_event &
 	out.clear();
 	out.push_back('{');
 	bool first = true;
-	for (auto field : args) {
-		std::string_view key, raw;
-		auto err = field.unescaped_key().get(key);
+	for (auto f : args) {
+		ondemand::field field;
+		auto err = std::move(f).get(field);
 		if (err)
 			return err;
-		ondemand::value v;
-		if ((err = field.value().get(v)))
-			return err;
+		std::string_view key = raw_key(field), raw;
+		ondemand::value v = field.value();
 		if (key == "name") { // M events: process/thread name, unescaped
 			ondemand::json_type t;
 			if ((err = v.type().get(t)))
@@ -255,8 +301,9 @@ static error_code read_args(shim_parser *p, ondemand::object &args, shim_event &
 		if (!first)
 			out += ", ";
 		first = false;
-		append_json_string(out, key);
-		out += ": ";
+		out.push_back('"');
+		out.append(key.data(), key.size()); // already JSON-escaped
+		out += "\": ";
 		out.append(raw.data(), raw.size());
 	}
 	out.push_back('}');
@@ -341,14 +388,13 @@ static error_code read_string(ondemand::value &v, shim_str &out)
 
 static error_code read_event(shim_parser *p, ondemand::object &obj, shim_event &ev)
 {
-	for (auto field : obj) {
-		std::string_view key;
-		auto err = field.unescaped_key().get(key);
+	for (auto f : obj) {
+		ondemand::field field;
+		auto err = std::move(f).get(field);
 		if (err)
 			return err;
-		ondemand::value v;
-		if ((err = field.value().get(v)))
-			return err;
+		std::string_view key = raw_key(field);
+		ondemand::value v = field.value();
 		if (key == "ph") {
 			err = read_string(v, ev.ph);
 		} else if (key == "cat") {

@@ -28,6 +28,8 @@
 #include "parse/parse.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +60,29 @@ struct reader {
 	int truncated;
 	size_t window;
 	const char *last_start; /* of the last event taken */
+	int is_second;          /* the second thread of a split parse */
+	int stop_at_events;     /* consume() returns where the events begin */
+	struct shared_progress *share;
 };
 
 enum scan { SCAN_OK, SCAN_MORE, SCAN_BAD };
+
+/* Progress of the second thread, read by the first when it reports. */
+struct shared_progress {
+	_Atomic uint64_t second_done; /* bytes the second thread has taken */
+	uint64_t first_start;
+};
+
+static void report(struct reader *r, const struct tix_parse_opts *opts, uint64_t pos,
+                   uint64_t total)
+{
+	if (!opts || !opts->progress || r->gzip || r->is_second)
+		return;
+	uint64_t done = pos;
+	if (r->share)
+		done = pos + atomic_load(&r->share->second_done);
+	opts->progress(opts->progress_ctx, done > total ? total : done, total);
+}
 
 static size_t skip_ws(const char *b, size_t p, size_t n)
 {
@@ -344,8 +366,9 @@ static enum scan take_events(struct reader *r, char *b, size_t *p, size_t n, int
 				if (rc == 0) {
 					r->salvaged_to = r->base + end;
 					*p = cut + 1;
-					if (opts && opts->progress)
-						opts->progress(opts->progress_ctx, r->gzip ? 0 : r->base + *p, total);
+					report(r, opts, r->base + *p, total);
+					if (r->is_second && r->share)
+						atomic_store(&r->share->second_done, *p - r->share->first_start);
 					continue;
 				}
 				q = resume;
@@ -410,10 +433,10 @@ static enum scan take_events(struct reader *r, char *b, size_t *p, size_t n, int
 /* Top-level structure: {"key": value, ..., "traceEvents": [...], ...} or a
  * bare [...].  Consumes what it can of b[0..n) and returns the offset of
  * the first byte not consumed, or (size_t)-1 on error. */
-static size_t consume(struct reader *r, char *b, size_t n, int eof,
+static size_t consume(struct reader *r, char *b, size_t start, size_t n, int eof,
                       const struct tix_parse_opts *opts, uint64_t total)
 {
-	size_t p = 0;
+	size_t p = start;
 	for (;;) {
 		p = skip_ws(b, p, n);
 		if (r->state == TOP_START && p + 3 <= n && (unsigned char)b[p] == 0xEF &&
@@ -422,6 +445,8 @@ static size_t consume(struct reader *r, char *b, size_t n, int eof,
 		if (r->state == TOP_DONE)
 			return n;
 		if (r->state == TOP_EVENTS) {
+			if (r->stop_at_events)
+				return p;
 			enum scan s = take_events(r, b, &p, n, eof, opts, total);
 			if (s == SCAN_BAD)
 				return (size_t)-1;
@@ -569,6 +594,147 @@ static int finish(struct reader *r, int eof_state_ok, struct tix_parse_result *r
 	return 0;
 }
 
+/* ---- two threads over one mapped file ----
+ * The events are cut in two near the middle, at a guessed boundary.  The
+ * first thread parses up to it and so verifies it (a successful parse of
+ * whole events that started at a true boundary ends at a true boundary);
+ * the second parses from it to the end of the file into its own sink.
+ * When the guess was wrong, the second thread's work is discarded and the
+ * first goes on alone. */
+
+#define SPLIT_MIN (64u << 20) /* below this one thread is as fast */
+
+struct second_half {
+	struct reader r;
+	char *b;
+	size_t start, size;
+	size_t used;
+	struct tix_error err;
+	const struct tix_parse_opts *opts;
+};
+
+static void *run_second(void *arg)
+{
+	struct second_half *h = arg;
+	struct reader *r = &h->r;
+	size_t p = h->start;
+	/* Its first event is parsed on its own, so that it never patches the
+	 * bytes at the cut, which the first thread patches. */
+	int closed = 0, failed = 0;
+	enum scan s = walk_events(r, h->b, &p, h->size, p + 1, 1, &closed, &failed);
+	if (s == SCAN_BAD) {
+		h->used = (size_t)-1;
+		return NULL;
+	}
+	if (closed) {
+		r->state = r->array_format ? TOP_DONE : TOP_AFTER_EVENTS;
+		r->expect_comma = 1;
+	}
+	h->used = s == SCAN_MORE && p >= h->size ? p : consume(r, h->b, p, h->size, 1, h->opts, h->size);
+	return NULL;
+}
+
+static int reader_init(struct reader *r, const char *path, const struct tix_sink *sink,
+                       struct tix_error *err)
+{
+	r->path = path;
+	r->err = err;
+	r->window = WINDOW;
+	const char *w = getenv("TIX_PARSE_WINDOW"); /* tests use small windows */
+	if (w && atol(w) >= 256)
+		r->window = (size_t)atol(w);
+	r->shim = shim_new();
+	if (!r->shim || event_conv_init(&r->conv, path, sink) != 0)
+		return -1;
+	return 0;
+}
+
+static void reader_done(struct reader *r)
+{
+	event_conv_done(&r->conv);
+	shim_free(r->shim);
+	r->shim = NULL;
+}
+
+/* Tries the split; returns 1 when it did the whole file (then *used and
+ * the reader's state are final), 0 when the caller should go on alone from
+ * *p, -1 on an error. */
+static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
+                       const struct tix_parse_opts *opts, size_t *used)
+{
+	size_t q = skip_ws(b, *p, size);
+	size_t mid = q + (size - q) / 2;
+	size_t cut = guess_cut(b, mid, mid + r->window);
+	if (!cut)
+		return 0;
+	size_t end_a = cut;
+	while (b[end_a - 1] != '}')
+		end_a--;
+
+	struct second_half *h = calloc(1, sizeof(*h));
+	struct shared_progress share = {0, cut + 1};
+	if (!h)
+		return 0;
+	if (reader_init(&h->r, r->path, opts->extra_sink, &h->err) != 0) {
+		reader_done(&h->r);
+		free(h);
+		return 0;
+	}
+	h->r.state = TOP_EVENTS;
+	h->r.array_format = r->array_format;
+	h->r.is_second = 1;
+	h->r.share = &share;
+	h->r.conv.keep_orphan_ends = 1;
+	h->b = b;
+	h->start = cut + 1;
+	h->size = size;
+	h->opts = opts;
+	pthread_t th;
+	if (pthread_create(&th, NULL, run_second, h) != 0) {
+		reader_done(&h->r);
+		free(h);
+		return 0;
+	}
+	r->share = &share;
+
+	/* The first half, as if the file ended at the cut. */
+	size_t pa = q;
+	enum scan s = take_events(r, b, &pa, end_a, 1, opts, size);
+	pthread_join(th, NULL);
+	r->share = NULL;
+	int rc;
+	if (s == SCAN_BAD) {
+		rc = -1;
+	} else if (s == SCAN_MORE && pa == end_a && !r->truncated) {
+		/* The cut was a true boundary: the halves join. */
+		if (h->used == (size_t)-1) {
+			*r->err = h->err;
+			rc = -1;
+		} else if (event_conv_adopt(&r->conv, &h->r.conv, r->err) != 0) {
+			rc = -1;
+		} else {
+			r->state = h->r.state;
+			r->salvaged_to = h->r.salvaged_to;
+			*used = h->used;
+			rc = 1;
+		}
+	} else {
+		/* A wrong guess (or the array closed before the cut): go on
+		 * alone from where the first half stopped. */
+		if (opts->extra_sink->discard)
+			opts->extra_sink->discard(opts->extra_sink->ctx);
+		*p = s == SCAN_OK ? pa : pa;
+		if (s == SCAN_OK) { /* the array closed inside the first half */
+			r->state = r->array_format ? TOP_DONE : TOP_AFTER_EVENTS;
+			r->expect_comma = 1;
+		}
+		rc = 0;
+	}
+	reader_done(&h->r);
+	free(h);
+	return rc;
+}
+
 static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_parse_opts *opts,
                         struct tix_parse_result *res)
 {
@@ -576,7 +742,24 @@ static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_
 	char *b = map_padded(fd, size, &maplen);
 	if (!b)
 		return tix_error_set(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
-	size_t used = consume(r, b, size, 1, opts, size);
+	size_t used, p = 0;
+	int done = 0;
+	if (opts && opts->extra_sink && size >= SPLIT_MIN) {
+		/* The top-level keys before traceEvents, then the split. */
+		r->stop_at_events = 1;
+		p = consume(r, b, 0, size, 1, opts, size);
+		r->stop_at_events = 0;
+		if (p != (size_t)-1 && r->state == TOP_EVENTS) {
+			int sr = parse_split(r, b, &p, size, opts, &used);
+			if (sr < 0)
+				p = (size_t)-1;
+			done = sr > 0;
+		}
+	}
+	if (p == (size_t)-1)
+		used = (size_t)-1;
+	else if (!done)
+		used = consume(r, b, p, size, 1, opts, size);
 	int rc;
 	if (used == (size_t)-1) {
 		rc = -1;
@@ -651,7 +834,7 @@ static int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_pa
 			}
 		}
 		memset(buf + len, 0, pad);
-		size_t used = consume(r, buf + 1, len - 1, eof, opts, size);
+		size_t used = consume(r, buf + 1, 0, len - 1, eof, opts, size);
 		if (used == (size_t)-1)
 			goto out;
 		used += 1;
@@ -699,12 +882,6 @@ int tix_parse_trace(const char *path, const struct tix_sink *sink,
 {
 	struct reader r;
 	memset(&r, 0, sizeof(r));
-	r.path = path;
-	r.err = err;
-	r.window = WINDOW;
-	const char *w = getenv("TIX_PARSE_WINDOW"); /* tests use small windows */
-	if (w && atol(w) >= 256)
-		r.window = (size_t)atol(w);
 	if (result)
 		memset(result, 0, sizeof(*result));
 
@@ -730,16 +907,14 @@ int tix_parse_trace(const char *path, const struct tix_sink *sink,
 		close(fd);
 		return tix_error_set(err, "%s: %s", path, strerror(errno));
 	}
-	r.gzip = magic[0] == 0x1f && magic[1] == 0x8b;
-	r.shim = shim_new();
-	if (!r.shim || event_conv_init(&r.conv, path, sink) != 0) {
-		shim_free(r.shim);
+	if (reader_init(&r, path, sink, err) != 0) {
+		reader_done(&r);
 		close(fd);
 		return tix_error_set(err, "%s: out of memory", path);
 	}
+	r.gzip = magic[0] == 0x1f && magic[1] == 0x8b;
 	int rc = r.gzip ? parse_gzip(&r, fd, size, opts, result) : parse_mapped(&r, fd, size, opts, result);
-	event_conv_done(&r.conv);
-	shim_free(r.shim);
+	reader_done(&r);
 	close(fd);
 	return rc;
 }

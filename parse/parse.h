@@ -20,6 +20,10 @@ struct tix_parse_opts {
 	 * total (compressed bytes for gzip).  May be NULL. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* A second sink (tix_builder_sink_extra) lets a large plain-JSON trace
+	 * be parsed by two threads, one half into each sink.  NULL: one
+	 * thread.  Must provide discard(). */
+	const struct tix_sink *extra_sink;
 };
 
 struct tix_parse_result {
