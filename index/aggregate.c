@@ -35,11 +35,6 @@ static int cmp_member(const void *a, const void *b)
 	return x->row < y->row ? -1 : (x->row > y->row);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : (x > y);
-}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -73,30 +68,80 @@ static int scratch_fit(struct scratch *s, size_t n)
 	return 0;
 }
 
+/* The k-th smallest of a[0..n) (0-based), reordering a: quickselect. */
+static int64_t select_kth(int64_t *a, uint32_t n, uint32_t k)
+{
+	uint32_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		int64_t pivot = a[lo + (hi - lo) / 2];
+		uint32_t i = lo, j = hi;
+		while (i <= j) {
+			while (a[i] < pivot)
+				i++;
+			while (a[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = a[i];
+				a[i] = a[j];
+				a[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return a[k];
+	}
+	return a[k];
+}
+
 /* Fills the statistics of g from members m[0..n). */
 static int group_stats(struct tix_group *g, const struct member *m, uint32_t n, struct scratch *s)
 {
 	if (scratch_fit(s, n) != 0)
 		return -1;
-	int64_t total = 0;
+	int64_t total = 0, mn = INT64_MAX, mx = INT64_MIN;
+	int same_info = 1;
 	for (uint32_t i = 0; i < n; i++) {
-		s->durs[i] = m[i].dur_ns;
+		int64_t d = m[i].dur_ns;
+		s->durs[i] = d;
 		s->infos[i] = m[i].kinfo;
-		total += m[i].dur_ns;
+		same_info &= m[i].kinfo == m[0].kinfo;
+		total += d;
+		mn = d < mn ? d : mn;
+		mx = d > mx ? d : mx;
 	}
-	qsort(s->durs, n, sizeof(*s->durs), cmp_i64);
 	g->instances = n;
 	g->total_ns = total;
-	g->min_ns = s->durs[0];
-	g->max_ns = s->durs[n - 1];
-	g->med_ns = n % 2 ? s->durs[n / 2] : (s->durs[n / 2 - 1] + s->durs[n / 2]) / 2;
+	g->min_ns = mn;
+	g->max_ns = mx;
 	double mean = (double)total / n, sq = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		double d = (double)s->durs[i] - mean;
 		sq += d * d;
 	}
 	g->stddev_ns = sqrt(sq / n);
+	/* The median: the middle value, or the mean of the two middle ones
+	 * rounded down; quickselect, not a sort. */
+	int64_t hi = select_kth(s->durs, n, n / 2);
+	if (n % 2 == 0) {
+		int64_t lo = s->durs[0]; /* the largest of the lower half */
+		for (uint32_t i = 1; i < n / 2; i++)
+			lo = s->durs[i] > lo ? s->durs[i] : lo;
+		g->med_ns = lo + (hi - lo) / 2;
+	} else {
+		g->med_ns = hi;
+	}
 	/* Most common launch shape (grid, block, registers...). */
+	if (same_info) {
+		g->common_info = m[0].kinfo;
+		return 0;
+	}
 	qsort(s->infos, n, sizeof(*s->infos), cmp_u32);
 	uint32_t best = s->infos[0], best_n = 0;
 	for (uint32_t i = 0; i < n;) {
@@ -171,7 +216,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 	mem.fd = sorted.fd = ivals.fd = -1;
 	if (dedup_init(&keys, sizeof(struct group_key)) != 0)
 		return tix_error_set(err, "out of memory");
-	if (spill_init(&mem, b->dir, sizeof(struct member), err))
+	if (linker_spill(L, &mem, sizeof(struct member), err))
 		goto out;
 
 	uint32_t cap = 0;
@@ -231,7 +276,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 
 	/* Members by group rank, then step, then time. */
 	size_t nm = mem.n;
-	if (spill_init(&sorted, b->dir, sizeof(struct member), err) || spill_resize(&sorted, nm, err))
+	if (linker_spill(L, &sorted, sizeof(struct member), err) || spill_resize(&sorted, nm, err))
 		goto out;
 	uint32_t *first = calloc(ng + 1, sizeof(*first));
 	if (!first)
@@ -252,10 +297,10 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 		SPILL_AT(&sorted, struct member, cur[m.group]++) = m;
 	}
 	free(cur);
-	spill_done(&mem);
+	linker_release(L, &mem);
 
 	L->groups = calloc(ng + 1, sizeof(*L->groups));
-	if (!L->groups || spill_init(&L->members, b->dir, sizeof(uint32_t), err) ||
+	if (!L->groups || linker_spill(L, &L->members, sizeof(uint32_t), err) ||
 	    spill_resize(&L->members, nm, err)) {
 		free(first);
 		goto out;
@@ -265,7 +310,11 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 	for (uint32_t g = 0; g < ng; g++) {
 		struct member *seg = &SPILL_AT(&sorted, struct member, first[g]);
 		uint32_t n = first[g + 1] - first[g];
-		qsort(seg, n, sizeof(*seg), cmp_member);
+		uint32_t k = 1;
+		while (k < n && cmp_member(&seg[k - 1], &seg[k]) <= 0)
+			k++;
+		if (k < n) /* one stream's members come in order already */
+			qsort(seg, n, sizeof(*seg), cmp_member);
 		struct tix_group *G = &L->groups[g];
 		G->name = gk[order[g]].name;
 		G->kind = (uint8_t)gk[order[g]].kind;
@@ -336,7 +385,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 
 	/* GPU busy time per step: the union of its GPU work intervals (PDL and
 	 * several streams overlap, so a sum would overcount). */
-	if (spill_init(&ivals, b->dir, sizeof(struct interval), err))
+	if (linker_spill(L, &ivals, sizeof(struct interval), err))
 		goto out;
 	for (size_t i = 0; i < nm; i++) {
 		const struct member *m = &SPILL_AT(&sorted, struct member, i);
@@ -347,7 +396,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 			goto out;
 		*iv = (struct interval){m->step, 0, m->start_ns, m->start_ns + m->dur_ns};
 	}
-	spill_done(&sorted);
+	linker_release(L, &sorted);
 	struct interval *iv = (struct interval *)ivals.base;
 	if (ivals.n)
 		qsort(iv, ivals.n, sizeof(*iv), cmp_interval);

@@ -76,6 +76,14 @@ int spill_resize(struct spill *s, size_t n, struct tix_error *err)
 	return 0;
 }
 
+void spill_retype(struct spill *s, size_t elem)
+{
+	size_t bytes = s->cap * s->elem;
+	s->elem = elem;
+	s->cap = bytes / elem;
+	s->n = 0;
+}
+
 void spill_done(struct spill *s)
 {
 	if (s->base)

@@ -9,21 +9,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "index/builder_int.h"
 
-/* ---- ordering ---- */
-
-static int cmp_brow(const void *a, const void *b)
+static double now_s(void)
 {
-	const struct brow *x = a, *y = b;
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	if (x->dur_ns != y->dur_ns)
-		return x->dur_ns > y->dur_ns ? -1 : 1; /* parents before children */
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_error *err)
+{
+	int best = -1;
+	for (int i = 0; i < L->npool; i++)
+		if (best < 0 || L->pool[i].cap * L->pool[i].elem > L->pool[best].cap * L->pool[best].elem)
+			best = i;
+	if (best < 0)
+		return spill_init(s, L->b->dir, elem, err);
+	*s = L->pool[best];
+	L->pool[best] = L->pool[--L->npool];
+	spill_retype(s, elem);
 	return 0;
 }
+
+void linker_release(struct linker *L, struct spill *s)
+{
+	if (s->base && s->fd >= 0 && L->npool < (int)(sizeof(L->pool) / sizeof(L->pool[0]))) {
+		L->pool[L->npool++] = *s;
+		memset(s, 0, sizeof(*s));
+		s->fd = -1;
+		return;
+	}
+	spill_done(s);
+}
+
+/* ---- ordering ---- */
 
 static int track_class(const struct tix_builder *b, const struct btrack *t)
 {
@@ -132,87 +156,226 @@ static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
 	return remap;
 }
 
-/* Scatters the collected rows into track order, sorts each track by time,
- * and writes the final row records (links still empty). */
+/* Where ROWS goes in the output file: placed there directly (the file's
+ * own pages), so the largest section is never built and copied. */
+#define ROWS_OFFSET 4096u
+
+static int map_out_rows(struct linker *L, uint32_t n, struct tix_error *err)
+{
+	struct tix_builder *b = L->b;
+	if (n == 0)
+		return linker_spill(L, &L->rows, sizeof(struct tix_row_disk), err);
+	size_t bytes = (size_t)n * sizeof(struct tix_row_disk);
+	if (ftruncate(b->out_fd, (off_t)(ROWS_OFFSET + bytes)) != 0)
+		return tix_error_set(err, "%s: cannot grow the index to %zu MB: %s", b->out_path,
+		                     bytes >> 20, strerror(errno));
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, b->out_fd, ROWS_OFFSET);
+	if (p == MAP_FAILED)
+		return tix_error_set(err, "%s: cannot map the index: %s", b->out_path, strerror(errno));
+	memset(&L->rows, 0, sizeof(L->rows));
+	L->rows.fd = -1; /* the mapping is not a spill file of ours */
+	L->rows.base = p;
+	L->rows.elem = sizeof(struct tix_row_disk);
+	L->rows.n = L->rows.cap = n;
+	L->out_rows_mapped = 1;
+	return 0;
+}
+
+/* A long duration while rows move: found by where the row was. */
+struct long_move {
+	uint32_t old_row, new_row;
+	int64_t dur_ns;
+};
+
+static int cmp_long_old(const void *a, const void *b)
+{
+	const struct long_move *x = a, *y = b;
+	return x->old_row < y->old_row ? -1 : (x->old_row > y->old_row);
+}
+
+static int cmp_long_new(const void *a, const void *b)
+{
+	const struct tix_long_dur_disk *x = a, *y = b;
+	return x->row < y->row ? -1 : (x->row > y->row);
+}
+
+struct mover {
+	struct tix_row_disk *rows;
+	int64_t *corr;
+	struct long_move *longs;
+	uint32_t nlong;
+};
+
+static void note_move(struct mover *m, const struct tix_row_disk *r, uint32_t from, uint32_t to)
+{
+	if (!(r->flags & TIX_ROW_LONG_DUR) || from == to)
+		return;
+	struct long_move key = {from, 0, 0};
+	struct long_move *e = bsearch(&key, m->longs, m->nlong, sizeof(key), cmp_long_old);
+	if (e)
+		e->new_row = to;
+}
+
+static int row_before(const struct tix_row_disk *x, const struct tix_row_disk *y)
+{
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns;
+	return x->dur_ns > y->dur_ns; /* parents before children */
+}
+
+struct displaced {
+	struct tix_row_disk row;
+	int64_t corr;
+	uint32_t from;
+	uint32_t pad;
+};
+
+static int cmp_displaced(const void *a, const void *b)
+{
+	const struct displaced *x = a, *y = b;
+	if (row_before(&x->row, &y->row))
+		return -1;
+	if (row_before(&y->row, &x->row))
+		return 1;
+	return x->from < y->from ? -1 : (x->from > y->from);
+}
+
+/* Sorts rows [f, f+n) by time.  Traces come nearly sorted (a few events
+ * written late), so the rows that break the order are lifted out, sorted,
+ * and merged back in place: O(n + d log d) for d of them. */
+static int sort_track(struct mover *m, uint32_t f, uint32_t n, struct displaced **tmp,
+                      size_t *tmp_cap)
+{
+	struct tix_row_disk *rows = m->rows + f;
+	int64_t *corr = m->corr + f;
+	uint32_t i = 1;
+	while (i < n && !row_before(&rows[i], &rows[i - 1]))
+		i++;
+	if (i >= n)
+		return 0;
+	/* Compact the rows that keep the order; lift out the others. */
+	size_t d = 0;
+	uint32_t w = i;
+	for (; i < n; i++) {
+		if (row_before(&rows[i], &rows[w - 1])) {
+			if (d == *tmp_cap) {
+				size_t cap = *tmp_cap ? *tmp_cap * 2 : 1024;
+				struct displaced *t = realloc(*tmp, cap * sizeof(*t));
+				if (!t)
+					return -1;
+				*tmp = t;
+				*tmp_cap = cap;
+			}
+			(*tmp)[d++] = (struct displaced){rows[i], corr[i], f + i, 0};
+		} else {
+			note_move(m, &rows[i], f + i, f + w);
+			rows[w] = rows[i];
+			corr[w] = corr[i];
+			w++;
+		}
+	}
+	struct displaced *dp = *tmp;
+	qsort(dp, d, sizeof(*dp), cmp_displaced);
+	/* Merge from the back into the room the lifted rows left. */
+	int64_t a = (int64_t)w - 1, k = (int64_t)n - 1, j = (int64_t)d - 1;
+	while (j >= 0) {
+		if (a >= 0 && row_before(&dp[j].row, &rows[a])) {
+			note_move(m, &rows[a], f + (uint32_t)a, f + (uint32_t)k);
+			rows[k] = rows[a];
+			corr[k] = corr[a];
+			a--;
+		} else {
+			note_move(m, &dp[j].row, dp[j].from, f + (uint32_t)k);
+			rows[k] = dp[j].row;
+			corr[k] = dp[j].corr;
+			j--;
+		}
+		k--;
+	}
+	return 0;
+}
+
+/* Scatters the collected rows into track order (straight into the output
+ * file), then sorts each track by time. */
 static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
 	uint32_t n = (uint32_t)b->c.rows.n;
-	struct spill sorted;
+	struct long_move *longs = NULL;
+	uint32_t nlong = 0, long_cap = 0;
+	struct displaced *tmp = NULL;
+	size_t tmp_cap = 0;
+	int rc = -1;
 	uint32_t *cursor = malloc((L->ntracks + 1) * sizeof(*cursor));
 	if (!cursor)
 		return tix_error_set(err, "out of memory");
-	if (spill_init(&sorted, b->dir, sizeof(struct brow), err) || spill_resize(&sorted, n, err)) {
-		free(cursor);
-		spill_done(&sorted);
-		return -1;
-	}
+	if (map_out_rows(L, n, err) || linker_spill(L, &L->corr, sizeof(int64_t), err) ||
+	    spill_resize(&L->corr, n, err))
+		goto out;
 	for (uint32_t t = 0; t < L->ntracks; t++)
 		cursor[t] = L->tracks[t].first_row;
-	for (uint32_t i = 0; i < n; i++) {
-		struct brow r = SPILL_AT(&b->c.rows, struct brow, i);
-		r.track = remap[r.track];
-		SPILL_AT(&sorted, struct brow, cursor[r.track]++) = r;
-	}
-	free(cursor);
-	/* The rows file is no longer needed: give its pages back now. */
-	spill_done(&b->c.rows);
-
-	for (uint32_t t = 0; t < L->ntracks; t++) {
-		struct brow *seg = &SPILL_AT(&sorted, struct brow, L->tracks[t].first_row);
-		uint32_t cnt = L->tracks[t].row_count;
-		uint32_t i = 1;
-		while (i < cnt && cmp_brow(&seg[i - 1], &seg[i]) <= 0)
-			i++;
-		if (i < cnt)
-			qsort(seg, cnt, sizeof(*seg), cmp_brow);
-	}
-
-	if (spill_init(&L->rows, b->dir, sizeof(struct tix_row_disk), err) ||
-	    spill_resize(&L->rows, n, err) || spill_init(&L->corr, b->dir, sizeof(int64_t), err) ||
-	    spill_resize(&L->corr, n, err)) {
-		spill_done(&sorted);
-		return -1;
-	}
 	L->first_ns = n ? INT64_MAX : 0;
 	L->last_ns = n ? INT64_MIN : 0;
+	struct tix_row_disk *rows = (struct tix_row_disk *)L->rows.base;
+	int64_t *corr = (int64_t *)L->corr.base;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct brow *s = &SPILL_AT(&sorted, struct brow, i);
-		struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
+		const struct brow *s = &SPILL_AT(&b->c.rows, struct brow, i);
+		uint32_t pos = cursor[remap[s->track]]++;
+		struct tix_row_disk *r = &rows[pos];
 		r->start_ns = s->start_ns;
 		r->name = s->name;
-		r->track = s->track;
+		r->track = remap[s->track];
 		r->detail = s->detail;
 		r->link = TIX_NONE;
 		r->kind = s->kind;
 		r->flags = s->flags;
 		r->reserved = 0;
 		if (s->dur_ns >= UINT32_MAX) {
-			if (L->nlong == L->long_cap) {
-				uint32_t cap = L->long_cap ? L->long_cap * 2 : 64;
-				void *p = realloc(L->long_durs, cap * sizeof(*L->long_durs));
-				if (!p) {
-					spill_done(&sorted);
-					return tix_error_set(err, "out of memory");
-				}
-				L->long_durs = p;
-				L->long_cap = cap;
+			if (nlong == long_cap) {
+				long_cap = long_cap ? long_cap * 2 : 64;
+				void *p = realloc(longs, long_cap * sizeof(*longs));
+				if (!p)
+					goto oom;
+				longs = p;
 			}
-			L->long_durs[L->nlong++] = (struct tix_long_dur_disk){i, 0, s->dur_ns};
+			longs[nlong++] = (struct long_move){pos, pos, s->dur_ns};
 			r->dur_ns = UINT32_MAX;
 			r->flags |= TIX_ROW_LONG_DUR;
 		} else {
 			r->dur_ns = (uint32_t)s->dur_ns;
 		}
-		SPILL_AT(&L->corr, int64_t, i) = s->corr;
+		corr[pos] = s->corr;
 		if (s->start_ns < L->first_ns)
 			L->first_ns = s->start_ns;
-		int64_t end = s->start_ns + s->dur_ns;
-		if (end > L->last_ns)
-			L->last_ns = end;
+		if (s->start_ns + s->dur_ns > L->last_ns)
+			L->last_ns = s->start_ns + s->dur_ns;
 	}
-	spill_done(&sorted);
-	return 0;
+	linker_release(L, &b->c.rows); /* its pages serve the next arrays */
+
+	if (nlong)
+		qsort(longs, nlong, sizeof(*longs), cmp_long_old);
+	struct mover m = {rows, corr, longs, nlong};
+	for (uint32_t t = 0; t < L->ntracks; t++)
+		if (sort_track(&m, L->tracks[t].first_row, L->tracks[t].row_count, &tmp, &tmp_cap) != 0)
+			goto oom;
+	if (nlong) {
+		L->long_durs = malloc(nlong * sizeof(*L->long_durs));
+		if (!L->long_durs)
+			goto oom;
+		for (uint32_t i = 0; i < nlong; i++)
+			L->long_durs[i] = (struct tix_long_dur_disk){longs[i].new_row, 0, longs[i].dur_ns};
+		qsort(L->long_durs, nlong, sizeof(*L->long_durs), cmp_long_new);
+		L->nlong = L->long_cap = nlong;
+	}
+	rc = 0;
+	goto out;
+oom:
+	rc = tix_error_set(err, "out of memory");
+out:
+	free(cursor);
+	free(longs);
+	free(tmp);
+	return rc;
 }
 
 /* ---- links ---- */
@@ -318,7 +481,7 @@ static int link_launches(struct linker *L, struct tix_error *err)
 	while (nslots < 2ull * nlaunch)
 		nslots *= 2;
 	struct spill table;
-	if (spill_init(&table, b->dir, sizeof(struct corr_slot), err) ||
+	if (linker_spill(L, &table, sizeof(struct corr_slot), err) ||
 	    spill_resize(&table, nslots, err)) {
 		spill_done(&table);
 		return -1;
@@ -336,24 +499,29 @@ static int link_launches(struct linker *L, struct tix_error *err)
 		if (!slots[j].used) /* a reused id keeps its first launch */
 			slots[j] = (struct corr_slot){c, i, 1};
 	}
+	uint32_t unlinked = 0;
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (!tix_kind_is_gpu(r->kind))
 			continue;
 		int64_t c = SPILL_AT(&L->corr, int64_t, i);
-		if (c < 0)
+		if (c < 0) {
+			unlinked += tix_kind_is_gpu_work(r->kind);
 			continue;
+		}
 		uint32_t j = (uint32_t)tix_hash64(&c, 8, 3) & mask;
 		while (slots[j].used && slots[j].corr != c)
 			j = (j + 1) & mask;
 		if (slots[j].used)
 			r->link = slots[j].row;
+		else
+			unlinked += tix_kind_is_gpu_work(r->kind);
 	}
-	spill_done(&table);
+	linker_release(L, &table);
 
 	/* ac2g flows, for GPU events whose correlation id led nowhere. */
 	struct bflow *fl = (struct bflow *)b->c.flows.base;
-	size_t nf = b->c.flows.n;
+	size_t nf = unlinked ? b->c.flows.n : 0; /* nothing left for flows to link */
 	if (nf)
 		qsort(fl, nf, sizeof(*fl), cmp_flow);
 	for (size_t i = 0; i + 1 < nf; i++) {
@@ -617,18 +785,26 @@ static int write_file(struct linker *L, struct tix_error *err)
 	};
 	enum { NSEC = sizeof(secs) / sizeof(secs[0]) };
 	struct tix_section_disk table[NSEC];
+	_Static_assert(sizeof(struct tix_header_disk) + sizeof(table) <= ROWS_OFFSET,
+	               "header and table fit before the rows");
 	uint64_t off = sizeof(struct tix_header_disk) + sizeof(table);
+	if (L->out_rows_mapped) /* ROWS is in place already; the rest follows it */
+		off = ROWS_OFFSET + (uint64_t)L->nrows * sizeof(struct tix_row_disk);
 	for (int i = 0; i < NSEC; i++) {
-		off = (off + TIX_SECTION_ALIGN - 1) & ~(uint64_t)(TIX_SECTION_ALIGN - 1);
+		int in_place = secs[i].id == TIX_SEC_ROWS && L->out_rows_mapped;
+		uint64_t at = in_place ? ROWS_OFFSET
+		                       : (off + TIX_SECTION_ALIGN - 1) & ~(uint64_t)(TIX_SECTION_ALIGN - 1);
 		table[i].id = secs[i].id;
 		table[i].elem_size = secs[i].elem;
-		table[i].offset = off;
+		table[i].offset = at;
 		table[i].size = secs[i].size;
 		table[i].checksum = tix_hash64(secs[i].size ? secs[i].data : "", secs[i].size, 0);
+		if (in_place)
+			continue;
 		if (secs[i].size &&
-		    write_all(b->out_fd, secs[i].data, secs[i].size, off, b->out_path, err) != 0)
+		    write_all(b->out_fd, secs[i].data, secs[i].size, at, b->out_path, err) != 0)
 			return -1;
-		off += secs[i].size;
+		off = at + secs[i].size;
 	}
 	struct tix_header_disk h;
 	memset(&h, 0, sizeof(h));
@@ -660,18 +836,33 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 	L.rows.fd = L.corr.fd = L.members.fd = -1;
 	L.nrows = (uint32_t)b->c.rows.n;
 	int rc = -1;
+	int timing = getenv("TIX_TIMING") != NULL;
+	double t = now_s();
+#define PHASE(name, call)                                                              \
+	do {                                                                           \
+		if ((call) != 0)                                                       \
+			goto out;                                                      \
+		if (timing) {                                                          \
+			fprintf(stderr, "tix: timing: %-10s %.3f s\n", name, now_s() - t); \
+			t = now_s();                                                   \
+		}                                                                      \
+	} while (0)
 	uint32_t *remap = order_tracks(&L, err);
 	if (!remap)
 		goto out;
-	if (place_rows(&L, remap, err) || link_parents(&L, err) || link_launches(&L, err) ||
-	    find_steps(&L, err))
-		goto out;
-	spill_done(&L.corr);
-	if (linker_aggregate(&L, err) || write_file(&L, err))
-		goto out;
+	PHASE("place", place_rows(&L, remap, err));
+	PHASE("parents", link_parents(&L, err));
+	PHASE("launches", link_launches(&L, err));
+	PHASE("steps", find_steps(&L, err));
+	linker_release(&L, &L.corr);
+	PHASE("aggregate", linker_aggregate(&L, err));
+	PHASE("write", write_file(&L, err));
+#undef PHASE
 	rc = 0;
 out:
 	free(remap);
+	for (int i = 0; i < L.npool; i++)
+		spill_done(&L.pool[i]);
 	spill_done(&L.rows);
 	spill_done(&L.corr);
 	spill_done(&L.members);
