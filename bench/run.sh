@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# The tix benchmark: one run, one file, the ratios that DESIGN.md's targets
+# are stated in.  See docs/PERFORMANCE.md for the results and how to read them.
+#
+#   bench/run.sh                      # everything
+#   TIX=/path/to/tix bench/run.sh     # another tix binary (default build/cli/tix)
+#
+# Environment:
+#   TIX           tix binary                      (default: REPO/build/cli/tix)
+#   BENCH_DIR     scratch folder, reused          (default: /tmp/tix-bench)
+#   BENCH_MB      size of the main trace, MB      (default: 485)
+#   SKIP_PYTHON=1 skip python3 json.load (slow: 15-40 s)
+#   SKIP_2X=1     skip the 2x-size trace
+#   REAL_TRACE    real Kineto trace timed for reference
+#                 (default: REPO/../shared/traces/v100_8gpu_train.pt.trace.json.gz)
+#
+# Exits non-zero only on errors (a missing binary, a failing command); targets
+# that are missed are reported in the table, not as a failure.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TIX=${TIX:-$REPO/build/cli/tix}
+BENCH_DIR=${BENCH_DIR:-/tmp/tix-bench}
+BENCH_MB=${BENCH_MB:-485}
+REAL_TRACE=${REAL_TRACE:-$REPO/../shared/traces/v100_8gpu_train.pt.trace.json.gz}
+INDEX_RUNS=3
+REOPEN_RUNS=5
+
+die() { echo "bench: $*" >&2; exit 2; }
+log() { echo "bench: $*" >&2; }
+
+[ -x "$TIX" ] || die "no tix binary at $TIX (build it, or set TIX=...)"
+command -v python3 >/dev/null || die "python3 is needed (generator, json.load)"
+mkdir -p "$BENCH_DIR"
+
+# -- helpers: the bare walk and the memory sampler, built on their own ------
+HELPERS=$BENCH_DIR/build
+log "building bench helpers in $HELPERS"
+cmake -S "$REPO/bench" -B "$HELPERS" -DCMAKE_BUILD_TYPE=Release >"$BENCH_DIR/cmake.log" 2>&1 ||
+	die "cmake failed, see $BENCH_DIR/cmake.log"
+cmake --build "$HELPERS" -j2 >>"$BENCH_DIR/cmake.log" 2>&1 || die "build failed, see $BENCH_DIR/cmake.log"
+WALK=$HELPERS/tix_bench_walk
+PEAK=$HELPERS/tix_bench_peak
+
+# -- traces ------------------------------------------------------------------
+gen() { # MB OUT
+	if [ -s "$2" ]; then
+		log "reusing $2"
+		return
+	fi
+	log "generating $2 (~$1 MB)"
+	python3 "$REPO/tests/gen/gen_trace.py" --target-mb "$1" -o "$2.part" -q || die "generator failed"
+	mv "$2.part" "$2"
+}
+TRACE=$BENCH_DIR/bench.json
+TRACE2=$BENCH_DIR/bench2x.json
+gen "$BENCH_MB" "$TRACE"
+[ "${SKIP_2X:-0}" = 1 ] || gen $((BENCH_MB * 2)) "$TRACE2"
+
+warm() { cat "$@" >/dev/null; } # page cache warm, as the targets say
+
+now_ns() { date +%s%N; }
+
+# best_of N CMD...: prints the best wall time in seconds; fails if CMD fails.
+best_of() {
+	local n=$1 best="" t0 t1 dt i
+	shift
+	for ((i = 0; i < n; i++)); do
+		t0=$(now_ns)
+		"$@" >"$BENCH_DIR/last.out" 2>&1 || { cat "$BENCH_DIR/last.out" >&2; die "failed: $*"; }
+		t1=$(now_ns)
+		dt=$((t1 - t0))
+		if [ -z "$best" ] || [ "$dt" -lt "$best" ]; then best=$dt; fi
+	done
+	python3 -c "print(f'{$best/1e9:.4f}')"
+}
+
+# peak_anon CMD...: runs CMD once under the sampler; prints its JSON line.
+peak_anon() {
+	"$PEAK" -i 1000 -- "$@" >"$BENCH_DIR/last.out" 2>"$BENCH_DIR/peak.err" ||
+		{ cat "$BENCH_DIR/last.out" "$BENCH_DIR/peak.err" >&2; die "failed: $*"; }
+	tail -n 1 "$BENCH_DIR/peak.err"
+}
+
+jget() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
+
+# -- measurements --------------------------------------------------------------
+TIXOUT=$BENCH_DIR/bench.tix
+warm "$TRACE"
+
+log "tix index (best of $INDEX_RUNS)"
+"$TIX" index "$TRACE" -o "$TIXOUT" >/dev/null 2>&1 || die "tix index failed"   # warm-up
+T_INDEX=$(best_of $INDEX_RUNS "$TIX" index "$TRACE" -o "$TIXOUT")
+INDEX_MSG=$(cat "$BENCH_DIR/last.out")
+P1=$(peak_anon "$TIX" index "$TRACE" -o "$TIXOUT")
+ANON1=$(jget "$P1" peak_anon_kb)
+HWM1=$(jget "$P1" maxrss_kb)
+
+log "bare simdjson On-Demand walk (best of 3 warm passes)"
+W=$("$WALK" "$TRACE" 3) || die "walk failed"
+T_WALK=$(jget "$W" seconds)
+WALK_EVENTS=$(jget "$W" events)
+WALK_IMPL=$(jget "$W" implementation)
+
+JSON_BYTES=$(stat -c %s "$TRACE")
+TIX_BYTES=$(stat -c %s "$TIXOUT")
+
+log "tix summary X.tix --top 1 (best of $REOPEN_RUNS)"
+T_REOPEN=$(best_of $REOPEN_RUNS "$TIX" summary "$TIXOUT" --top 1)
+
+T2=""; ANON2=""; JSON2_BYTES=""; INDEX2_MSG=""
+if [ "${SKIP_2X:-0}" != 1 ]; then
+	log "tix index of the 2x trace"
+	warm "$TRACE2"
+	T2=$(best_of 2 "$TIX" index "$TRACE2" -o "$BENCH_DIR/bench2x.tix")
+	INDEX2_MSG=$(cat "$BENCH_DIR/last.out")
+	P2=$(peak_anon "$TIX" index "$TRACE2" -o "$BENCH_DIR/bench2x.tix")
+	ANON2=$(jget "$P2" peak_anon_kb)
+	JSON2_BYTES=$(stat -c %s "$TRACE2")
+	rm -f "$BENCH_DIR/bench2x.tix"
+	warm "$TRACE"
+fi
+
+T_REAL=""; REAL_MSG=""; REAL_BYTES=""; ANON_REAL=""
+if [ -f "$REAL_TRACE" ]; then
+	log "tix index of $(basename "$REAL_TRACE") (best of $INDEX_RUNS)"
+	T_REAL=$(best_of $INDEX_RUNS "$TIX" index "$REAL_TRACE" -o "$BENCH_DIR/real.tix")
+	REAL_MSG=$(cat "$BENCH_DIR/last.out")
+	REAL_BYTES=$(stat -c %s "$REAL_TRACE")
+	PR=$(peak_anon "$TIX" index "$REAL_TRACE" -o "$BENCH_DIR/real.tix")
+	ANON_REAL=$(jget "$PR" peak_anon_kb)
+else
+	log "no $REAL_TRACE: skipping the real trace"
+fi
+
+T_PY=""; PY_KB=""
+if [ "${SKIP_PYTHON:-0}" != 1 ]; then
+	log "python3 json.load (once; this takes a while)"
+	warm "$TRACE"
+	P=$(peak_anon python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TRACE")
+	T_PY=$(jget "$P" wall_s)
+	PY_KB=$(jget "$P" maxrss_kb)
+fi
+
+# -- report ----------------------------------------------------------------------
+export T_INDEX T_WALK T_PY PY_KB ANON1 HWM1 ANON2 T2 JSON_BYTES JSON2_BYTES TIX_BYTES \
+	T_REOPEN WALK_EVENTS WALK_IMPL INDEX_MSG INDEX2_MSG T_REAL REAL_MSG REAL_BYTES ANON_REAL \
+	TIX REAL_TRACE BENCH_DIR
+python3 - <<'EOF'
+import json, os, re
+e = os.environ
+for k in ("INDEX_MSG", "INDEX2_MSG", "REAL_MSG"):  # tix's own timing is of the last run only
+    e[k] = re.sub(r" in [0-9.]+ s\s*$", "", e.get(k, "").strip())
+f = lambda k: float(e[k]) if e.get(k) else None
+t_index, t_walk, t_py = f("T_INDEX"), f("T_WALK"), f("T_PY")
+jb, tb = f("JSON_BYTES"), f("TIX_BYTES")
+anon1 = f("ANON1") / 1024
+anon2 = f("ANON2") / 1024 if e.get("ANON2") else None
+rows = []
+def row(what, value, note=""):
+    rows.append((what, value, note))
+row("trace", f"{jb/1e6:.1f} MB", f"{int(e['WALK_EVENTS']):,} events in traceEvents")
+row("tix index (best of 3)", f"{t_index:.3f} s", f"{jb/1e6/t_index:.0f} MB/s; {e['INDEX_MSG'].strip()}")
+row("bare simdjson walk (best of 3)", f"{t_walk:.3f} s", f"{jb/1e6/t_walk:.0f} MB/s, On-Demand {e['WALK_IMPL']}")
+if t_py is not None:
+    row("python3 json.load (once)", f"{t_py:.1f} s", f"peak RSS {f('PY_KB')/1024:.0f} MB")
+row("tix index peak anon memory", f"{anon1:.1f} MB", f"VmHWM {f('HWM1')/1024:.0f} MB (counts the mapped file)")
+row(".tix size", f"{tb/1e6:.1f} MB", f"{100*tb/jb:.1f}% of the JSON")
+row("reopen: tix summary X.tix --top 1", f"{1000*f('T_REOPEN'):.1f} ms", "best of 5, process start included")
+if e.get("T2"):
+    row("tix index, 2x trace", f"{f('T2'):.3f} s", f"{f('JSON2_BYTES')/1e6:.0f} MB; {e['INDEX2_MSG'].strip()}")
+    row("tix index peak anon, 2x trace", f"{anon2:.1f} MB", "")
+if e.get("T_REAL"):
+    row(f"tix index, {os.path.basename(e['REAL_TRACE'])}", f"{1000*f('T_REAL'):.0f} ms",
+        f"{f('REAL_BYTES')/1e6:.2f} MB gz, peak anon {f('ANON_REAL')/1024:.1f} MB; {e['REAL_MSG'].strip()}")
+w = max(len(r[0]) for r in rows)
+print(f"\ntix benchmark: {e['TIX']}\n")
+for what, value, note in rows:
+    print(f"  {what:<{w}}  {value:>10}  {note}")
+checks = []
+if t_py is not None:
+    checks.append(("json.load / tix index", t_py / t_index, ">= 60", t_py / t_index >= 60, "x"))
+checks.append(("tix index / bare walk", t_index / t_walk, "<= 2", t_index / t_walk <= 2, "x"))
+checks.append(("peak anon MB", anon1, "<= 256", anon1 <= 256, ""))
+if anon2 is not None:
+    checks.append(("peak anon MB, 2x trace", anon2, "<= 256", anon2 <= 256, ""))
+checks.append((".tix size %", 100 * tb / jb, "<= 12", 100 * tb / jb <= 12, ""))
+checks.append(("reopen ms", 1000 * f("T_REOPEN"), "< 50", 1000 * f("T_REOPEN") < 50, ""))
+print("\n  target                      measured   target   ")
+for name, v, tgt, ok, unit in checks:
+    print(f"  {name:<26} {v:>9.2f}{unit:1} {tgt:>8}   {'met' if ok else 'MISSED'}")
+res = {k.lower(): e.get(k) for k in ("T_INDEX", "T_WALK", "T_PY", "T_REOPEN", "T2", "T_REAL",
+                                      "JSON_BYTES", "JSON2_BYTES", "TIX_BYTES", "WALK_EVENTS")}
+res.update(peak_anon_mb=anon1, peak_anon_2x_mb=anon2,
+           checks={n: {"value": round(v, 3), "target": t, "met": ok} for n, v, t, ok, _ in checks})
+with open(os.path.join(e["BENCH_DIR"], "results.json"), "w") as fh:
+    json.dump(res, fh, indent=1)
+print(f"\n  (results also in {e['BENCH_DIR']}/results.json)")
+EOF
