@@ -186,10 +186,6 @@ static int build(const char *trace, const char *out, const struct open_opts *o, 
 			po.extra_sink = &extra; /* two threads on large traces */
 		struct tix_parse_result res;
 		rc = tix_parse_trace(trace, &sink, &po, &res, err);
-		if (rc == 0 && res.truncated)
-			fprintf(stderr, "%s%s: warning: trace truncated: indexed the %llu whole events "
-			        "before byte %llu\n", pr.on ? "\n" : "", trace,
-			        (unsigned long long)res.events, (unsigned long long)res.salvaged_to);
 	}
 	if (pr.on)
 		fputs("\r\033[K", stderr);
@@ -228,10 +224,10 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 	if (o->out)
 		snprintf(out, sizeof(out), "%s", o->out);
 	else if (o->no_cache) {
-		char dir[PATH_MAX];
+		char dir[PATH_MAX - 64];
 		if (cache_dir(dir, sizeof(dir)) != 0)
 			snprintf(dir, sizeof(dir), "/tmp");
-		snprintf(out, sizeof(out), "%s/nocache-%ld-%d.tix", dir, (long)getpid(), rand());
+		snprintf(out, sizeof(out), "%s/nocache-%ld-%d.tix", dir, (long)getpid(), rand() & 0xffff);
 	} else if (cli_index_path(path, out, sizeof(out)) != 0) {
 		return tix_error_set(err, "%s: no writable place for its index (folder and cache)", path);
 	}
@@ -251,15 +247,16 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 			tix_index_close(old);
 		}
 	}
-	if (build(path, out, o, size, mtime, hash, err) != 0) {
-		/* Folder writable but full or refusing: try the cache once. */
-		if (!o->out && !o->no_cache && strcmp(out + strlen(out) - 4, ".tix") == 0 &&
-		    dir_writable(path) && errno == ENOSPC)
-			return -1;
+	if (build(path, out, o, size, mtime, hash, err) != 0)
 		return -1;
-	}
 	*built = 1;
 	int rc = tix_index_open(out, ix, err);
+	if (rc == 0) { /* say once, when it is built, what was salvaged or skipped */
+		struct tix_summary_info si;
+		tix_index_summary(*ix, &si);
+		if (si.warnings[0])
+			fprintf(stderr, "tix: %s: warning: %s\n", path, si.warnings);
+	}
 	if (o->no_cache)
 		unlink(out); /* the mapping stays valid */
 	return rc;

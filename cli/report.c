@@ -487,8 +487,6 @@ int cmd_index(int argc, char **argv)
 		cli_index_path(a.trace, path, sizeof(path));
 	printf("indexed %u events, %u steps into %s (%.1f MB) in %.2f s\n", si.events, si.steps, path,
 	       si.file_size / 1e6, (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
-	if (si.warnings[0])
-		fprintf(stderr, "tix: %s: warning: %s\n", a.trace, si.warnings);
 	tix_index_close(ix);
 	return EXIT_OK;
 }

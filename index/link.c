@@ -181,40 +181,10 @@ static int map_out_rows(struct linker *L, uint32_t n, struct tix_error *err)
 	return 0;
 }
 
-/* A long duration while rows move: found by where the row was. */
-struct long_move {
-	uint32_t old_row, new_row;
-	int64_t dur_ns;
-};
-
-static int cmp_long_old(const void *a, const void *b)
-{
-	const struct long_move *x = a, *y = b;
-	return x->old_row < y->old_row ? -1 : (x->old_row > y->old_row);
-}
-
-static int cmp_long_new(const void *a, const void *b)
-{
-	const struct tix_long_dur_disk *x = a, *y = b;
-	return x->row < y->row ? -1 : (x->row > y->row);
-}
-
 struct mover {
 	struct tix_row_disk *rows;
 	int64_t *corr;
-	struct long_move *longs;
-	uint32_t nlong;
 };
-
-static void note_move(struct mover *m, const struct tix_row_disk *r, uint32_t from, uint32_t to)
-{
-	if (!(r->flags & TIX_ROW_LONG_DUR) || from == to)
-		return;
-	struct long_move key = {from, 0, 0};
-	struct long_move *e = bsearch(&key, m->longs, m->nlong, sizeof(key), cmp_long_old);
-	if (e)
-		e->new_row = to;
-}
 
 static int row_before(const struct tix_row_disk *x, const struct tix_row_disk *y)
 {
@@ -268,7 +238,6 @@ static int sort_track(struct mover *m, uint32_t f, uint32_t n, struct displaced 
 			}
 			(*tmp)[d++] = (struct displaced){rows[i], corr[i], f + i, 0};
 		} else {
-			note_move(m, &rows[i], f + i, f + w);
 			rows[w] = rows[i];
 			corr[w] = corr[i];
 			w++;
@@ -280,12 +249,10 @@ static int sort_track(struct mover *m, uint32_t f, uint32_t n, struct displaced 
 	int64_t a = (int64_t)w - 1, k = (int64_t)n - 1, j = (int64_t)d - 1;
 	while (j >= 0) {
 		if (a >= 0 && row_before(&dp[j].row, &rows[a])) {
-			note_move(m, &rows[a], f + (uint32_t)a, f + (uint32_t)k);
 			rows[k] = rows[a];
 			corr[k] = corr[a];
 			a--;
 		} else {
-			note_move(m, &dp[j].row, dp[j].from, f + (uint32_t)k);
 			rows[k] = dp[j].row;
 			corr[k] = dp[j].corr;
 			j--;
@@ -301,7 +268,7 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 {
 	struct tix_builder *b = L->b;
 	uint32_t n = (uint32_t)b->c.rows.n;
-	struct long_move *longs = NULL;
+	int64_t *longs = NULL; /* long durations, in the order met */
 	uint32_t nlong = 0, long_cap = 0;
 	struct displaced *tmp = NULL;
 	size_t tmp_cap = 0;
@@ -338,7 +305,10 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 					goto oom;
 				longs = p;
 			}
-			longs[nlong++] = (struct long_move){pos, pos, s->dur_ns};
+			/* The link field is free until linking: it carries the
+			 * duration's index while rows move. */
+			r->link = nlong;
+			longs[nlong++] = s->dur_ns;
 			r->dur_ns = UINT32_MAX;
 			r->flags |= TIX_ROW_LONG_DUR;
 		} else {
@@ -352,9 +322,7 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	}
 	linker_release(L, &b->c.rows); /* its pages serve the next arrays */
 
-	if (nlong)
-		qsort(longs, nlong, sizeof(*longs), cmp_long_old);
-	struct mover m = {rows, corr, longs, nlong};
+	struct mover m = {rows, corr};
 	for (uint32_t t = 0; t < L->ntracks; t++)
 		if (sort_track(&m, L->tracks[t].first_row, L->tracks[t].row_count, &tmp, &tmp_cap) != 0)
 			goto oom;
@@ -362,10 +330,14 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 		L->long_durs = malloc(nlong * sizeof(*L->long_durs));
 		if (!L->long_durs)
 			goto oom;
-		for (uint32_t i = 0; i < nlong; i++)
-			L->long_durs[i] = (struct tix_long_dur_disk){longs[i].new_row, 0, longs[i].dur_ns};
-		qsort(L->long_durs, nlong, sizeof(*L->long_durs), cmp_long_new);
-		L->nlong = L->long_cap = nlong;
+		for (uint32_t i = 0; i < n; i++) {
+			struct tix_row_disk *r = &rows[i];
+			if (!(r->flags & TIX_ROW_LONG_DUR))
+				continue;
+			L->long_durs[L->nlong++] = (struct tix_long_dur_disk){i, 0, longs[r->link]};
+			r->link = TIX_NONE;
+		}
+		L->long_cap = nlong;
 	}
 	rc = 0;
 	goto out;
@@ -666,11 +638,29 @@ static int find_steps(struct linker *L, struct tix_error *err)
 	}
 	free(markers);
 	if (L->nsteps == 0) {
+		if (b->step_marker[0]) {
+			char msg[300];
+			snprintf(msg, sizeof(msg), "--step-marker '%.200s' matched no event: the trace is one step",
+			         b->step_marker);
+			if (tix_builder_warn(b, msg, err) != 0)
+				return -1;
+		}
+		/* The span of the events that have one (not instants or counters). */
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		for (uint32_t i = 0; i < L->nrows; i++) {
+			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
+			if (r->kind == TIX_KIND_INSTANT || r->kind == TIX_KIND_COUNTER)
+				continue;
+			lo = r->start_ns < lo ? r->start_ns : lo;
+			hi = r->start_ns + row_dur(L, i) > hi ? r->start_ns + row_dur(L, i) : hi;
+		}
+		if (lo > hi)
+			lo = hi = L->first_ns;
 		struct tix_step *s = &L->steps[L->nsteps++];
 		s->name = intern_add(&b->c.strings, "(whole trace)", 13);
 		s->marker_row = TIX_NONE;
-		s->start_ns = L->first_ns;
-		s->dur_ns = L->last_ns - L->first_ns;
+		s->start_ns = lo;
+		s->dur_ns = hi - lo;
 		s->top_group = TIX_NONE;
 		L->step_rule = "none found: one step";
 		if (s->name == TIX_NONE)
@@ -850,6 +840,10 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 	uint32_t *remap = order_tracks(&L, err);
 	if (!remap)
 		goto out;
+	for (size_t i = 0; i < b->c.flows.n; i++) { /* flows name tracks too */
+		struct bflow *f = &SPILL_AT(&b->c.flows, struct bflow, i);
+		f->track = remap[f->track];
+	}
 	PHASE("place", place_rows(&L, remap, err));
 	PHASE("parents", link_parents(&L, err));
 	PHASE("launches", link_launches(&L, err));

@@ -369,16 +369,23 @@ static error_code read_number_text(ondemand::value &v, shim_str &out)
 		return SUCCESS;
 	}
 	if (t != ondemand::json_type::number)
-		return INCORRECT_TYPE;
+		return SUCCESS; // "ts": true and friends: absent
 	out = view(trim_ws(v.raw_json_token()));
 	return SUCCESS;
 }
 
+// A string field; a value of another type leaves it absent (the event is
+// then judged on what it has), it does not fail the trace.
 static error_code read_string(ondemand::value &v, shim_str &out)
 {
-	std::string_view s;
-	auto err = v.get_string().get(s); // tolerate invalid escapes
+	ondemand::json_type t;
+	auto err = v.type().get(t);
 	if (err)
+		return err;
+	if (t != ondemand::json_type::string)
+		return SUCCESS;
+	std::string_view s;
+	if ((err = v.get_string().get(s)))
 		return err;
 	out = view(s);
 	if (!out.ptr)
@@ -405,6 +412,8 @@ static error_code read_event(shim_parser *p, ondemand::object &obj, shim_event &
 				return err;
 			if (t == ondemand::json_type::string) {
 				err = read_string(v, ev.name);
+			} else if (t == ondemand::json_type::null) {
+				ev.name = shim_str{"", 0};
 			} else {
 				std::string_view raw;
 				err = raw_of(v, raw);

@@ -172,14 +172,59 @@ static int on_event(void *ctx, const struct shim_event *ev)
 	return event_conv_take(&r->conv, ev, r->err) == 0 ? 0 : 2;
 }
 
-/* Invalid UTF-8 -> '?', raw control characters -> ' ', in place. */
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The code unit of a "\uXXXX" escape at p (p[0] == '\\'), or -1. */
+static int u_escape(const unsigned char *p, const unsigned char *end)
+{
+	if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
+		return -1;
+	int v = 0;
+	for (int k = 2; k < 6; k++) {
+		int h = hexval((char)p[k]);
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+/* Makes an event that simdjson refused acceptable, in place and byte for
+ * byte (so offsets stay true): invalid UTF-8 -> '?', raw control
+ * characters inside strings -> ' ', lone UTF-16 surrogate escapes ->
+ * "\uFFFD". */
 static void sanitize(char *b, size_t n)
 {
 	unsigned char *p = (unsigned char *)b, *end = p + n;
+	int in_string = 0;
 	while (p < end) {
 		unsigned char c = *p;
-		if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') {
-			*p++ = ' ';
+		if (c == '"') {
+			in_string = !in_string;
+			p++;
+		} else if (in_string && c == '\\') {
+			int u = u_escape(p, end);
+			if (u >= 0xD800 && u <= 0xDBFF) {
+				int lo = u_escape(p + 6, end);
+				if (lo >= 0xDC00 && lo <= 0xDFFF) {
+					p += 12; /* a proper pair */
+					continue;
+				}
+			}
+			if (u >= 0xD800 && u <= 0xDFFF) {
+				memcpy(p, "\\uFFFD", 6);
+				p += 6;
+			} else {
+				p += p + 1 < end ? 2 : 1; /* the escaped byte is not a quote */
+			}
+		} else if (c < 0x20) {
+			if (in_string)
+				*p = ' ';
+			p++;
 		} else if (c < 0x80) {
 			p++;
 		} else {
@@ -577,8 +622,8 @@ static int finish(struct reader *r, int eof_state_ok, struct tix_parse_result *r
 			r->truncated = 1;
 			char msg[256];
 			snprintf(msg, sizeof(msg),
-			         "trace truncated: it ends inside an event or before the traceEvents array "
-			         "closes; kept the %llu whole events up to byte %llu",
+			         "trace truncated (it ends inside an event, or before traceEvents closes): "
+			         "indexed the %llu whole events before byte %llu",
 			         (unsigned long long)r->conv.events, (unsigned long long)r->salvaged_to);
 			if (event_conv_warn(&r->conv, msg, r->err) != 0)
 				return -1;

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The index cache: TRACE.tix next to the trace, reused while the trace is
+unchanged; rebuilt when the trace is touched or rewritten, when
+--step-marker changes, or when the cached index is damaged; --no-cache
+leaves no index anywhere; a trace in a folder tix cannot write to gets its
+index under $XDG_CACHE_HOME/tix/ (tested with `chattr +i` on the folder,
+since root can write through mode 555; skipped when chattr is refused).
+
+    e2e_cache.py --tix TIX --work DIR
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import tixtest
+
+
+def ident(path):
+    st = os.stat(path)
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def summary(args, chk, trace, label, *extra):
+    rc, out, err = tixtest.tix(args, "summary", trace, "--by", "step", "--format", "json", *extra)
+    chk.check(rc == 0, "%s: exit 0" % label, "rc %d %s" % (rc, err.strip()[:300]))
+    return out
+
+
+def cache_files(xdg):
+    d = os.path.join(xdg, "tix")
+    return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+
+def main():
+    p = tixtest.arg_parser(__doc__)
+    args = tixtest.setup(p.parse_args())
+    chk = tixtest.Checker("e2e_cache")
+    xdg = os.environ["XDG_CACHE_HOME"]
+    d = os.path.join(args.work, "cache")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    src = tixtest.generate(os.path.join(args.work, "cache-src.json"), "--steps", 3, "--layers", 2)
+    trace = os.path.join(d, "t.json")
+    shutil.copyfile(src, trace)
+    tix_path = trace + ".tix"
+
+    first = summary(args, chk, trace, "first run builds")
+    chk.check(os.path.exists(tix_path), "the index is written next to the trace (t.json.tix)")
+    if not os.path.exists(tix_path):
+        return chk.done()
+    id1 = ident(tix_path)
+    leftovers = [f for f in os.listdir(d) if f not in ("t.json", "t.json.tix")]
+    chk.check(not leftovers, "no temporary files left next to the trace", str(leftovers))
+    time.sleep(0.05)
+    second = summary(args, chk, trace, "second run")
+    chk.eq(ident(tix_path), id1, "second run reuses the index (same inode, mtime, size)")
+    chk.eq(second, first, "second run prints the same")
+    rc, out, err = tixtest.tix(args, "summary", tix_path, "--by", "step", "--format", "json")
+    chk.check(rc == 0 and out.replace(tix_path, trace) == first.replace(tix_path, trace),
+              "the .tix opens directly with the same answer")
+
+    # touching the trace rebuilds
+    st = os.stat(trace)
+    os.utime(trace, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+    summary(args, chk, trace, "after touch")
+    id2 = ident(tix_path)
+    chk.check(id2 != id1, "touching the trace rebuilds the index")
+    summary(args, chk, trace, "run after the rebuild")
+    chk.eq(ident(tix_path), id2, "...and the rebuilt index is reused after that")
+
+    # rewriting the head in place, same size and mtime: the head/tail hash sees it
+    st = os.stat(trace)
+    with open(trace, "r+b") as f:
+        head = f.read(65536)
+        i = head.find(b'"dur": ')
+        j = i + len(b'"dur": ')
+        digit = head[j:j + 1]
+        chk.check(digit.isdigit(), "found a duration in the first 64 KiB to rewrite")
+        f.seek(j)
+        f.write(b"9" if digit != b"9" else b"8")
+    os.utime(trace, ns=(st.st_atime_ns, st.st_mtime_ns))
+    chk.eq(os.stat(trace).st_size, st.st_size, "rewritten trace keeps its size")
+    summary(args, chk, trace, "after an in-place rewrite")
+    id3 = ident(tix_path)
+    chk.check(id3 != id2, "rewriting the trace (same size and mtime) rebuilds the index")
+
+    # --step-marker changes rebuild; going back rebuilds again
+    out = summary(args, chk, trace, "--step-marker", "--step-marker", "ProfilerStep#2$")
+    id4 = ident(tix_path)
+    chk.check(id4 != id3 and '"ProfilerStep#2"' in out and '"ProfilerStep#1"' not in out,
+              "--step-marker change rebuilds, with the new steps")
+    summary(args, chk, trace, "same --step-marker", "--step-marker", "ProfilerStep#2$")
+    chk.eq(ident(tix_path), id4, "the same --step-marker reuses the index")
+    default_out = summary(args, chk, trace, "default markers again")
+    chk.check(ident(tix_path) != id4 and '"ProfilerStep#1"' in default_out, "back to the default markers rebuilds")
+    id5 = ident(tix_path)
+
+    # a damaged cached index is rebuilt silently
+    with open(tix_path, "r+b") as f:
+        f.seek(os.path.getsize(tix_path) // 2)
+        b = f.read(1)
+        f.seek(-1, 1)
+        f.write(bytes([b[0] ^ 0xFF]))
+    rc, out, err = tixtest.tix(args, "summary", trace, "--by", "step", "--format", "json")
+    chk.check(rc == 0 and out == default_out and ident(tix_path) != id5, "a damaged cached index is rebuilt (exit 0)",
+              "rc %d %s" % (rc, err.strip()[:300]))
+    chk.check(not err.strip(), "...without noise on stderr", err.strip()[:300])
+    # an empty cached index too
+    open(tix_path, "wb").close()
+    rc, out, err = tixtest.tix(args, "summary", trace)
+    chk.check(rc == 0 and os.path.getsize(tix_path) > 0, "an empty cached index is rebuilt", err.strip()[:300])
+
+    # --no-cache: no index next to the trace, nothing new in the cache folder
+    trace2 = os.path.join(d, "nocache.json")
+    shutil.copyfile(src, trace2)
+    before = cache_files(xdg)
+    out = summary(args, chk, trace2, "--no-cache", "--no-cache")
+    chk.check(not os.path.exists(trace2 + ".tix"), "--no-cache writes no index next to the trace")
+    chk.eq(cache_files(xdg), before, "--no-cache leaves nothing in $XDG_CACHE_HOME/tix")
+    chk.check('"steps"' in out, "--no-cache still answers")
+
+    # tix index -o: builds even when a valid index exists, and writes where told
+    out_tix = os.path.join(d, "explicit.tix")
+    rc, out, err = tixtest.tix(args, "index", trace, "-o", out_tix)
+    chk.check(rc == 0 and os.path.exists(out_tix) and "indexed" in out, "tix index -o OUT.tix", err)
+    idx = ident(trace + ".tix")
+    rc, out, err = tixtest.tix(args, "index", trace)
+    chk.check(rc == 0 and ident(trace + ".tix") != idx, "tix index rebuilds the cached index", err)
+
+    # a folder tix cannot write to: the index goes to $XDG_CACHE_HOME/tix/
+    ro = os.path.join(d, "readonly")
+    os.makedirs(ro)
+    trace3 = os.path.join(ro, "ro.json")
+    shutil.copyfile(src, trace3)
+    locked = False
+    if os.geteuid() != 0:
+        os.chmod(ro, 0o555)
+        locked = True
+    else:
+        r = subprocess.run(["chattr", "+i", ro], stdout=subprocess.PIPE, stderr=subprocess.PIPE) \
+            if shutil.which("chattr") else None
+        locked = r is not None and r.returncode == 0
+    if not locked:
+        chk.skip("unwritable trace folder", "running as root and `chattr +i` is not available here")
+    else:
+        try:
+            for f in cache_files(xdg):
+                if f.endswith("-ro.json.tix"):
+                    os.unlink(os.path.join(xdg, "tix", f))
+            before = cache_files(xdg)
+            summary(args, chk, trace3, "trace in an unwritable folder")
+            chk.check(not os.path.exists(trace3 + ".tix"), "unwritable folder: nothing written next to the trace")
+            new = [f for f in cache_files(xdg) if f not in before]
+            chk.check(len(new) == 1 and new[0].endswith("ro.json.tix"),
+                      "unwritable folder: the index is in $XDG_CACHE_HOME/tix/", str(new))
+            if len(new) == 1:
+                cpath = os.path.join(xdg, "tix", new[0])
+                cid = ident(cpath)
+                summary(args, chk, trace3, "second run, unwritable folder")
+                chk.eq(ident(cpath), cid, "unwritable folder: the cached index is reused")
+                tmp = [f for f in cache_files(xdg) if f not in before and f != new[0]]
+                chk.check(not tmp, "no temporary files left in the cache folder", str(tmp))
+        finally:
+            if os.geteuid() != 0:
+                os.chmod(ro, 0o755)
+            else:
+                subprocess.run(["chattr", "-i", ro])
+    return chk.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

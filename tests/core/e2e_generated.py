@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Generated traces (tests/gen/gen_trace.py): the story of DESIGN.md and every
+step-marker style, each checked against the reference recount.
+
+  * decode trace (SGLang markers, 78 layers): `summary --by kernel --step N`
+    ranks unrolled_elementwise_kernel first at ~69% with 78 launches per step
+    and grid [557496,1,1] x block [128,1,1]; `show --kernel unrolled` reaches
+    grid 557496 and the chain aten::to -> aten::_to_copy -> aten::copy_ with
+    Input Dims [[495552, 1, 576], [495552, 1, 576], []]; numbers agree with
+    the generator's --truth file.
+  * ProfilerStep#N (default), SGLang with a prefill, vLLM execute_model, no
+    marker (one step), --python-frames, gzip (same numbers as plain),
+    the interleaved layout, and --step-marker REGEX.
+"""
+
+import json
+import os
+import sys
+
+import tixtest
+from compare_recount import compare_trace
+
+CAST = "unrolled_elementwise_kernel"
+
+
+def tix_json(args, chk, what, *argv):
+    rc, out, err = tixtest.tix(args, *argv)
+    if not chk.check(rc == 0, "%s exits 0" % what, "rc %d %s" % (rc, err.strip()[:300])):
+        return None
+    try:
+        return json.loads(out)
+    except ValueError as e:
+        chk.check(False, "%s prints JSON" % what, str(e))
+        return None
+
+
+def decode_story(args, chk):
+    path = os.path.join(args.work, "decode.json")
+    truth_path = os.path.join(args.work, "decode.truth.json")
+    tixtest.generate(path, "--steps", 2, "--marker", "sglang", truth=truth_path)
+    with open(truth_path) as f:
+        truth = json.load(f)
+    compare_trace(args, chk, path, label="decode")
+
+    steps = tix_json(args, chk, "decode: summary --by step", "summary", path, "--by", "step", "--format", "json")
+    if steps:
+        chk.eq(len(steps["steps"]), len(truth["steps"]), "decode: %d steps" % len(truth["steps"]))
+        chk.check(all(s["name"].startswith("step[DECODE bs=") for s in steps["steps"]),
+                  "decode: steps named step[DECODE bs=N]")
+        chk.check("SGLang" in steps.get("step_rule", ""), "decode: step rule is SGLang",
+                  steps.get("step_rule"))
+        for s, t in zip(steps["steps"], truth["steps"]):
+            chk.eq((s["kernels"], s["gpu_events"], s["kernel_ns"]), (t["kernels"], t["gpu_events"], t["kernel_ns"]),
+                   "decode: step %d kernels/gpu_events/kernel_ns match the generator's truth" % s["index"])
+            chk.check(CAST in (s["top_kernel"] or ""), "decode: step %d top kernel is the cast" % s["index"])
+            chk.check(65.0 <= s["top_pct"] <= 73.0, "decode: step %d top share ~69%%" % s["index"],
+                      "%.3f" % s["top_pct"])
+            chk.check(0 < s["gpu_busy_ns"] <= s["wall_ns"], "decode: step %d GPU busy <= wall" % s["index"])
+
+    for n in range(len(truth["steps"])):
+        k = tix_json(args, chk, "decode: summary --by kernel --step %d" % n, "summary", path, "--by", "kernel",
+                     "--step", n, "--format", "json")
+        if not k or not k["kernels"]:
+            continue
+        top = k["kernels"][0]
+        chk.check(CAST in top["name"], "decode step %d: cast kernel ranked first" % n, top["name"][:80])
+        chk.check(65.0 <= top["time_pct"] <= 73.0, "decode step %d: cast at ~69%%" % n, "%.3f" % top["time_pct"])
+        chk.eq(top["instances"], 78, "decode step %d: 78 cast launches" % n)
+        chk.eq((top["grid"], top["block"]), ([557496, 1, 1], [128, 1, 1]), "decode step %d: grid x block" % n)
+        chk.eq(top["total_ns"], truth["steps"][n]["cast_ns"], "decode step %d: cast time = truth" % n)
+        chk.eq(k.get("step"), n, "decode step %d: JSON names its step" % n)
+
+    k = tix_json(args, chk, "decode: summary --by kernel", "summary", path, "--format", "json")
+    if k:
+        chk.eq(k["kernels"][0]["instances"], 78 * len(truth["steps"]), "decode: 78 casts per step overall")
+        chk.eq(k["total_gpu_ns"], truth["totals"]["gpu_ns"], "decode: total GPU time = truth")
+    rc, out, err = tixtest.tix(args, "summary", path)
+    chk.check(rc == 0 and "557496x1x1" in out and "128x1x1" in out and "unrolled_elementwise_kernel<...>" in out,
+              "decode: text summary shows the grid, block and the shortened name")
+    rc, out, err = tixtest.tix(args, "summary", path, "--format", "csv", "--top", "3")
+    lines = out.strip().split("\n")
+    chk.check(rc == 0 and len(lines) == 4 and lines[0].startswith("time_pct,") and CAST in lines[1]
+              and "557496x1x1" in lines[1], "decode: csv summary: header + 3 rows, full name")
+
+    sh = tix_json(args, chk, "decode: show --kernel unrolled", "show", path, "--kernel", "unrolled", "--format", "json")
+    if sh:
+        chk.eq(sh["matched"], 78 * len(truth["steps"]), "show: matched every cast launch")
+        chk.eq(len(sh["launches"]), 20, "show: --limit defaults to 20")
+        l0 = sh["launches"][0]
+        chk.eq((l0["grid"], l0["block"]), ([557496, 1, 1], [128, 1, 1]), "show: grid [557496,1,1] block [128,1,1]")
+        chk.check(l0["launch"] and l0["launch"]["name"].startswith("cudaLaunchKernel"), "show: launch call found")
+        chk.check(l0["launch"] and l0["launch"]["delay_ns"] >= 0, "show: launch precedes the kernel")
+        names = [p["name"] for p in l0["parents"]]
+        want_chain = ["aten::to", "aten::_to_copy", "aten::copy_"]
+        chk.eq(names[-3:], want_chain, "show: parents end with aten::to -> aten::_to_copy -> aten::copy_")
+        copy_ = [p for p in l0["parents"] if p["name"] == "aten::copy_"]
+        if chk.check(copy_, "show: aten::copy_ among the parents"):
+            chk.eq(copy_[-1].get("input_dims"), [[495552, 1, 576], [495552, 1, 576], []],
+                   "show: aten::copy_ Input Dims [[495552, 1, 576], [495552, 1, 576], []]")
+            chk.eq(copy_[-1].get("input_types", [])[:2], ["c10::BFloat16", "c10::Float8_e4m3fn"],
+                   "show: aten::copy_ types BFloat16 <- Float8_e4m3fn")
+        starts = [x["start_ns"] for x in sh["launches"]]
+        chk.check(starts == sorted(starts), "show: launches in time order")
+    sh = tix_json(args, chk, "decode: show --step 1 --limit 0", "show", path, "--kernel", "unrolled", "--step", 1,
+                  "--limit", 0, "--format", "json")
+    if sh:
+        chk.check(sh["matched"] == 78 and len(sh["launches"]) == 78 and all(x["step"] == 1 for x in sh["launches"]),
+                  "show --step 1 --limit 0: the 78 launches of step 1")
+    rc, out, err = tixtest.tix(args, "show", path, "--kernel", "unrolled", "--limit", 1)
+    chk.check(rc == 0 and "557496x1x1" in out and "[495552, 1, 576]" in out and "aten::copy_" in out,
+              "show (text): grid, dims and aten::copy_ on screen")
+    rc, out, err = tixtest.tix(args, "show", path, "--kernel", "no_such_kernel_xyz")
+    chk.check(rc == 0 and "no GPU event matches" in out, "show: no match says so")
+    rc, out, err = tixtest.tix(args, "summary", path, "--step", 99)
+    chk.check(rc == 2 and "no step 99" in err and len(err.strip().split("\n")) == 1,
+              "summary --step 99 (out of range): exit 2, one line", "rc %d: %s" % (rc, err.strip()))
+    for bad in (["summary", path, "--by", "bogus"], ["summary", path, "--format", "xml"],
+                ["show", path], ["show", path, "--kernel", "("], ["export", path],
+                ["summary"], ["summary", path, "--step", "x"], ["summary", path, "extra-arg"]):
+        rc, out, err = tixtest.tix(args, *bad)
+        chk.check(rc == 1 and err.strip() and "Traceback" not in err,
+                  "usage error exits 1: tix %s" % " ".join(str(b) for b in bad[:1] + bad[2:]),
+                  "rc %d: %s" % (rc, err.strip()[:200]))
+
+
+def marker_styles(args, chk):
+    small = ["--layers", 4]
+    cases = [
+        ("profilerstep", ["--steps", 3], "ProfilerStep#", 3),
+        ("sglang-prefill", ["--steps", 3, "--marker", "sglang", "--prefill", "--bs", 4], "step[", 3),
+        ("vllm", ["--steps", 2, "--marker", "vllm"], "execute_", 2),
+        ("none", ["--steps", 2, "--marker", "none"], "(whole trace)", 1),
+        ("python-frames", ["--steps", 2, "--python-frames"], "ProfilerStep#", 2),
+        ("interleaved", ["--steps", 2, "--layout", "interleaved"], "ProfilerStep#", 2),
+    ]
+    for label, opts, prefix, nsteps in cases:
+        path = os.path.join(args.work, "gen-%s.json" % label)
+        tixtest.generate(path, *(small + opts))
+        kj, sj, oj = compare_trace(args, chk, path, label=label)
+        if sj:
+            names = [s["name"] for s in sj["steps"]]
+            chk.check(len(names) == nsteps and all(n.startswith(prefix) for n in names),
+                      "%s: %d steps named %s..." % (label, nsteps, prefix), "got %s" % names)
+        if label == "sglang-prefill" and sj:
+            chk.check(sj["steps"][0]["name"].startswith("step[EXTEND") and
+                      all(s["name"].startswith("step[DECODE bs=4") for s in sj["steps"][1:]),
+                      "sglang-prefill: EXTEND then DECODE bs=4 steps")
+        if label == "python-frames":
+            sh = tix_json(args, chk, "python-frames: show", "show", path, "--kernel", "unrolled", "--limit", 1,
+                          "--format", "json")
+            if sh and sh["launches"]:
+                kinds = [p["kind"] for p in sh["launches"][0]["parents"]]
+                chk.check("python" in kinds, "python-frames: python frames in the parent chain", "kinds %s" % kinds)
+                chk.eq([p["name"] for p in sh["launches"][0]["parents"]][-3:],
+                       ["aten::to", "aten::_to_copy", "aten::copy_"], "python-frames: op chain still innermost")
+
+    # gzip: the same trace compressed gives the same numbers
+    plain = os.path.join(args.work, "gen-profilerstep.json")
+    gz = os.path.join(args.work, "gen-profilerstep.json.gz")
+    tixtest.generate(gz, *(small + ["--steps", 3]))
+    for by in ("kernel", "step", "op"):
+        a = tix_json(args, chk, "plain --by %s" % by, "summary", plain, "--by", by, "--format", "json")
+        b = tix_json(args, chk, "gzip --by %s" % by, "summary", gz, "--by", by, "--format", "json")
+        if a and b:
+            a.pop("trace", None)
+            b.pop("trace", None)
+            chk.eq(b, a, "gzip: summary --by %s identical to the plain trace's" % by)
+    compare_trace(args, chk, gz, label="gzip")
+
+    # --step-marker REGEX (POSIX ERE, searched anywhere in the name)
+    compare_trace(args, chk, plain, marker="ProfilerStep#[13]$", label="profilerstep")
+    sj = tix_json(args, chk, "--step-marker", "summary", plain, "--by", "step", "--format", "json",
+                  "--step-marker", "ProfilerStep#[13]$")
+    if sj:
+        chk.eq([s["name"] for s in sj["steps"]], ["ProfilerStep#1", "ProfilerStep#3"],
+               "--step-marker ProfilerStep#[13]$ keeps steps 1 and 3")
+        chk.check("step-marker" in sj.get("step_rule", ""), "--step-marker: step rule says so", sj.get("step_rule"))
+    compare_trace(args, chk, plain, marker="sgl_kernel::rmsnorm", label="profilerstep")
+    rc, out, err = tixtest.tix(args, "summary", plain, "--step-marker", "([")
+    chk.check(rc == 1 and "step-marker" in err, "--step-marker with a bad regex: usage error", err.strip())
+
+
+def main():
+    p = tixtest.arg_parser(__doc__)
+    args = tixtest.setup(p.parse_args())
+    chk = tixtest.Checker("e2e_generated")
+    decode_story(args, chk)
+    marker_styles(args, chk)
+    return chk.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
