@@ -157,7 +157,14 @@ struct tix_builder {
 	struct collector c;        /* the primary one; tix_builder_add_* feed it */
 	struct collector *extra;   /* a second producer's, see tix_builder_sink_extra */
 	int64_t base_time_ns;
+	/* After the merge: extra's dictionaries are folded into c, and these
+	 * map extra's string, detail and track numbers to c's.  Its rows and
+	 * flows stay where they are; the linker reads them through the maps. */
+	uint32_t *xmap_str, *xmap_detail, *xmap_track;
 };
+
+/* Appends the extra collector's flows to c's, renumbered (builder.c). */
+int builder_merge_flows(struct tix_builder *b, struct tix_error *err);
 
 /* State of finishing, shared by link.c (sort, link, steps, write) and
  * aggregate.c (groups, step totals, ops). */
@@ -189,6 +196,7 @@ struct linker {
 	struct spill pool[8];           /* released spills, reused before new ones */
 	int npool;
 	int out_rows_mapped;            /* L->rows maps the output file itself */
+	const uint32_t *track_remap;    /* collector track -> final track */
 };
 
 /* A spill for elements of elem bytes: a released one when there is one

@@ -267,7 +267,7 @@ static int sort_track(struct mover *m, uint32_t f, uint32_t n, struct displaced 
 static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
-	uint32_t n = (uint32_t)b->c.rows.n;
+	uint32_t n = L->nrows;
 	int64_t *longs = NULL; /* long durations, in the order met */
 	uint32_t nlong = 0, long_cap = 0;
 	struct displaced *tmp = NULL;
@@ -285,41 +285,51 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	L->last_ns = n ? INT64_MIN : 0;
 	struct tix_row_disk *rows = (struct tix_row_disk *)L->rows.base;
 	int64_t *corr = (int64_t *)L->corr.base;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct brow *s = &SPILL_AT(&b->c.rows, struct brow, i);
-		uint32_t pos = cursor[remap[s->track]]++;
-		struct tix_row_disk *r = &rows[pos];
-		r->start_ns = s->start_ns;
-		r->name = s->name;
-		r->track = remap[s->track];
-		r->detail = s->detail;
-		r->link = TIX_NONE;
-		r->kind = s->kind;
-		r->flags = s->flags;
-		r->reserved = 0;
-		if (s->dur_ns >= UINT32_MAX) {
-			if (nlong == long_cap) {
-				long_cap = long_cap ? long_cap * 2 : 64;
-				void *p = realloc(longs, long_cap * sizeof(*longs));
-				if (!p)
-					goto oom;
-				longs = p;
+	/* The primary collector's rows, then the second thread's, renumbered. */
+	struct collector *src[2] = {&b->c, b->extra};
+	for (int k = 0; k < 2 && src[k]; k++) {
+		const uint32_t *sm = k ? b->xmap_str : NULL, *dm = k ? b->xmap_detail : NULL;
+		const uint32_t *tm = k ? b->xmap_track : NULL;
+		size_t cnt = src[k]->rows.n;
+		for (size_t i = 0; i < cnt; i++) {
+			const struct brow *s = &SPILL_AT(&src[k]->rows, struct brow, i);
+			uint32_t track = remap[tm ? tm[s->track] : s->track];
+			uint32_t pos = cursor[track]++;
+			struct tix_row_disk *r = &rows[pos];
+			r->start_ns = s->start_ns;
+			r->name = sm ? sm[s->name] : s->name;
+			r->track = track;
+			r->detail = dm && s->detail != TIX_NONE ? dm[s->detail] : s->detail;
+			r->link = TIX_NONE;
+			r->kind = s->kind;
+			r->flags = s->flags;
+			r->reserved = 0;
+			if (s->dur_ns >= UINT32_MAX) {
+				if (nlong == long_cap) {
+					long_cap = long_cap ? long_cap * 2 : 64;
+					void *p = realloc(longs, long_cap * sizeof(*longs));
+					if (!p)
+						goto oom;
+					longs = p;
+				}
+				/* The link field is free until linking: it carries the
+				 * duration's index while rows move. */
+				r->link = nlong;
+				longs[nlong++] = s->dur_ns;
+				r->dur_ns = UINT32_MAX;
+				r->flags |= TIX_ROW_LONG_DUR;
+			} else {
+				r->dur_ns = (uint32_t)s->dur_ns;
 			}
-			/* The link field is free until linking: it carries the
-			 * duration's index while rows move. */
-			r->link = nlong;
-			longs[nlong++] = s->dur_ns;
-			r->dur_ns = UINT32_MAX;
-			r->flags |= TIX_ROW_LONG_DUR;
-		} else {
-			r->dur_ns = (uint32_t)s->dur_ns;
+			corr[pos] = s->corr;
+			if (s->start_ns < L->first_ns)
+				L->first_ns = s->start_ns;
+			if (s->start_ns + s->dur_ns > L->last_ns)
+				L->last_ns = s->start_ns + s->dur_ns;
 		}
-		corr[pos] = s->corr;
-		if (s->start_ns < L->first_ns)
-			L->first_ns = s->start_ns;
-		if (s->start_ns + s->dur_ns > L->last_ns)
-			L->last_ns = s->start_ns + s->dur_ns;
 	}
+	if (b->extra)
+		linker_release(L, &b->extra->rows);
 	linker_release(L, &b->c.rows); /* its pages serve the next arrays */
 
 	struct mover m = {rows, corr};
@@ -492,6 +502,14 @@ static int link_launches(struct linker *L, struct tix_error *err)
 	linker_release(L, &table);
 
 	/* ac2g flows, for GPU events whose correlation id led nowhere. */
+	if (unlinked) {
+		if (builder_merge_flows(b, err) != 0)
+			return -1;
+		for (size_t i = 0; i < b->c.flows.n; i++) { /* flows name tracks too */
+			struct bflow *f = &SPILL_AT(&b->c.flows, struct bflow, i);
+			f->track = L->track_remap[f->track];
+		}
+	}
 	struct bflow *fl = (struct bflow *)b->c.flows.base;
 	size_t nf = unlinked ? b->c.flows.n : 0; /* nothing left for flows to link */
 	if (nf)
@@ -824,7 +842,7 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 	memset(&L, 0, sizeof(L));
 	L.b = b;
 	L.rows.fd = L.corr.fd = L.members.fd = -1;
-	L.nrows = (uint32_t)b->c.rows.n;
+	L.nrows = (uint32_t)(b->c.rows.n + (b->extra ? b->extra->rows.n : 0));
 	int rc = -1;
 	int timing = getenv("TIX_TIMING") != NULL;
 	double t = now_s();
@@ -840,10 +858,7 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 	uint32_t *remap = order_tracks(&L, err);
 	if (!remap)
 		goto out;
-	for (size_t i = 0; i < b->c.flows.n; i++) { /* flows name tracks too */
-		struct bflow *f = &SPILL_AT(&b->c.flows, struct bflow, i);
-		f->track = remap[f->track];
-	}
+	L.track_remap = remap;
 	PHASE("place", place_rows(&L, remap, err));
 	PHASE("parents", link_parents(&L, err));
 	PHASE("launches", link_launches(&L, err));

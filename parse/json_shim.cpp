@@ -129,6 +129,22 @@ static int32_t to_i32(std::string_view s, int32_t dflt)
 
 static float to_float(std::string_view s)
 {
+	// "4355.4375", "100": digits with at most 9 after the point, no strtod
+	{
+		uint64_t m = 0;
+		size_t i = 0, frac = 0, ndig = 0;
+		while (i < s.size() && (unsigned)(s[i] - '0') <= 9 && ndig < 18)
+			m = m * 10 + (unsigned)(s[i++] - '0'), ndig++;
+		if (i < s.size() && s[i] == '.' && ndig) {
+			i++;
+			while (i < s.size() && (unsigned)(s[i] - '0') <= 9 && frac < 9 && ndig < 18)
+				m = m * 10 + (unsigned)(s[i++] - '0'), frac++, ndig++;
+		}
+		if (ndig && i == s.size()) {
+			static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+			return (float)((double)m / p10[frac]);
+		}
+	}
 	if (s.empty() || s.size() > 40)
 		return -1;
 	char buf[48];
@@ -208,13 +224,59 @@ static void append_json_string(std::string &out, std::string_view s)
 	out.push_back('"');
 }
 
-// Per-instance ids: the index replaces them with links, and dropping them
-// lets identical launches share one args record.
-static bool dropped_arg(std::string_view k)
+// The args keys tix reads, found by length first: a kernel's args have a
+// dozen keys and a chain of string compares per key showed in profiles.
+enum arg_key {
+	ARG_OTHER, ARG_DROPPED, ARG_CORRELATION, ARG_GRID, ARG_BLOCK, ARG_REGISTERS, ARG_SHARED,
+	ARG_BLOCKS_PER_SM, ARG_WARPS_PER_SM, ARG_OCCUPANCY, ARG_DEVICE, ARG_CONTEXT, ARG_STREAM,
+	ARG_BYTES, ARG_GRAPH_ID, ARG_GRAPH_NODE_ID, ARG_DIMS, ARG_TYPES, ARG_STRIDES, ARG_CONCRETE,
+	ARG_SORT_INDEX,
+};
+
+static enum arg_key arg_key_of(std::string_view k)
 {
-	return k == "External id" || k == "correlation" || k == "Ev Idx" ||
-	       k == "Record function id" || k == "Python id" || k == "Python parent id" ||
-	       k == "queued" || k == "Profiler Event Index" || k == "Sequence number";
+	// Per-instance ids (ARG_DROPPED): the index replaces them with links,
+	// and dropping them lets identical launches share one args record.
+	switch (k.size()) {
+	case 4:
+		return k == "grid" ? ARG_GRID : ARG_OTHER;
+	case 5:
+		return k == "block" ? ARG_BLOCK : k == "bytes" ? ARG_BYTES : ARG_OTHER;
+	case 6:
+		return k == "device" ? ARG_DEVICE : k == "stream" ? ARG_STREAM
+		       : k == "Ev Idx" ? ARG_DROPPED : k == "queued" ? ARG_DROPPED : ARG_OTHER;
+	case 7:
+		return k == "context" ? ARG_CONTEXT : ARG_OTHER;
+	case 8:
+		return k == "graph id" ? ARG_GRAPH_ID : ARG_OTHER;
+	case 9:
+		return k == "Python id" ? ARG_DROPPED : ARG_OTHER;
+	case 10:
+		return k == "Input Dims" ? ARG_DIMS : k == "Input type" ? ARG_TYPES
+		       : k == "sort_index" ? ARG_SORT_INDEX : ARG_OTHER;
+	case 11:
+		return k == "correlation" ? ARG_CORRELATION : k == "External id" ? ARG_DROPPED : ARG_OTHER;
+	case 12:
+		return k == "warps per SM" ? ARG_WARPS_PER_SM : ARG_OTHER;
+	case 13:
+		return k == "shared memory" ? ARG_SHARED : k == "blocks per SM" ? ARG_BLOCKS_PER_SM
+		       : k == "Input Strides" ? ARG_STRIDES : k == "graph node id" ? ARG_GRAPH_NODE_ID
+		       : ARG_OTHER;
+	case 15:
+		return k == "Concrete Inputs" ? ARG_CONCRETE : k == "Sequence number" ? ARG_DROPPED
+		       : ARG_OTHER;
+	case 16:
+		return k == "Python parent id" ? ARG_DROPPED : ARG_OTHER;
+	case 18:
+		return k == "Record function id" ? ARG_DROPPED : ARG_OTHER;
+	case 20:
+		return k == "registers per thread" ? ARG_REGISTERS : k == "Profiler Event Index" ? ARG_DROPPED
+		       : ARG_OTHER;
+	case 25:
+		return k == "est. achieved occupancy %" ? ARG_OCCUPANCY : ARG_OTHER;
+	default:
+		return ARG_OTHER;
+	}
 }
 
 static error_code read_args(shim_parser *p, ondemand::object &args, shim_event &ev)
@@ -250,54 +312,49 @@ static error_code read_args(shim_parser *p, ondemand::object &args, shim_event &
 		}
 		if ((err = raw_of(v, raw)))
 			return err;
-		if (key == "correlation") {
+		enum arg_key k = arg_key_of(key);
+		switch (k) {
+		case ARG_CORRELATION: {
 			int64_t c;
 			if (to_i64(raw, c))
 				ev.correlation = c;
-		} else if (key == "grid") {
+			continue; /* per instance: the index keeps the link instead */
+		}
+		case ARG_GRID:
 			to_dim3(raw, ev.grid);
 			ev.has_launch = 1;
-		} else if (key == "block") {
+			break;
+		case ARG_BLOCK:
 			to_dim3(raw, ev.block);
 			ev.has_launch = 1;
-		} else if (key == "registers per thread") {
-			ev.registers = to_i32(raw, -1);
-		} else if (key == "shared memory") {
-			ev.shared_mem = to_i32(raw, -1);
-		} else if (key == "blocks per SM") {
-			ev.blocks_per_sm = to_float(raw);
-		} else if (key == "warps per SM") {
-			ev.warps_per_sm = to_float(raw);
-		} else if (key == "est. achieved occupancy %") {
-			ev.occupancy = to_float(raw);
-		} else if (key == "device") {
-			ev.device = to_i32(raw, -1);
-		} else if (key == "context") {
-			ev.context = to_i32(raw, -1);
-		} else if (key == "stream") {
-			ev.stream = to_i32(raw, -1);
-		} else if (key == "bytes") {
-			int64_t b;
-			if (to_i64(raw, b))
-				ev.bytes = b;
+			break;
+		case ARG_REGISTERS: ev.registers = to_i32(raw, -1); break;
+		case ARG_SHARED: ev.shared_mem = to_i32(raw, -1); break;
+		case ARG_BLOCKS_PER_SM: ev.blocks_per_sm = to_float(raw); break;
+		case ARG_WARPS_PER_SM: ev.warps_per_sm = to_float(raw); break;
+		case ARG_OCCUPANCY: ev.occupancy = to_float(raw); break;
+		case ARG_DEVICE: ev.device = to_i32(raw, -1); break;
+		case ARG_CONTEXT: ev.context = to_i32(raw, -1); break;
+		case ARG_STREAM: ev.stream = to_i32(raw, -1); break;
+		case ARG_BYTES: {
+			int64_t by;
+			if (to_i64(raw, by))
+				ev.bytes = by;
 			ev.has_launch = 1;
-		} else if (key == "graph id") {
-			ev.graph_id = (uint32_t)to_i32(raw, 0);
-		} else if (key == "graph node id") {
-			ev.graph_node_id = (uint32_t)to_i32(raw, 0);
-		} else if (key == "Input Dims") {
-			ev.dims = view(raw);
-		} else if (key == "Input type") {
-			ev.types = view(raw);
-		} else if (key == "Input Strides") {
-			ev.strides = view(raw);
-		} else if (key == "Concrete Inputs") {
-			ev.concrete = view(raw);
-		} else if (key == "sort_index") {
-			ev.meta_sort = view(raw);
+			break;
 		}
-		if (dropped_arg(key))
-			continue;
+		case ARG_GRAPH_ID: ev.graph_id = (uint32_t)to_i32(raw, 0); break;
+		case ARG_GRAPH_NODE_ID: ev.graph_node_id = (uint32_t)to_i32(raw, 0); break;
+		case ARG_DIMS: ev.dims = view(raw); break;
+		case ARG_TYPES: ev.types = view(raw); break;
+		case ARG_STRIDES: ev.strides = view(raw); break;
+		case ARG_CONCRETE: ev.concrete = view(raw); break;
+		case ARG_SORT_INDEX: ev.meta_sort = view(raw); break;
+		case ARG_DROPPED:
+			continue; /* a per-instance id: the index keeps links instead */
+		case ARG_OTHER:
+			break;
+		}
 		if (!first)
 			out += ", ";
 		first = false;
