@@ -41,6 +41,12 @@ def decode_story(args, chk):
     with open(truth_path) as f:
         truth = json.load(f)
     compare_trace(args, chk, path, label="decode")
+    # the index is compact: DESIGN.md's target is 12% of the JSON; per-instance
+    # ids kept in the args would blow it (each launch a record of its own)
+    rc, out, err = tixtest.tix(args, "index", path, "-o", path + ".tix")
+    if chk.check(rc == 0, "decode: tix index", err[:200]):
+        ratio = os.path.getsize(path + ".tix") / os.path.getsize(path)
+        chk.check(ratio <= 0.12, "decode: .tix is %.1f%% of the JSON (<= 12%%)" % (100 * ratio))
 
     steps = tix_json(args, chk, "decode: summary --by step", "summary", path, "--by", "step", "--format", "json")
     if steps:
