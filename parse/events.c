@@ -17,6 +17,21 @@ struct orphan_end {
 	int64_t end_ns;
 };
 
+/* Room for one more element in a growable array (*arr, *cap). */
+static int reserve_one(void *arr, size_t *cap, size_t n, size_t elem)
+{
+	void **a = arr;
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *p = realloc(*a, ncap * elem);
+	if (!p)
+		return -1;
+	*a = p;
+	*cap = ncap;
+	return 0;
+}
+
 int event_conv_init(struct event_conv *c, const char *path, const struct tix_sink *sink)
 {
 	memset(c, 0, sizeof(*c));
@@ -231,14 +246,8 @@ static int same_track(const struct tix_event_in *a, const struct tix_id *pid, co
 /* "B": keep a copy until its "E". */
 static int push_begin(struct event_conv *c, const struct tix_event_in *e, struct tix_error *err)
 {
-	if (c->nopen == c->open_cap) {
-		size_t cap = c->open_cap ? c->open_cap * 2 : 16;
-		struct open_begin *p = realloc(c->open, cap * sizeof(*p));
-		if (!p)
-			return tix_error_set(err, "%s: out of memory", c->path);
-		c->open = p;
-		c->open_cap = cap;
-	}
+	if (reserve_one(&c->open, &c->open_cap, c->nopen, sizeof(*c->open)) != 0)
+		return tix_error_set(err, "%s: out of memory", c->path);
 	struct tix_str parts[5] = {e->pid.str, e->tid.str, e->name, e->cat, e->args};
 	size_t total = 0;
 	for (int i = 0; i < 5; i++)
@@ -279,14 +288,8 @@ static int pop_end(struct event_conv *c, const struct tix_id *pid, const struct 
 		return rc;
 	}
 	if (c->keep_orphan_ends) { /* its "B" may be in the other half */
-		if (c->norphans == c->orphans_cap) {
-			size_t cap = c->orphans_cap ? c->orphans_cap * 2 : 16;
-			struct orphan_end *o = realloc(c->orphans, cap * sizeof(*o));
-			if (!o)
-				return tix_error_set(err, "%s: out of memory", c->path);
-			c->orphans = o;
-			c->orphans_cap = cap;
-		}
+		if (reserve_one(&c->orphans, &c->orphans_cap, c->norphans, sizeof(*c->orphans)) != 0)
+			return tix_error_set(err, "%s: out of memory", c->path);
 		size_t pl = pid->str.ptr ? pid->str.len : 0, tl = tid->str.ptr ? tid->str.len : 0;
 		char *buf = malloc(pl + tl + 2);
 		if (!buf)
@@ -318,14 +321,8 @@ int event_conv_adopt(struct event_conv *c, struct event_conv *second, struct tix
 			return -1;
 	}
 	for (size_t i = 0; i < second->nopen; i++) {
-		if (c->nopen == c->open_cap) {
-			size_t cap = c->open_cap ? c->open_cap * 2 : 16;
-			struct open_begin *p = realloc(c->open, cap * sizeof(*p));
-			if (!p)
-				return tix_error_set(err, "%s: out of memory", c->path);
-			c->open = p;
-			c->open_cap = cap;
-		}
+		if (reserve_one(&c->open, &c->open_cap, c->nopen, sizeof(*c->open)) != 0)
+			return tix_error_set(err, "%s: out of memory", c->path);
 		c->open[c->nopen++] = second->open[i]; /* takes its copies */
 	}
 	second->nopen = 0;
