@@ -282,8 +282,11 @@ static int collector_init(struct collector *c, const char *dir, const char *sour
 		return tix_error_set(err, "%s: out of memory", source_path);
 	c->track_nslots = 64;
 	c->track_slots = calloc(c->track_nslots, sizeof(*c->track_slots));
-	if (!c->track_slots)
+	c->memo = calloc(DETAIL_MEMO_SIZE, sizeof(*c->memo));
+	if (!c->track_slots || !c->memo)
 		return tix_error_set(err, "%s: out of memory", source_path);
+	for (int i = 0; i < DETAIL_MEMO_SIZE; i++)
+		c->memo[i].name = TIX_NONE;
 	if (spill_init(&c->rows, dir, sizeof(struct brow), err) ||
 	    spill_init(&c->flows, dir, sizeof(struct bflow), err))
 		return -1;
@@ -303,6 +306,7 @@ static void collector_done(struct collector *c)
 	free(c->metas);
 	free(c->top_meta);
 	free(c->warnings);
+	free(c->memo);
 	memset(c, 0, sizeof(*c));
 	c->rows.fd = c->flows.fd = -1;
 }
@@ -385,6 +389,50 @@ static uint32_t track_of(struct collector *c, const struct btrack_key *k)
 	return t;
 }
 
+static int same_str(const struct collector *c, uint32_t id, struct tix_str s)
+{
+	if (id == TIX_NONE)
+		return s.len == 0;
+	return intern_len(&c->strings, id) == s.len && memcmp(intern_str(&c->strings, id), s.ptr, s.len) == 0;
+}
+
+static int memo_matches(const struct collector *c, const struct detail_memo *m, uint32_t name,
+                        uint32_t cat, const struct tix_event_in *ev)
+{
+	if (m->name != name || m->cat != cat || m->kind != (int)ev->kind ||
+	    m->has_launch != (ev->launch != NULL) || m->has_op != (ev->op != NULL))
+		return 0;
+	if (ev->launch && memcmp(&m->launch, ev->launch, sizeof(m->launch)) != 0)
+		return 0;
+	if (ev->op && !(same_str(c, m->op[0], ev->op->dims) && same_str(c, m->op[1], ev->op->types) &&
+	                same_str(c, m->op[2], ev->op->strides) && same_str(c, m->op[3], ev->op->concrete)))
+		return 0;
+	return same_str(c, m->args, ev->args);
+}
+
+static void memo_keep(struct collector *c, struct detail_memo *m, uint32_t name,
+                      const struct tix_detail_disk *d, uint32_t detail, const struct tix_event_in *ev)
+{
+	m->name = name;
+	m->cat = d->cat;
+	m->args = d->args;
+	m->detail = detail;
+	m->kind = (int)ev->kind;
+	m->has_launch = ev->launch != NULL;
+	m->has_op = ev->op != NULL;
+	if (ev->launch)
+		m->launch = *ev->launch;
+	for (int i = 0; i < 4; i++)
+		m->op[i] = TIX_NONE;
+	if (ev->op) {
+		const struct tix_op_info *oi = (const struct tix_op_info *)c->opinfos.recs + d->op_info;
+		m->op[0] = oi->dims;
+		m->op[1] = oi->types;
+		m->op[2] = oi->strides;
+		m->op[3] = oi->concrete;
+	}
+}
+
 static int collect_event(struct collector *c, const struct tix_event_in *ev, struct tix_error *err)
 {
 	struct btrack_key k;
@@ -397,58 +445,67 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 		return tix_error_set(err, "%s: too many tracks (over 16M threads and streams)",
 		                     c->source_path);
 
-	struct tix_detail_disk d = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE};
-	if (ev->cat.len && (d.cat = str_id(c, ev->cat)) == TIX_NONE)
-		goto oom;
-	if (ev->args.len && (d.args = str_id(c, ev->args)) == TIX_NONE)
-		goto oom;
-	if (ev->launch) {
-		struct tix_kernel_info ki;
-		const struct tix_launch_in *l = ev->launch;
-		memset(&ki, 0, sizeof(ki));
-		memcpy(ki.grid, l->grid, sizeof(ki.grid));
-		memcpy(ki.block, l->block, sizeof(ki.block));
-		ki.registers = l->registers;
-		ki.shared_mem = l->shared_mem;
-		ki.dynamic_shared = l->dynamic_shared;
-		ki.blocks_per_sm = l->blocks_per_sm;
-		ki.warps_per_sm = l->warps_per_sm;
-		ki.occupancy = l->occupancy;
-		ki.device = l->device;
-		ki.context = l->context;
-		ki.stream = l->stream;
-		ki.graph_id = l->graph_id;
-		ki.bytes = l->bytes;
-		if ((d.kernel_info = dedup_add(&c->kinfos, &ki)) == TIX_NONE)
-			goto oom;
-		struct btrack *tr = &c->tracks[t];
-		if (l->device >= 0)
-			tr->device = l->device;
-		if (l->stream >= 0)
-			tr->stream = l->stream;
-	}
-	if (ev->op) {
-		struct tix_op_info oi;
-		const struct tix_str *f[4] = {&ev->op->dims, &ev->op->types, &ev->op->strides,
-		                              &ev->op->concrete};
-		uint32_t *o[4] = {&oi.dims, &oi.types, &oi.strides, &oi.concrete};
-		for (int i = 0; i < 4; i++) {
-			*o[i] = TIX_NONE;
-			if (f[i]->len && (*o[i] = str_id(c, *f[i])) == TIX_NONE)
-				goto oom;
-		}
-		if ((d.op_info = dedup_add(&c->opinfos, &oi)) == TIX_NONE)
-			goto oom;
-	}
-	uint32_t detail = TIX_NONE;
-	if ((d.cat != TIX_NONE || d.args != TIX_NONE || d.kernel_info != TIX_NONE ||
-	     d.op_info != TIX_NONE) &&
-	    (detail = dedup_add(&c->details, &d)) == TIX_NONE)
-		goto oom;
-
 	uint32_t name = str_id(c, ev->name);
 	if (name == TIX_NONE)
 		goto oom;
+	struct tix_detail_disk d = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE};
+	if (ev->cat.len && (d.cat = str_id(c, ev->cat)) == TIX_NONE)
+		goto oom;
+	if (ev->launch) {
+		struct btrack *tr = &c->tracks[t];
+		if (ev->launch->device >= 0)
+			tr->device = ev->launch->device;
+		if (ev->launch->stream >= 0)
+			tr->stream = ev->launch->stream;
+	}
+	uint32_t detail;
+	struct detail_memo *mo = &c->memo[name % DETAIL_MEMO_SIZE];
+	if (memo_matches(c, mo, name, d.cat, ev)) {
+		detail = mo->detail;
+	} else {
+		if (ev->args.len && (d.args = str_id(c, ev->args)) == TIX_NONE)
+			goto oom;
+		if (ev->launch) {
+			struct tix_kernel_info ki;
+			const struct tix_launch_in *l = ev->launch;
+			memset(&ki, 0, sizeof(ki));
+			memcpy(ki.grid, l->grid, sizeof(ki.grid));
+			memcpy(ki.block, l->block, sizeof(ki.block));
+			ki.registers = l->registers;
+			ki.shared_mem = l->shared_mem;
+			ki.dynamic_shared = l->dynamic_shared;
+			ki.blocks_per_sm = l->blocks_per_sm;
+			ki.warps_per_sm = l->warps_per_sm;
+			ki.occupancy = l->occupancy;
+			ki.device = l->device;
+			ki.context = l->context;
+			ki.stream = l->stream;
+			ki.graph_id = l->graph_id;
+			ki.bytes = l->bytes;
+			if ((d.kernel_info = dedup_add(&c->kinfos, &ki)) == TIX_NONE)
+				goto oom;
+		}
+		if (ev->op) {
+			struct tix_op_info oi;
+			const struct tix_str *f[4] = {&ev->op->dims, &ev->op->types, &ev->op->strides,
+			                              &ev->op->concrete};
+			uint32_t *o[4] = {&oi.dims, &oi.types, &oi.strides, &oi.concrete};
+			for (int i = 0; i < 4; i++) {
+				*o[i] = TIX_NONE;
+				if (f[i]->len && (*o[i] = str_id(c, *f[i])) == TIX_NONE)
+					goto oom;
+			}
+			if ((d.op_info = dedup_add(&c->opinfos, &oi)) == TIX_NONE)
+				goto oom;
+		}
+		detail = TIX_NONE;
+		if ((d.cat != TIX_NONE || d.args != TIX_NONE || d.kernel_info != TIX_NONE ||
+		     d.op_info != TIX_NONE) &&
+		    (detail = dedup_add(&c->details, &d)) == TIX_NONE)
+			goto oom;
+		memo_keep(c, mo, name, &d, detail, ev);
+	}
+
 	if (c->rows.n >= UINT32_MAX / 2)
 		return tix_error_set(err, "%s: too many events (over 2 billion)", c->source_path);
 	struct brow *r = spill_push(&c->rows, 1, err);

@@ -115,6 +115,19 @@ struct bmeta {                /* M events, applied at finish */
 	uint32_t value;         /* string */
 };
 
+/* The detail of the last event of a name: most events repeat their
+ * predecessor's args exactly (the same launch, layer after layer), and a
+ * memcmp is much cheaper than hashing the args, the op inputs and the
+ * launch shape again. */
+struct detail_memo {
+	uint32_t name, cat, args, detail;
+	uint32_t op[4];           /* op input strings, TIX_NONE when absent */
+	int kind;
+	int has_launch, has_op;
+	struct tix_launch_in launch;
+};
+#define DETAIL_MEMO_SIZE 4096
+
 /* What one producer thread collects: its own strings, records, tracks and
  * rows, merged into the builder's primary collector at finish. */
 struct collector {
@@ -139,6 +152,7 @@ struct collector {
 
 	struct spill rows;         /* struct brow */
 	struct spill flows;        /* struct bflow */
+	struct detail_memo *memo;  /* DETAIL_MEMO_SIZE entries, by name */
 
 	char *warnings;
 	size_t warnings_len;
