@@ -564,6 +564,11 @@ extern "C" int SHIM(shim_parse_events)(struct shim_parser *p, const char *buf, s
 		if (rc)
 			return rc;
 	}
+	// The array must be the whole buffer: a location still in bounds means
+	// the array closed early (a guessed window end past the events).
+	const char *rest = here(doc);
+	if (rest)
+		return fail(p, TAPE_ERROR, rest, err_at, err_msg);
 	return 0;
 }
 

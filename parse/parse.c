@@ -429,8 +429,24 @@ static enum scan take_events(struct reader *r, char *b, size_t *p, size_t n, int
 			*p = q;
 			return SCAN_MORE;
 		}
-		/* The last window: find where the array closes, then parse the
-		 * whole events before it at once. */
+		/* The last window: most of it goes through the fast path up to
+		 * its last guessed boundary; the careful scan then only has the
+		 * last event and the array's end to find. */
+		size_t tail_cut = guess_cut(b, q, n);
+		if (tail_cut) {
+			size_t end = tail_cut, resume;
+			while (b[end - 1] != '}')
+				end--;
+			int rc = parse_run(r, b, q, end, &resume);
+			if (rc < 0)
+				return SCAN_BAD;
+			if (rc == 0) {
+				r->salvaged_to = r->base + end;
+				q = tail_cut + 1;
+			} else {
+				q = resume;
+			}
+		}
 		size_t e = q, last_end = 0;
 		int closed = 0;
 		for (;;) {
