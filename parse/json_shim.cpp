@@ -23,9 +23,39 @@ using namespace simdjson;
 #define SHIM_CAT(a, b) SHIM_CAT2(a, b)
 #define SHIM(name) SHIM_CAT(name, SHIM_VARIANT)
 
+// The rebuilt args text: a plain growable buffer, since std::string's
+// append showed in profiles.
+struct text_buf {
+	char *p = nullptr;
+	size_t len = 0, cap = 0;
+	~text_buf() { free(p); }
+	bool fit(size_t more)
+	{
+		if (len + more <= cap)
+			return true;
+		size_t ncap = cap ? cap * 2 : 4096;
+		while (ncap < len + more)
+			ncap *= 2;
+		char *np = (char *)realloc(p, ncap);
+		if (!np)
+			return false;
+		p = np;
+		cap = ncap;
+		return true;
+	}
+	void put(const char *s, size_t n)
+	{
+		if (fit(n)) {
+			memcpy(p + len, s, n);
+			len += n;
+		}
+	}
+	void put(char c) { put(&c, 1); }
+};
+
 struct shim_parser {
 	ondemand::parser parser;
-	std::string args;     // rebuilt args text, reused
+	text_buf args;        // rebuilt args text, reused
 	std::string meta;     // unescaped args.name of M events
 	const char *base = nullptr;
 };
@@ -194,7 +224,32 @@ static std::string_view raw_key(ondemand::field &field)
 	}
 }
 
-static void append_json_string(std::string &out, std::string_view s)
+// Is the key starting at k (just after its opening quote) exactly lit?
+// The bytes read stay inside the document: a key is followed by '"', ':'
+// and a value.
+template <size_t N> static inline bool key_is(const char *k, const char (&lit)[N])
+{
+	return memcmp(k, lit, N - 1) == 0 && k[N - 1] == '"';
+}
+
+// The key whose value's text starts at value: the quote that ends the key
+// is found by stepping back over "\": " rather than scanning the key.
+static std::string_view key_before(ondemand::field &field, const char *k, const char *value)
+{
+	const char *q = value - 1;
+	while (q > k && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'))
+		q--;
+	if (q > k && *q == ':') {
+		q--;
+		while (q > k && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'))
+			q--;
+		if (q >= k && *q == '"')
+			return std::string_view(k, (size_t)(q - k));
+	}
+	return raw_key(field);
+}
+
+static void append_json_string(text_buf &out, std::string_view s)
 {
 	bool plain = true;
 	for (unsigned char c : s)
@@ -203,25 +258,25 @@ static void append_json_string(std::string &out, std::string_view s)
 			break;
 		}
 	if (plain) {
-		out.push_back('"');
-		out.append(s.data(), s.size());
-		out.push_back('"');
+		out.put('"');
+		out.put(s.data(), s.size());
+		out.put('"');
 		return;
 	}
-	out.push_back('"');
+	out.put('"');
 	for (unsigned char c : s) {
 		if (c == '"' || c == '\\') {
-			out.push_back('\\');
-			out.push_back((char)c);
+			out.put('\\');
+			out.put((char)c);
 		} else if (c < 0x20) {
 			char b[8];
 			snprintf(b, sizeof(b), "\\u%04x", c);
-			out += b;
+			out.put(b, 6);
 		} else {
-			out.push_back((char)c);
+			out.put((char)c);
 		}
 	}
-	out.push_back('"');
+	out.put('"');
 }
 
 // The args keys tix reads, found by length first: a kernel's args have a
@@ -281,18 +336,19 @@ static enum arg_key arg_key_of(std::string_view k)
 
 static error_code read_args(shim_parser *p, ondemand::object &args, shim_event &ev)
 {
-	std::string &out = p->args;
-	out.clear();
-	out.push_back('{');
+	text_buf &out = p->args;
+	out.len = 0;
+	out.put('{');
 	bool first = true;
 	for (auto f : args) {
 		ondemand::field field;
 		auto err = std::move(f).get(field);
 		if (err)
 			return err;
-		std::string_view key = raw_key(field), raw;
+		const char *k = field.key().raw();
+		std::string_view raw;
 		ondemand::value v = field.value();
-		if (key == "name") { // M events: process/thread name, unescaped
+		if (key_is(k, "name")) { // M events: process/thread name, unescaped
 			ondemand::json_type t;
 			if ((err = v.type().get(t)))
 				return err;
@@ -303,17 +359,17 @@ static error_code read_args(shim_parser *p, ondemand::object &args, shim_event &
 				p->meta.assign(s.data(), s.size());
 				ev.meta_name = shim_str{p->meta.data(), p->meta.size()};
 				if (!first)
-					out += ", ";
+					out.put(", ", 2);
 				first = false;
-				out += "\"name\": ";
+				out.put("\"name\": ", 8);
 				append_json_string(out, s);
 				continue;
 			}
 		}
 		if ((err = raw_of(v, raw)))
 			return err;
-		enum arg_key k = arg_key_of(key);
-		switch (k) {
+		std::string_view key = key_before(field, k, raw.data());
+		switch (arg_key_of(key)) {
 		case ARG_CORRELATION: {
 			int64_t c;
 			if (to_i64(raw, c))
@@ -356,15 +412,15 @@ static error_code read_args(shim_parser *p, ondemand::object &args, shim_event &
 			break;
 		}
 		if (!first)
-			out += ", ";
+			out.put(", ", 2);
 		first = false;
-		out.push_back('"');
-		out.append(key.data(), key.size()); // already JSON-escaped
-		out += "\": ";
-		out.append(raw.data(), raw.size());
+		out.put('"');
+		out.put(key.data(), key.size()); // already JSON-escaped
+		out.put("\": ", 3);
+		out.put(raw.data(), raw.size());
 	}
-	out.push_back('}');
-	ev.args = first ? shim_str{nullptr, 0} : shim_str{out.data(), out.size()};
+	out.put('}');
+	ev.args = first ? shim_str{nullptr, 0} : shim_str{out.p, out.len};
 	return SUCCESS;
 }
 
@@ -457,13 +513,13 @@ static error_code read_event(shim_parser *p, ondemand::object &obj, shim_event &
 		auto err = std::move(f).get(field);
 		if (err)
 			return err;
-		std::string_view key = raw_key(field);
+		const char *k = field.key().raw();
 		ondemand::value v = field.value();
-		if (key == "ph") {
+		if (key_is(k, "ph")) {
 			err = read_string(v, ev.ph);
-		} else if (key == "cat") {
+		} else if (key_is(k, "cat")) {
 			err = read_string(v, ev.cat);
-		} else if (key == "name") {
+		} else if (key_is(k, "name")) {
 			ondemand::json_type t;
 			if ((err = v.type().get(t)))
 				return err;
@@ -476,15 +532,15 @@ static error_code read_event(shim_parser *p, ondemand::object &obj, shim_event &
 				err = raw_of(v, raw);
 				ev.name = view(raw);
 			}
-		} else if (key == "pid") {
+		} else if (key_is(k, "pid")) {
 			err = read_id(v, ev.pid);
-		} else if (key == "tid") {
+		} else if (key_is(k, "tid")) {
 			err = read_id(v, ev.tid);
-		} else if (key == "ts") {
+		} else if (key_is(k, "ts")) {
 			err = read_number_text(v, ev.ts);
-		} else if (key == "dur") {
+		} else if (key_is(k, "dur")) {
 			err = read_number_text(v, ev.dur);
-		} else if (key == "id") {
+		} else if (key_is(k, "id")) {
 			ondemand::json_type t;
 			if ((err = v.type().get(t)))
 				return err;
@@ -498,11 +554,11 @@ static error_code read_event(shim_parser *p, ondemand::object &obj, shim_event &
 				ev.id = std::hash<std::string_view>{}(raw);
 			}
 			ev.has_id = 1;
-		} else if (key == "bp") {
+		} else if (key_is(k, "bp")) {
 			err = read_string(v, ev.bp);
-		} else if (key == "s") {
+		} else if (key_is(k, "s")) {
 			err = read_string(v, ev.scope);
-		} else if (key == "args") {
+		} else if (key_is(k, "args")) {
 			ondemand::json_type t;
 			if ((err = v.type().get(t)))
 				return err;
