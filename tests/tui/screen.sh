@@ -1,0 +1,278 @@
+#!/bin/sh
+# Drives the real tix TUI in a tmux pseudo-terminal and checks the screen
+# text.  Waits for what the screen should show (polling capture-pane with a
+# timeout), never for a fixed time.
+#
+# usage: screen.sh TIX GEN_TRACE.py WORKDIR
+# Exit 0 pass, 1 fail, 77 skip (only when tmux is missing).
+set -u
+TIX=$1 GEN=$2 WORK=$3
+
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
+[ -x "$TIX" ] || { echo "FAIL: no tix binary at $TIX"; exit 1; }
+
+mkdir -p "$WORK" && cd "$WORK" || exit 1
+rm -f glm.json.gz glm.json.gz.tix rank1.json.gz rank1.json.gz.tix tix-export-*.json
+python3 "$GEN" -o glm.json.gz --steps 4 -q || { echo "FAIL: gen_trace.py"; exit 1; }
+python3 "$GEN" -o rank1.json.gz --steps 2 --seed 2 -q || { echo "FAIL: gen_trace.py"; exit 1; }
+
+SOCK="tix-tui-test-$$"
+T="tmux -L $SOCK -f /dev/null"
+trap '$T kill-server 2>/dev/null' EXIT INT TERM
+export TZ=UTC
+FAILS=0
+
+fail() {
+	echo "FAIL: $*"
+	echo "----- screen -----"
+	$T capture-pane -p -t tui 2>/dev/null
+	echo "------------------"
+	FAILS=$((FAILS + 1))
+}
+
+screen() { $T capture-pane -p -t tui; }
+
+# wait_for TEXT [SECONDS]: until the screen shows TEXT (fixed string)
+wait_for() {
+	n=$(( ${2:-15} * 10 ))
+	while [ "$n" -gt 0 ]; do
+		screen | grep -Fq -- "$1" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	fail "timed out waiting for '$1'"
+	return 1
+}
+
+# wait_gone TEXT: until the screen no longer shows TEXT
+wait_gone() {
+	n=150
+	while [ "$n" -gt 0 ]; do
+		screen | grep -Fq -- "$1" || return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	fail "timed out waiting for '$1' to go"
+	return 1
+}
+
+# expect_line N TEXT: screen line N (0-based) contains TEXT
+expect_line() {
+	line=$(screen | sed -n "$(( $1 + 1 ))p")
+	case $line in
+	*"$2"*) return 0 ;;
+	esac
+	fail "line $1 should contain '$2' but is '$line'"
+}
+
+keys() { $T send-keys -t tui "$@"; }
+text() { $T send-keys -t tui -l "$1"; }
+
+# start W H ENV...: a fresh session running tix on the trace
+start() {
+	w=$1 h=$2
+	shift 2
+	$T kill-session -t tui 2>/dev/null
+	$T new-session -d -s tui -x "$w" -y "$h" -c "$WORK" \
+		"env $* $TIX ${TRACES:-glm.json.gz}; echo TIX-EXITED-\$?; sleep 600"
+}
+
+# ---- the drill path, UTF-8, colour, 100x30 ----
+start 100 30 LANG=C.UTF-8 LC_ALL=C.UTF-8
+wait_for "ProfilerStep" 60 || exit 1
+wait_for "4 steps"
+expect_line 0 "tix › glm.json.gz"
+expect_line 1 "Wall"
+expect_line 2 "all"
+keys Down Enter
+wait_for "› step 0" || exit 1
+expect_line 2 "unrolled_elementwise_kernel"
+expect_line 2 "[557496,1,1]"
+keys Enter
+wait_for "Launched by" || exit 1
+expect_line 2 "[557496, 1, 1]"
+expect_line 2 "aten::copy_"
+keys Enter
+wait_for "launch #0" || exit 1
+wait_for "launched by       aten::copy_"
+wait_for "[495552, 1, 576]"
+wait_for "c10::Float8_e4m3fn"
+wait_for "285,437,952 elements x (2 + 1) bytes"
+# the sections further down: the op chain, outermost first, and the launch call
+keys G
+wait_for "aten::_to_copy  (cpu_op"
+wait_for "aten::copy_  (cpu_op"
+keys g
+wait_for "grid x block"
+# back twice, to the kernels of step 0
+keys BSpace
+wait_for "Launched by"
+wait_gone "launch #0"
+keys h
+wait_for "Instances"
+wait_gone "Launched by"
+
+# ---- sort ----
+text s
+wait_for "sort: Instances"
+expect_line 1 "Instances▼"
+text S
+wait_for "sort: Instances (reversed)"
+expect_line 1 "Instances▲"
+text s
+wait_for "sort: Avg"
+
+# ---- search and n: the match becomes the selected row ----
+text /
+wait_for "search (regex): /"
+text "nccl"
+keys Enter
+wait_gone "search (regex)"
+keys Enter
+wait_for "Launched by"
+screen | sed -n 1p | grep -qi "nccl" || fail "search did not select an nccl kernel"
+keys BSpace
+wait_for "Instances"
+
+# ---- filter ----
+text f
+wait_for "filter (regex"
+text "nccl"
+keys Enter
+wait_for "filter: nccl"
+screen | grep -Eq "Kernels: [0-9]+ of [0-9]+ kernels" || fail "the filter kept every row"
+screen | sed -n '3,27p' | grep -v '^ *$' | grep -vi nccl | grep -q . && fail "filter kept rows without nccl"
+text f
+keys C-u Enter
+wait_gone "filter: nccl"
+
+# ---- short and full names ----
+text t
+wait_for "full names"
+wait_for "unrolled_elementwise_kernel<a"
+text t
+wait_for "short names"
+
+# ---- view switching ----
+text 5
+wait_for "GPU time" || true
+wait_for "aten::copy_"
+expect_line 0 "› ops"
+text 6
+wait_for "timeline of step" || true
+wait_for "GPU0 s7"
+wait_for "(Enter: detail)"
+keys Tab
+wait_for "4 steps"
+text 3
+wait_for "Launched by"
+text 4
+wait_for "Launch call"
+text 2
+wait_for "Instances"
+text 1
+wait_for "4 steps"
+
+# ---- timeline: zoom, pan, select, detail ----
+text g
+keys Down
+text 6
+wait_for "timeline of step 0"
+text "+"
+text "."
+text ">"
+text "z"
+wait_for "(Enter: detail)"
+keys Enter
+wait_for "Launch call"
+keys BSpace
+wait_for "(Enter: detail)"
+text 1
+
+# ---- export from the TUI, re-read by tix summary ----
+wait_for "4 steps"
+text g
+keys Down Down
+text e
+wait_for "export to: ./tix-export-step1.json"
+keys Enter
+wait_for "exported" || true
+wait_for "tix-export-step1.json"
+if [ -s tix-export-step1.json ]; then
+	"$TIX" summary tix-export-step1.json >summary.txt 2>&1 || fail "tix summary of the export failed: $(cat summary.txt)"
+	grep -q "unrolled_elementwise_kernel" summary.txt || fail "the export's summary lacks the cast kernel"
+else
+	fail "no tix-export-step1.json written"
+fi
+
+# ---- help ----
+text "?"
+wait_for "drill into the selected row"
+text q
+wait_gone "drill into the selected row"
+
+# ---- resize: 80x24, then too small, then back ----
+$T resize-window -t tui -x 80 -y 24
+wait_for "4 steps"
+wide=$(screen | LC_ALL=C.UTF-8 wc -L)
+[ "$wide" -le 80 ] || fail "lines $wide columns wide after the resize to 80"
+expect_line 23 "q:quit"
+$T resize-window -t tui -x 10 -y 1
+wait_for "too small"
+$T resize-window -t tui -x 100 -y 30
+wait_for "4 steps"
+
+# ---- quit ----
+text q
+wait_for "TIX-EXITED-0" || true
+
+# ---- NO_COLOR, ASCII locale, 80x24: the same drill ----
+start 80 24 LANG=C LC_ALL=C NO_COLOR=1
+wait_for "ProfilerStep" 30
+expect_line 0 "tix > glm.json.gz"
+screen | grep -q '›' && fail "UTF-8 glyphs in the C locale"
+keys Down Enter
+wait_for "> step 0"
+expect_line 2 "unrolled_elementwise_kernel"
+keys Enter
+wait_for "557496"
+keys Enter
+wait_for "launched by       aten::copy_"
+wait_for "[495552, 1, 576]"
+wait_for "bytes moved"
+# no colour escapes: only reverse video and bold
+$T capture-pane -p -e -t tui | grep -q "$(printf '\033')\[3[0-7]m" && fail "colours with NO_COLOR set"
+text q
+wait_for "TIX-EXITED-0"
+
+# ---- several traces: ] and [ switch, each keeps its place ----
+TRACES="glm.json.gz rank1.json.gz" start 100 30 LANG=C.UTF-8 LC_ALL=C.UTF-8
+wait_for "glm.json.gz [1/2]" 60
+wait_for "4 steps"
+keys Down Enter
+wait_for "› step 0"
+text "]"
+wait_for "rank1.json.gz [2/2]" 60
+wait_for "2 steps"
+text "["
+wait_for "glm.json.gz [1/2] › step 0"
+text q
+wait_for "TIX-EXITED-0"
+
+# ---- a terminal that cannot address the cursor: a clear error, exit 1 ----
+start 80 24 LANG=C.UTF-8 TERM=dumb
+wait_for "cannot move the cursor"
+wait_for "TIX-EXITED-1"
+
+# ---- stdout not a terminal: one line naming tix summary, exit 1 ----
+"$TIX" glm.json.gz >out.txt 2>err.txt </dev/null
+rc=$?
+[ "$rc" -eq 1 ] || fail "exit status $rc without a terminal (want 1)"
+[ "$(wc -l <err.txt)" -eq 1 ] || fail "want one line on stderr, got: $(cat err.txt)"
+grep -q "tix summary" err.txt || fail "the message does not name tix summary: $(cat err.txt)"
+
+if [ "$FAILS" -ne 0 ]; then
+	echo "tui_screen: $FAILS failure(s)"
+	exit 1
+fi
+echo "tui_screen: ok"

@@ -1,0 +1,344 @@
+/*
+ * Table views: the rows on screen (order[]), cursor and scrolling, sort,
+ * filter, search, and drawing a table from a view's column list.  Filter and
+ * search walk the view's rows (steps, groups, a group's launches), never the
+ * trace's events.
+ */
+#include "tui/table.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+void view_set_rows(struct view *v, uint32_t nrows)
+{
+	free(v->order);
+	v->nrows = nrows;
+	v->order = calloc(nrows ? nrows : 1, sizeof *v->order);
+	for (uint32_t i = 0; i < nrows; i++)
+		v->order[i] = i;
+	v->nvis = v->order ? nrows : 0;
+	v->cursor = v->top = 0;
+}
+
+uint32_t view_cur_row(const struct view *v)
+{
+	return v->cursor < v->nvis ? v->order[v->cursor] : TIX_NONE;
+}
+
+void view_goto_row(struct view *v, uint32_t row)
+{
+	for (uint32_t i = 0; i < v->nvis; i++)
+		if (v->order[i] == row) {
+			v->cursor = i;
+			return;
+		}
+}
+
+void table_move(struct app *a, struct view *v, int64_t delta)
+{
+	if (v->nvis == 0)
+		return;
+	int64_t c = (int64_t)v->cursor + delta;
+	if (c < 0)
+		c = 0;
+	if (c >= (int64_t)v->nvis)
+		c = v->nvis - 1;
+	v->cursor = (uint32_t)c;
+}
+
+/* ---- sort ---- */
+struct sort_ctx {
+	struct app *a;
+	struct view *v;
+};
+
+static int sort_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *sc = arg;
+	uint32_t ra = *(const uint32_t *)pa, rb = *(const uint32_t *)pb;
+	int c = sc->v->ops->cmp(sc->a, sc->v, ra, rb, sc->v->sort_col);
+	if (sc->v->sort_rev)
+		c = -c;
+	if (c == 0)
+		c = ra < rb ? -1 : ra > rb;  /* stable: natural order breaks ties */
+	return c;
+}
+
+/* Rebuilds order[]: pinned rows, then the rows that pass the filter, sorted. */
+void table_rebuild(struct app *a, struct view *v)
+{
+	uint32_t keep = view_cur_row(v);
+	uint32_t n = 0;
+	char buf[1024];
+	uint32_t pinned = (uint32_t)v->ops->pinned;
+	for (uint32_t r = 0; r < v->nrows; r++) {
+		if (r >= pinned && v->has_filter && v->ops->text) {
+			const char *t = v->ops->text(a, v, r, buf, sizeof buf);
+			if (!pattern_match(&v->filter_re, t))
+				continue;
+		}
+		v->order[n++] = r;
+	}
+	v->nvis = n;
+	uint32_t first = pinned < n ? pinned : n;
+	if (v->sort_col >= 0 && v->ops->cmp && n > first) {
+		struct sort_ctx sc = {a, v};
+		qsort_r(v->order + first, n - first, sizeof *v->order, sort_cmp, &sc);
+	}
+	v->cursor = 0;
+	if (keep != TIX_NONE)
+		view_goto_row(v, keep);
+}
+
+int table_sortable(const struct view *v, int col)
+{
+	return col >= 0 && col < v->ops->ncols && !(v->ops->cols[col].flags & (COL_NOSORT | COL_BAR));
+}
+
+void table_next_sort(struct app *a, struct view *v)
+{
+	if (!v->ops->cmp || v->ops->ncols == 0) {
+		app_msg(a, "nothing to sort here");
+		return;
+	}
+	int c = v->sort_col;
+	for (int i = 0; i < v->ops->ncols + 1; i++) {
+		c++;
+		if (c >= v->ops->ncols)
+			c = v->ops->default_sort < 0 ? -1 : 0;
+		if (c == -1 || table_sortable(v, c))
+			break;
+	}
+	v->sort_col = c;
+	/* numbers sort largest first, names A to Z */
+	v->sort_rev = 0;
+	table_rebuild(a, v);
+	if (c < 0)
+		app_msg(a, "in the view's own order");
+}
+
+int table_set_filter(struct app *a, struct view *v, const char *pattern)
+{
+	if (v->has_filter)
+		pattern_free(&v->filter_re);
+	v->has_filter = 0;
+	v->filter[0] = 0;
+	if (pattern && *pattern) {
+		if (table_compile(a, &v->filter_re, pattern) != 0)
+			return -1;
+		snprintf(v->filter, sizeof v->filter, "%s", pattern);
+		v->has_filter = 1;
+	}
+	table_rebuild(a, v);
+	return 0;
+}
+
+int table_compile(struct app *a, struct pattern *p, const char *pattern)
+{
+	memset(p, 0, sizeof *p);
+	p->icase = 1;
+	p->literal = 1;
+	for (const char *c = pattern; *c; c++) {
+		if (*c >= 'A' && *c <= 'Z')
+			p->icase = 0; /* smart case, as in less -i and vim */
+		if (strchr(".[]()*+?{}|^$\\", *c))
+			p->literal = 0;
+	}
+	snprintf(p->text, sizeof p->text, "%s", pattern);
+	if (p->literal)
+		return 0;
+	int rc = regcomp(&p->re, pattern, REG_EXTENDED | REG_NOSUB | (p->icase ? REG_ICASE : 0));
+	if (rc != 0) {
+		char e[128];
+		regerror(rc, &p->re, e, sizeof e);
+		app_msg(a, "bad regex: %s", e);
+		return -1;
+	}
+	return 0;
+}
+
+int pattern_match(const struct pattern *p, const char *s)
+{
+	if (p->literal)
+		return (p->icase ? strcasestr(s, p->text) : strstr(s, p->text)) != NULL;
+	return regexec(&p->re, s, 0, NULL, 0) == 0;
+}
+
+void pattern_free(struct pattern *p)
+{
+	if (!p->literal)
+		regfree(&p->re);
+}
+
+int table_search(struct app *a, struct view *v, int dir)
+{
+	if (!a->has_search) {
+		app_msg(a, "no search yet: press / first");
+		return -1;
+	}
+	if (!v->ops->text || v->nvis == 0) {
+		app_msg(a, "nothing to search here");
+		return -1;
+	}
+	char buf[1024];
+	for (uint32_t i = 1; i <= v->nvis; i++) {
+		uint32_t pos = dir > 0 ? (v->cursor + i) % v->nvis
+		                       : (v->cursor + v->nvis - i % v->nvis) % v->nvis;
+		const char *t = v->ops->text(a, v, v->order[pos], buf, sizeof buf);
+		if (pattern_match(&a->search_re, t)) {
+			if ((dir > 0 && pos <= v->cursor) || (dir < 0 && pos >= v->cursor))
+				app_msg(a, "search wrapped");
+			v->cursor = pos;
+			return 0;
+		}
+	}
+	app_msg(a, "not found: %s", a->search);
+	return -1;
+}
+
+/* ---- drawing ---- */
+
+const char *name_fit(const struct app *a, const char *s, int width)
+{
+	while (text_width(a, s) > width) {
+		/* the first "::" before any template or parameter list */
+		const char *stop = s + strcspn(s, "<(");
+		const char *ns = strstr(s, "::");
+		if (!ns || ns >= stop)
+			break;
+		s = ns + 2;
+	}
+	return s;
+}
+
+void table_scroll(struct view *v, int h)
+{
+	if (h <= 0)
+		return;
+	if (v->cursor < v->top)
+		v->top = v->cursor;
+	if (v->cursor >= v->top + (uint32_t)h)
+		v->top = v->cursor - (uint32_t)h + 1;
+	if (v->top + (uint32_t)h > v->nvis)
+		v->top = v->nvis > (uint32_t)h ? v->nvis - (uint32_t)h : 0;
+}
+
+/* Which columns fit in width, and their widths.  Columns with the highest
+ * prio drop first; the flexible column takes what is left. */
+static int layout(const struct view *v, int width, int *w)
+{
+	const struct col *cols = v->ops->cols;
+	int n = v->ops->ncols;
+	for (int i = 0; i < n; i++)
+		w[i] = cols[i].width;
+	for (;;) {
+		int sum = 0, flex = -1, maxprio = 0, drop = -1;
+		for (int i = 0; i < n; i++) {
+			if (w[i] < 0)
+				continue;
+			sum += w[i] + 1;
+			if (cols[i].flags & COL_FLEX)
+				flex = i;
+			if (cols[i].prio > maxprio) {
+				maxprio = cols[i].prio;
+				drop = i;
+			}
+		}
+		if (sum - 1 <= width || drop < 0) {
+			if (flex >= 0 && sum - 1 < width)
+				w[flex] += width - (sum - 1);
+			return 0;
+		}
+		w[drop] = -1;
+	}
+}
+
+void table_draw(struct app *a, struct view *v, int y0, int h)
+{
+	const struct col *cols = v->ops->cols;
+	int n = v->ops->ncols;
+	int w[32];
+	if (n > 32)
+		n = 32;
+	layout(v, COLS, w);
+	/* header */
+	int hattr = draw_attr(a, CR_HEADER);
+	if (n > 1 || (n == 1 && cols[0].title[0])) {
+		attron(hattr);
+		int x = 0;
+		for (int i = 0; i < n; i++) {
+			if (w[i] < 0)
+				continue;
+			char t[64];
+			const char *title = cols[i].title;
+			if (i == v->sort_col) {
+				const struct glyphs *g = draw_glyphs(a);
+				snprintf(t, sizeof t, "%s%s", title, v->sort_rev ? g->sort_up : g->sort_down);
+				title = t;
+			}
+			int tw = text_width(a, title);
+			if ((cols[i].flags & COL_RIGHT) && tw < w[i]) {
+				draw_text(a, y0, x, w[i] - tw, "", 1);
+				draw_text(a, y0, x + w[i] - tw, tw, title, 1);
+			} else {
+				draw_text(a, y0, x, w[i], title, 1);
+			}
+			x += w[i] + 1;
+			if (x - 1 < COLS)
+				mvaddch(y0, x - 1, ' ');
+		}
+		attroff(hattr);
+		y0++;
+		h--;
+	}
+	if (h <= 0)
+		return;
+	a->body_h = h;
+	table_scroll(v, h);
+	if (v->nvis == 0) {
+		draw_text(a, y0, 0, COLS, v->has_filter ? "(no rows match the filter; f and Enter clears it)" : "(nothing here)", 1);
+		return;
+	}
+	char buf[1024];
+	for (int y = 0; y < h; y++) {
+		uint32_t pos = v->top + (uint32_t)y;
+		if (pos >= v->nvis)
+			break;
+		uint32_t row = v->order[pos];
+		int attr = A_NORMAL;
+		if (pos == v->cursor)
+			attr = draw_attr(a, CR_CURSOR);
+		else if (row < (uint32_t)v->ops->pinned)
+			attr = draw_attr(a, CR_TOTAL);
+		attron(attr);
+		int x = 0;
+		for (int i = 0; i < n; i++) {
+			if (w[i] < 0)
+				continue;
+			if (cols[i].flags & COL_BAR) {
+				double f = v->ops->share ? v->ops->share(a, v, row) : 0;
+				if (pos == v->cursor)
+					attroff(attr);
+				draw_bar(a, y0 + y, x, w[i], f);
+				if (pos == v->cursor)
+					attron(attr);
+			} else {
+				const char *s = v->ops->cell(a, v, row, i, buf, sizeof buf);
+				if (cols[i].flags & COL_NAME)
+					s = name_fit(a, s, w[i]);
+				int tw = (cols[i].flags & COL_RIGHT) ? text_width(a, s) : 0;
+				if (tw && tw < w[i]) {
+					draw_text(a, y0 + y, x, w[i] - tw, "", 1);
+					draw_text(a, y0 + y, x + w[i] - tw, tw, s, 1);
+				} else {
+					draw_text(a, y0 + y, x, w[i], s, 1);
+				}
+			}
+			x += w[i] + 1;
+			if (x - 1 < COLS)
+				mvaddch(y0 + y, x - 1, ' ');
+		}
+		attroff(attr);
+	}
+}

@@ -1,0 +1,676 @@
+/*
+ * The TUI framework: the event loop, the view stacks (one per trace), the
+ * requests every view shares (movement, sort, search, filter, export, view
+ * and trace switching), the prompt, and the frame around the views:
+ *
+ *   row 0          breadcrumb: tix > trace > step 12 > kernel > launch #3
+ *   rows 1..H-3    the top view (a table, or the view's own drawing)
+ *   row H-2        status: what is shown, the sort, the filter, a message
+ *   row H-1        key hints, generated from the keymap (keys.h)
+ */
+#include "tui/tui.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tui/keys.h"
+#include "tui/table.h"
+#include "tui/view.h"
+
+#define MIN_COLS 30
+#define MIN_LINES 6
+
+void app_msg(struct app *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+	va_end(ap);
+}
+
+struct view_args view_args_none(void)
+{
+	struct view_args va = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE};
+	return va;
+}
+
+const char *app_name(struct app *a, uint32_t str, char *buf, size_t cap)
+{
+	const char *s = tix_str(a->ix, str);
+	if (a->full_names)
+		return s;
+	tix_short_name(s, tix_str_len(a->ix, str), buf, cap);
+	return buf;
+}
+
+int64_t app_rel(struct app *a, int64_t t)
+{
+	return t - a->sum->first_ns;
+}
+
+struct view *app_top(struct app *a)
+{
+	struct trace_state *ts = &a->traces[a->cur];
+	return ts->depth ? ts->stack[ts->depth - 1] : NULL;
+}
+
+static void view_free(struct view *v)
+{
+	if (!v)
+		return;
+	if (v->ops->close)
+		v->ops->close(v);
+	if (v->has_filter)
+		pattern_free(&v->filter_re);
+	free(v->order);
+	free(v);
+}
+
+struct view *app_push(struct app *a, const struct view_ops *ops, const struct view_args *args)
+{
+	struct trace_state *ts = &a->traces[a->cur];
+	if (ts->depth >= VIEW_STACK_MAX) {
+		app_msg(a, "too many views open: go back first");
+		return NULL;
+	}
+	struct view *v = calloc(1, sizeof *v);
+	if (!v) {
+		app_msg(a, "out of memory");
+		return NULL;
+	}
+	v->ops = ops;
+	v->args = *args;
+	v->sort_col = ops->default_sort;
+	if (ops->open(a, v) != 0) {
+		view_free(v);
+		return NULL;
+	}
+	if (!v->order)
+		view_set_rows(v, 0);
+	if (v->sort_col >= 0)
+		table_rebuild(a, v);
+	ts->stack[ts->depth++] = v;
+	return v;
+}
+
+void app_pop(struct app *a)
+{
+	struct trace_state *ts = &a->traces[a->cur];
+	if (ts->depth > 1)
+		view_free(ts->stack[--ts->depth]);
+}
+
+static void app_pop_to(struct app *a, int depth)
+{
+	struct trace_state *ts = &a->traces[a->cur];
+	while (ts->depth > depth && ts->depth > 1)
+		app_pop(a);
+}
+
+/* ---- the prompt ---- */
+
+static void app_draw(struct app *a);
+static void app_resize(struct app *a);
+
+int app_prompt(struct app *a, const char *label, char *buf, size_t cap)
+{
+	size_t len = strlen(buf);
+	curs_set(1);
+	for (;;) {
+		app_draw(a);
+		int y = LINES - 2;
+		draw_fill(y, A_NORMAL);
+		int lw = draw_text(a, y, 0, COLS, label, 0);
+		/* show the tail of what was typed when it is longer than the row */
+		int room = COLS - lw - 1;
+		size_t from = 0;
+		while (room > 0 && text_width(a, buf + from) > room) {
+			from++;
+			while ((buf[from] & 0xc0) == 0x80)
+				from++;
+		}
+		int w = room > 0 ? draw_text(a, y, lw, room, buf + from, 0) : 0;
+		move(y, lw + w < COLS ? lw + w : COLS - 1);
+		refresh();
+		int ch = getch();
+		if (ch == KEY_RESIZE)
+			app_resize(a);
+		if (ch == KEY_RESIZE || ch == ERR)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &a->t_key); /* the time typing ends is not the app's */
+		if (ch == 27 || ch == TUI_CTRL('c') || ch == TUI_CTRL('g')) {
+			curs_set(0);
+			return 0;
+		}
+		if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
+			break;
+		if (ch == KEY_BACKSPACE || ch == 127 || ch == '\b') {
+			while (len > 0 && (buf[len - 1] & 0xc0) == 0x80)
+				len--;
+			if (len > 0)
+				len--;
+			buf[len] = 0;
+		} else if (ch == TUI_CTRL('u')) {
+			len = 0;
+			buf[0] = 0;
+		} else if (ch >= 0x20 && ch < 0x100 && ch != 0x7f && len + 1 < cap) {
+			buf[len++] = (char)ch;
+			buf[len] = 0;
+		}
+	}
+	curs_set(0);
+	return 1;
+}
+
+/* ---- switching views (Tab, 1-6) ---- */
+
+static void view_context(struct app *a, struct ctx *c)
+{
+	c->step = c->group = c->row = c->op = TIX_NONE;
+	struct trace_state *ts = &a->traces[a->cur];
+	/* the top view knows most; views below fill what it does not */
+	for (int i = ts->depth - 1; i >= 0; i--) {
+		struct view *v = ts->stack[i];
+		struct ctx vc = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE};
+		if (v->ops->context)
+			v->ops->context(a, v, &vc);
+		if (c->step == TIX_NONE)
+			c->step = vc.step;
+		if (c->group == TIX_NONE)
+			c->group = vc.group;
+		if (c->row == TIX_NONE)
+			c->row = vc.row;
+		if (c->op == TIX_NONE)
+			c->op = vc.op;
+	}
+}
+
+static struct view *push_select(struct app *a, const struct view_ops *ops,
+                                const struct view_args *va, const struct ctx *c)
+{
+	struct view *v = app_push(a, ops, va);
+	if (v && ops->select)
+		ops->select(a, v, c);
+	return v;
+}
+
+static void app_switch(struct app *a, enum view_kind kind)
+{
+	struct ctx c;
+	view_context(a, &c);
+	app_pop_to(a, 1);
+	struct view *root = app_top(a);
+	if (root->ops->select)
+		root->ops->select(a, root, &c);
+	struct view_args va = view_args_none();
+	va.step = c.step;
+	switch (kind) {
+	case VK_STEPS:
+	case VK_HELP:
+		return;
+	case VK_OPS:
+		push_select(a, &view_ops_ops, &va, &c);
+		return;
+	case VK_TIMELINE:
+		va.row = c.row;
+		if (va.step == TIX_NONE && c.row != TIX_NONE)
+			va.step = tix_event_step(a->ix, c.row);
+		push_select(a, &view_timeline_ops, &va, &c);
+		return;
+	default:
+		break;
+	}
+	struct view *k = push_select(a, &view_kernels_ops, &va, &c);
+	if (!k || kind == VK_KERNELS)
+		return;
+	if (c.group == TIX_NONE) {
+		/* no kernel chosen yet: the hottest one of the scope */
+		uint32_t r = k->ops->hottest ? k->ops->hottest(a, k) : TIX_NONE;
+		if (r == TIX_NONE) {
+			app_msg(a, "no kernels here");
+			return;
+		}
+		view_goto_row(k, r);
+		struct ctx kc = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE};
+		k->ops->context(a, k, &kc);
+		c.group = kc.group;
+	}
+	va.group = c.group;
+	struct view *l = push_select(a, &view_launches_ops, &va, &c);
+	if (!l || kind == VK_LAUNCHES)
+		return;
+	l->ops->enter(a, l, view_cur_row(l));
+}
+
+/* ---- export ---- */
+
+static void app_export(struct app *a, struct view *v)
+{
+	if (!v->ops->export_sel) {
+		app_msg(a, "nothing to export here");
+		return;
+	}
+	struct tix_export_sel sel;
+	memset(&sel, 0, sizeof sel);
+	char path[1024];
+	void *owned = NULL;
+	if (v->ops->export_sel(a, v, &sel, path, sizeof path, &owned) != 0)
+		return;
+	if (app_prompt(a, "export to: ", path, sizeof path) && path[0]) {
+		struct tix_error err;
+		long n = tix_export_json(a->ix, &sel, path, &err);
+		if (n < 0)
+			app_msg(a, "export failed: %s", err.msg);
+		else
+			app_msg(a, "exported %ld events to %s", n, path);
+	} else {
+		app_msg(a, "export cancelled");
+	}
+	free(owned);
+}
+
+/* ---- requests every view shares ---- */
+
+static void app_set_trace(struct app *a, int i)
+{
+	a->cur = i;
+	a->ix = a->traces[i].ix;
+	a->sum = &a->traces[i].sum;
+	if (a->traces[i].depth == 0) {
+		struct view_args va = view_args_none();
+		app_push(a, &view_steps_ops, &va);
+	}
+}
+
+static void app_request(struct app *a, enum req r)
+{
+	struct view *v = app_top(a);
+	if (r == REQ_NONE)
+		return;
+	if (v->ops->request && v->ops->request(a, v, r))
+		return;
+	int page = a->body_h > 1 ? a->body_h - 1 : 1;
+	switch (r) {
+	case REQ_DOWN: table_move(a, v, 1); break;
+	case REQ_UP: table_move(a, v, -1); break;
+	case REQ_PAGE_DOWN: table_move(a, v, page); break;
+	case REQ_PAGE_UP: table_move(a, v, -page); break;
+	case REQ_FIRST: v->cursor = 0; break;
+	case REQ_LAST: v->cursor = v->nvis ? v->nvis - 1 : 0; break;
+	case REQ_ENTER:
+		if (!v->ops->enter || view_cur_row(v) == TIX_NONE)
+			app_msg(a, "nothing to open here");
+		else
+			v->ops->enter(a, v, view_cur_row(v));
+		break;
+	case REQ_BACK:
+		if (a->traces[a->cur].depth > 1)
+			app_pop(a);
+		else
+			app_msg(a, "this is the first view: q quits");
+		break;
+	case REQ_HOTTEST: {
+		uint32_t row = v->ops->hottest ? v->ops->hottest(a, v) : TIX_NONE;
+		if (row == TIX_NONE)
+			app_msg(a, "no hottest row here");
+		else
+			view_goto_row(v, row);
+		break;
+	}
+	case REQ_NEXT_VIEW:
+	case REQ_PREV_VIEW: {
+		int k = v->ops->kind == VK_HELP ? VK_STEPS : (int)v->ops->kind;
+		k = (k + (r == REQ_NEXT_VIEW ? 1 : VK_TIMELINE)) % (VK_TIMELINE + 1);
+		app_switch(a, (enum view_kind)k);
+		break;
+	}
+	case REQ_VIEW_STEPS: app_switch(a, VK_STEPS); break;
+	case REQ_VIEW_KERNELS: app_switch(a, VK_KERNELS); break;
+	case REQ_VIEW_LAUNCHES: app_switch(a, VK_LAUNCHES); break;
+	case REQ_VIEW_DETAIL: app_switch(a, VK_DETAIL); break;
+	case REQ_VIEW_OPS: app_switch(a, VK_OPS); break;
+	case REQ_VIEW_TIMELINE: app_switch(a, VK_TIMELINE); break;
+	case REQ_SORT: table_next_sort(a, v); break;
+	case REQ_SORT_REVERSE:
+		if (v->sort_col < 0 && v->ops->default_sort < 0 && !v->ops->cmp) {
+			app_msg(a, "nothing to sort here");
+			break;
+		}
+		v->sort_rev = !v->sort_rev;
+		if (v->sort_col < 0) /* natural rank: reverse it by the first column */
+			v->sort_col = table_sortable(v, 0) ? 0 : -1;
+		table_rebuild(a, v);
+		break;
+	case REQ_SEARCH: {
+		char pat[256] = "";
+		if (!app_prompt(a, "search (regex): /", pat, sizeof pat))
+			break;
+		if (!pat[0]) { /* as in less: an empty search repeats the last one */
+			if (a->has_search)
+				app_request(a, REQ_SEARCH_NEXT);
+			break;
+		}
+		struct pattern re;
+		if (table_compile(a, &re, pat) != 0)
+			break;
+		if (a->has_search)
+			pattern_free(&a->search_re);
+		a->search_re = re;
+		a->has_search = 1;
+		snprintf(a->search, sizeof a->search, "%s", pat);
+		app_request(a, REQ_SEARCH_NEXT);
+		break;
+	}
+	case REQ_SEARCH_NEXT: table_search(a, v, 1); break;
+	case REQ_SEARCH_PREV: table_search(a, v, -1); break;
+	case REQ_FILTER: {
+		if (!v->ops->text) {
+			app_msg(a, "nothing to filter here");
+			break;
+		}
+		char pat[256];
+		snprintf(pat, sizeof pat, "%s", v->filter);
+		if (app_prompt(a, "filter (regex, empty: all): ", pat, sizeof pat))
+			table_set_filter(a, v, pat);
+		break;
+	}
+	case REQ_NAMES:
+		a->full_names = !a->full_names;
+		app_msg(a, "%s names", a->full_names ? "full" : "short");
+		for (int i = 0; i < a->traces[a->cur].depth; i++) {
+			struct view *w = a->traces[a->cur].stack[i];
+			if (w->ops->resize)
+				w->ops->resize(a, w);
+		}
+		break;
+	case REQ_EXPORT: app_export(a, v); break;
+	case REQ_PREV_TRACE:
+	case REQ_NEXT_TRACE:
+		if (a->ntraces < 2) {
+			app_msg(a, "only one trace open");
+			break;
+		}
+		app_set_trace(a, (a->cur + (r == REQ_NEXT_TRACE ? 1 : a->ntraces - 1)) % a->ntraces);
+		app_msg(a, "trace %d of %d: %s", a->cur + 1, a->ntraces, a->traces[a->cur].t->path);
+		break;
+	case REQ_REDRAW: clearok(curscr, TRUE); break;
+	case REQ_HELP:
+		if (v->ops->kind != VK_HELP) {
+			struct view_args va = view_args_none();
+			app_push(a, &view_help_ops, &va);
+		}
+		break;
+	case REQ_QUIT: a->quit = 1; break;
+	default:
+		app_msg(a, "%s: not in this view", keys_label(r));
+		break;
+	}
+}
+
+/* ---- the frame ---- */
+
+static void draw_crumbs(struct app *a)
+{
+	struct trace_state *ts = &a->traces[a->cur];
+	const struct glyphs *g = draw_glyphs(a);
+	char head[1024], rest[2048];
+	const char *base = strrchr(ts->t->path, '/');
+	base = base ? base + 1 : ts->t->path;
+	int n = snprintf(head, sizeof head, "tix%s%s", g->crumb_sep, base);
+	if (a->ntraces > 1 && n >= 0 && (size_t)n < sizeof head)
+		snprintf(head + n, sizeof head - (size_t)n, " [%d/%d]", a->cur + 1, a->ntraces);
+	size_t m = 0;
+	rest[0] = 0;
+	for (int i = 1; i < ts->depth && m < sizeof rest; i++) {
+		char c[512] = "";
+		struct view *v = ts->stack[i];
+		if (v->ops->crumb)
+			v->ops->crumb(a, v, c, sizeof c);
+		else
+			snprintf(c, sizeof c, "%s", v->ops->name);
+		m += (size_t)snprintf(rest + m, sizeof rest - m, "%s%s", g->crumb_sep, c);
+	}
+	int attr = draw_attr(a, CR_TITLE);
+	draw_fill(0, attr);
+	attron(attr);
+	int room = COLS - 1;
+	int x = draw_text(a, 0, 0, room, head, 0);
+	/* too long: keep the end of the path, where the user is */
+	const char *s = rest;
+	if (text_width(a, s) > room - x) {
+		x += draw_text(a, 0, x, room - x, g->crumb_sep, 0);
+		x += draw_text(a, 0, x, room - x, g->ellipsis, 0);
+		while (*s && text_width(a, s) > room - x) {
+			s++;
+			while ((*s & 0xc0) == 0x80)
+				s++;
+		}
+	}
+	draw_text(a, 0, x, room - x, s, 0);
+	attroff(attr);
+}
+
+static void draw_status(struct app *a, struct view *v)
+{
+	int y = LINES - 2;
+	int attr = draw_attr(a, CR_STATUS);
+	draw_fill(y, attr);
+	attron(attr);
+	char s[1024];
+	if (a->msg[0]) {
+		snprintf(s, sizeof s, "%s", a->msg);
+	} else {
+		int n = snprintf(s, sizeof s, "%s: ", v->ops->name);
+		const char *rows = v->ops->rows_name ? v->ops->rows_name : "rows";
+		if (v->nvis == v->nrows)
+			n += snprintf(s + n, sizeof s - n, "%u %s", v->nrows, rows);
+		else
+			n += snprintf(s + n, sizeof s - n, "%u of %u %s", v->nvis, v->nrows, rows);
+		if (v->nvis)
+			n += snprintf(s + n, sizeof s - n, ", at %u", v->cursor + 1);
+		if (v->sort_col >= 0 && v->sort_col < v->ops->ncols)
+			n += snprintf(s + n, sizeof s - n, "  sort: %s%s", v->ops->cols[v->sort_col].title,
+			              v->sort_rev ? " (reversed)" : "");
+		if (v->has_filter)
+			snprintf(s + n, sizeof s - n, "  filter: %s", v->filter);
+	}
+	draw_text(a, y, 0, COLS, s, 0);
+	attroff(attr);
+}
+
+/* "Enter:drill  Bksp:back ..." from the keymap; help and quit stay at the
+ * right end, the rest fill what room is left. */
+static const char *hint_key(enum req r, char *key, size_t cap)
+{
+	snprintf(key, cap, "%s", keys_label(r));
+	char *sp = strchr(key, ' ');
+	if (sp)
+		*sp = 0;
+	if (strcmp(key, "Backspace") == 0)
+		snprintf(key, cap, "Bksp");
+	return key;
+}
+
+static int hint_width(enum req r)
+{
+	char key[64];
+	return (int)(strlen(hint_key(r, key, sizeof key)) + 1 + strlen(keys_hint(r)) + 2);
+}
+
+static int draw_hint(struct app *a, int y, int x, enum req r, int attr)
+{
+	char key[64];
+	int x0 = x;
+	attron(attr | A_BOLD);
+	x += draw_text(a, y, x, COLS - x, hint_key(r, key, sizeof key), 0);
+	attroff(attr | A_BOLD);
+	x += draw_text(a, y, x, COLS - x, ":", 0);
+	x += draw_text(a, y, x, COLS - x, keys_hint(r), 0);
+	x += draw_text(a, y, x, COLS - x, "  ", 0);
+	return x - x0;
+}
+
+static void draw_hints(struct app *a)
+{
+	int y = LINES - 1;
+	int attr = draw_attr(a, CR_HINT);
+	draw_fill(y, A_NORMAL);
+	int end = COLS - (hint_width(REQ_HELP) + hint_width(REQ_QUIT) - 2);
+	if (end < 0)
+		end = 0;
+	int x = end;
+	x += draw_hint(a, y, x, REQ_HELP, attr);
+	draw_hint(a, y, x, REQ_QUIT, attr);
+	x = 0;
+	for (int r = 1; r < REQ_COUNT; r++) {
+		if (!keys_hint((enum req)r) || r == REQ_HELP || r == REQ_QUIT)
+			continue;
+		if (x + hint_width((enum req)r) > end)
+			break;
+		x += draw_hint(a, y, x, (enum req)r, attr);
+	}
+}
+
+static void app_draw(struct app *a)
+{
+	erase();
+	if (LINES < MIN_LINES || COLS < MIN_COLS) {
+		const char *m = COLS >= 30 ? "terminal too small (need 30x6)" : "too small";
+		draw_text(a, LINES / 2, 0, COLS, m, 0);
+		refresh();
+		return;
+	}
+	struct view *v = app_top(a);
+	draw_crumbs(a);
+	int h = LINES - 3;
+	a->body_h = h;
+	if (v->ops->draw)
+		v->ops->draw(a, v, 1, h);
+	else
+		table_draw(a, v, 1, h);
+	draw_status(a, v);
+	draw_hints(a);
+	refresh();
+}
+
+static void app_resize(struct app *a)
+{
+	for (int t = 0; t < a->ntraces; t++) {
+		struct tix_index *keep = a->ix;
+		a->ix = a->traces[t].ix;
+		for (int i = 0; i < a->traces[t].depth; i++) {
+			struct view *v = a->traces[t].stack[i];
+			if (v->ops->resize)
+				v->ops->resize(a, v);
+		}
+		a->ix = keep;
+	}
+}
+
+int tui_run(const struct tui_trace *traces, int ntraces)
+{
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "tix: the explorer needs a terminal; for text output use "
+		                "`tix summary TRACE` (or tix show / tix export)\n");
+		return 1;
+	}
+	if (ntraces <= 0)
+		return 1;
+	setlocale(LC_ALL, "");
+	struct app app;
+	memset(&app, 0, sizeof app);
+	struct app *a = &app;
+	const char *cs = nl_langinfo(CODESET);
+	a->utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+	a->traces = calloc((size_t)ntraces, sizeof *a->traces);
+	if (!a->traces) {
+		fprintf(stderr, "tix: out of memory\n");
+		return 1;
+	}
+	a->ntraces = ntraces;
+	for (int i = 0; i < ntraces; i++) {
+		a->traces[i].t = &traces[i];
+		a->traces[i].ix = traces[i].ix;
+		tix_index_summary(traces[i].ix, &a->traces[i].sum);
+	}
+	SCREEN *scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		const char *term = getenv("TERM");
+		fprintf(stderr, "tix: cannot drive terminal type '%s'; for text output use "
+		                "`tix summary TRACE`\n", term ? term : "");
+		free(a->traces);
+		return 1;
+	}
+	char *cup = tigetstr("cup");
+	if (!cup || cup == (char *)-1) {
+		/* TERM=dumb and the like: no cursor addressing, no screen */
+		endwin();
+		delscreen(scr);
+		const char *term = getenv("TERM");
+		fprintf(stderr, "tix: terminal type '%s' cannot move the cursor; for text output use "
+		                "`tix summary TRACE`\n", term ? term : "");
+		free(a->traces);
+		return 1;
+	}
+	set_escdelay(25);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	draw_init(a);
+	app_set_trace(a, 0);
+	if (a->sum->warnings && a->sum->warnings[0])
+		app_msg(a, "warning: %s", a->sum->warnings);
+	/* TIX_TUI_TIMING=FILE logs how long each key took, handled and drawn
+	 * (for bench/ and docs/PERFORMANCE.md) */
+	const char *tpath = getenv("TIX_TUI_TIMING");
+	a->timing = tpath && *tpath ? fopen(tpath, "a") : NULL;
+	enum req last = REQ_NONE;
+	while (!a->quit) {
+		app_draw(a);
+		if (a->timing && last != REQ_NONE) {
+			struct timespec t_now;
+			clock_gettime(CLOCK_MONOTONIC, &t_now);
+			fprintf(a->timing, "%s %.3f ms\n", keys_req_name(last),
+			        (t_now.tv_sec - a->t_key.tv_sec) * 1e3 + (t_now.tv_nsec - a->t_key.tv_nsec) / 1e6);
+			fflush(a->timing);
+			last = REQ_NONE;
+		}
+		int ch = getch();
+		if (ch == ERR)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &a->t_key);
+		if (ch == KEY_RESIZE) {
+			app_resize(a);
+			continue;
+		}
+		a->msg[0] = 0;
+		if (LINES < MIN_LINES || COLS < MIN_COLS) {
+			if (keys_lookup(ch) == REQ_QUIT)
+				a->quit = 1;
+			continue;
+		}
+		last = keys_lookup(ch);
+		app_request(a, last);
+	}
+	if (a->timing)
+		fclose(a->timing);
+	endwin();
+	delscreen(scr);
+	for (int t = 0; t < ntraces; t++) {
+		a->cur = t;
+		while (a->traces[t].depth > 0)
+			view_free(a->traces[t].stack[--a->traces[t].depth]);
+	}
+	if (a->has_search)
+		pattern_free(&a->search_re);
+	free(a->traces);
+	return 0;
+}

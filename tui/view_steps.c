@@ -1,0 +1,223 @@
+/*
+ * Steps, the home view: one row per step (ProfilerStep#N, SGLang/vLLM step
+ * markers, or the one implicit step) and a totals row on top.  Row 0 is the
+ * totals row; row s+1 is step s.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/model.h"
+#include "tui/view.h"
+
+enum { C_NUM, C_NAME, C_START, C_WALL, C_BUSY, C_BUSYPCT, C_KERNELS, C_TOPPCT, C_BAR, C_TOP };
+
+static const struct col cols[] = {
+	[C_NUM] = {"#", 4, COL_RIGHT, 0},
+	[C_NAME] = {"Step", 16, 0, 2},
+	[C_START] = {"Start", 9, COL_RIGHT, 4},
+	[C_WALL] = {"Wall", 9, COL_RIGHT, 0},
+	[C_BUSY] = {"GPU busy", 9, COL_RIGHT, 0},
+	[C_BUSYPCT] = {"Busy%", 5, COL_RIGHT, 5},
+	[C_KERNELS] = {"Kernels", 7, COL_RIGHT, 3},
+	[C_TOPPCT] = {"Top%", 5, COL_RIGHT, 0},
+	[C_BAR] = {"", 8, COL_BAR, 1},
+	[C_TOP] = {"Top kernel", 22, COL_FLEX | COL_NAME, 0},
+};
+
+struct steps {
+	uint32_t nsteps;
+	int64_t wall, busy, gpu;
+	uint64_t kernels;
+};
+
+static int steps_open(struct app *a, struct view *v)
+{
+	struct steps *p = calloc(1, sizeof *p);
+	if (!p)
+		return -1;
+	p->nsteps = tix_step_count(a->ix);
+	for (uint32_t s = 0; s < p->nsteps; s++) {
+		const struct tix_step *st = tix_step_get(a->ix, s);
+		p->wall += st->dur_ns;
+		p->busy += st->gpu_busy_ns;
+		p->kernels += st->kernels;
+	}
+	p->gpu = tix_total_gpu_ns(a->ix);
+	v->priv = p;
+	view_set_rows(v, p->nsteps + 1);
+	return 0;
+}
+
+static void steps_close(struct view *v)
+{
+	free(v->priv);
+}
+
+/* The largest group of a row and its total, with the row's GPU time. */
+static const struct tix_group *top_group(struct app *a, uint32_t row, int64_t *whole)
+{
+	if (row == 0) {
+		*whole = tix_total_gpu_ns(a->ix);
+		return tix_group_count(a->ix) ? tix_group_get(a->ix, 0) : NULL;
+	}
+	uint32_t n;
+	const struct tix_group *g = tix_step_groups(a->ix, row - 1, &n);
+	*whole = tix_step_get(a->ix, row - 1)->gpu_ns;
+	return n ? &g[0] : NULL;
+}
+
+static double steps_share(struct app *a, struct view *v, uint32_t row)
+{
+	int64_t whole;
+	const struct tix_group *g = top_group(a, row, &whole);
+	return g && whole > 0 ? (double)g->total_ns / (double)whole : 0;
+}
+
+static const char *steps_cell(struct app *a, struct view *v, uint32_t row, int col, char *buf,
+                              size_t cap)
+{
+	struct steps *p = v->priv;
+	const struct tix_step *st = row ? tix_step_get(a->ix, row - 1) : NULL;
+	int64_t wall = st ? st->dur_ns : p->wall;
+	int64_t busy = st ? st->gpu_busy_ns : p->busy;
+	switch (col) {
+	case C_NUM:
+		if (!st)
+			return "all";
+		snprintf(buf, cap, "%u", row - 1);
+		return buf;
+	case C_NAME:
+		if (!st) {
+			snprintf(buf, cap, "%u steps", p->nsteps);
+			return buf;
+		}
+		return tix_str(a->ix, st->name);
+	case C_START: return st ? fmt_dur(app_rel(a, st->start_ns), buf, cap) : "";
+	case C_WALL: return fmt_dur(wall, buf, cap);
+	case C_BUSY: return fmt_dur(busy, buf, cap);
+	case C_BUSYPCT: return fmt_pct(busy, wall, buf, cap);
+	case C_KERNELS: return fmt_count(st ? st->kernels : p->kernels, buf, cap);
+	case C_TOPPCT: {
+		int64_t whole;
+		const struct tix_group *g = top_group(a, row, &whole);
+		return g ? fmt_pct(g->total_ns, whole, buf, cap) : "-";
+	}
+	case C_TOP: {
+		int64_t whole;
+		const struct tix_group *g = top_group(a, row, &whole);
+		return g ? app_name(a, g->name, buf, cap) : "(no GPU work)";
+	}
+	}
+	return "";
+}
+
+static int64_t steps_key(struct app *a, uint32_t row, int col)
+{
+	const struct tix_step *st = tix_step_get(a->ix, row - 1);
+	switch (col) {
+	case C_WALL: return st->dur_ns;
+	case C_BUSY: return st->gpu_busy_ns;
+	case C_BUSYPCT: return st->dur_ns ? st->gpu_busy_ns * 10000 / st->dur_ns : 0;
+	case C_KERNELS: return st->kernels;
+	case C_TOPPCT: return (int64_t)(steps_share(a, NULL, row) * 1e6);
+	}
+	return 0;
+}
+
+static int steps_cmp(struct app *a, struct view *v, uint32_t ra, uint32_t rb, int col)
+{
+	switch (col) {
+	case C_NUM:
+	case C_START: return cmp_small_first(ra, rb);
+	case C_NAME:
+		return strcmp(tix_str(a->ix, tix_step_get(a->ix, ra - 1)->name),
+		              tix_str(a->ix, tix_step_get(a->ix, rb - 1)->name));
+	case C_TOP: {
+		char x[512], y[512];
+		int64_t w;
+		const struct tix_group *ga = top_group(a, ra, &w), *gb = top_group(a, rb, &w);
+		return strcmp(ga ? app_name(a, ga->name, x, sizeof x) : "",
+		              gb ? app_name(a, gb->name, y, sizeof y) : "");
+	}
+	}
+	return cmp_big_first(steps_key(a, ra, col), steps_key(a, rb, col));
+}
+
+static const char *steps_text(struct app *a, struct view *v, uint32_t row, char *buf, size_t cap)
+{
+	char name[512];
+	int64_t w;
+	const struct tix_group *g = top_group(a, row, &w);
+	snprintf(buf, cap, "%s %s", row ? tix_str(a->ix, tix_step_get(a->ix, row - 1)->name) : "all",
+	         g ? app_name(a, g->name, name, sizeof name) : "");
+	return buf;
+}
+
+static int steps_enter(struct app *a, struct view *v, uint32_t row)
+{
+	struct view_args va = view_args_none();
+	va.step = row ? row - 1 : TIX_NONE;
+	return app_push(a, &view_kernels_ops, &va) ? 0 : -1;
+}
+
+static uint32_t steps_hottest(struct app *a, struct view *v)
+{
+	struct steps *p = v->priv;
+	uint32_t best = TIX_NONE;
+	int64_t max = -1;
+	for (uint32_t s = 0; s < p->nsteps; s++) {
+		int64_t d = tix_step_get(a->ix, s)->dur_ns;
+		if (d > max) {
+			max = d;
+			best = s + 1;
+		}
+	}
+	return best;
+}
+
+static void steps_context(struct app *a, struct view *v, struct ctx *c)
+{
+	uint32_t row = view_cur_row(v);
+	c->step = row == TIX_NONE || row == 0 ? TIX_NONE : row - 1;
+}
+
+static void steps_select(struct app *a, struct view *v, const struct ctx *c)
+{
+	view_goto_row(v, c->step == TIX_NONE ? 0 : c->step + 1);
+}
+
+static int steps_export(struct app *a, struct view *v, struct tix_export_sel *sel, char *path,
+                        size_t cap, void **owned)
+{
+	uint32_t row = view_cur_row(v);
+	if (row == TIX_NONE || row == 0) {
+		snprintf(path, cap, "./tix-export-all.json");
+		return 0;
+	}
+	sel->has_step = 1;
+	sel->step = row - 1;
+	snprintf(path, cap, "./tix-export-step%u.json", row - 1);
+	return 0;
+}
+
+const struct view_ops view_steps_ops = {
+	.name = "Steps",
+	.rows_name = "rows",
+	.kind = VK_STEPS,
+	.cols = cols,
+	.ncols = sizeof cols / sizeof cols[0],
+	.default_sort = -1,
+	.pinned = 1,
+	.open = steps_open,
+	.close = steps_close,
+	.cell = steps_cell,
+	.share = steps_share,
+	.cmp = steps_cmp,
+	.text = steps_text,
+	.enter = steps_enter,
+	.hottest = steps_hottest,
+	.context = steps_context,
+	.select = steps_select,
+	.export_sel = steps_export,
+};
