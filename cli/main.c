@@ -18,7 +18,7 @@ static const char usage[] =
 	"       tix export TRACE [--step N] [--kernel REGEX] [--range T0:T1] -o OUT.json\n"
 	"       tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE] -- CMD [ARGS...]\n"
 	"       tix info FILE.tix\n"
-	"common options: --step-marker REGEX, --no-cache, --help, --version\n"
+	"common options: --step-marker REGEX, --no-cache, --help, --help-keys, --version\n"
 	"exit status: 0 success, 1 usage error, 2 bad input\n";
 
 static int open_tui(int argc, char **argv)
@@ -81,6 +81,10 @@ int main(int argc, char **argv)
 	const char *verb = argv[1];
 	if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
 		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(verb, "--help-keys")) { /* the TUI's keys, as docs/TUI.md lists them */
+		tui_print_keys(stdout);
 		return EXIT_OK;
 	}
 	if (!strcmp(verb, "--version")) {

@@ -175,7 +175,7 @@ int args_open(struct args *a, struct tix_index **ix)
 
 static void dim3(char *buf, size_t cap, const int32_t d[3])
 {
-	snprintf(buf, cap, "%dx%dx%d", d[0], d[1], d[2]);
+	snprintf(buf, cap, "[%d,%d,%d]", d[0], d[1], d[2]);
 }
 
 static void json_dim3(FILE *f, const int32_t d[3])
@@ -240,10 +240,14 @@ static void summary_kernels(struct tix_index *ix, const struct args *a)
 				dim3(grid, sizeof(grid), ki->grid);
 				dim3(block, sizeof(block), ki->block);
 			}
-			printf("%.3f,%" PRId64 ",%u,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%.1f,%s,%s,%s,",
+			printf("%.3f,%" PRId64 ",%u,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%.1f,",
 			       total ? 100.0 * (double)g->total_ns / (double)total : 0.0, g->total_ns,
 			       g->instances, g->total_ns / g->instances, g->med_ns, g->min_ns, g->max_ns,
-			       g->stddev_ns, grid, block, tix_kind_label((enum tix_kind)g->kind));
+			       g->stddev_ns);
+			csv_str(stdout, grid); /* "[557496,1,1]" holds commas */
+			putchar(',');
+			csv_str(stdout, block);
+			printf(",%s,", tix_kind_label((enum tix_kind)g->kind));
 			csv_str(stdout, tix_str(ix, g->name));
 			putchar('\n');
 		}

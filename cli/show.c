@@ -124,7 +124,7 @@ static void show_one(struct tix_index *ix, uint32_t row, int idx, int json, int6
 	printf("#%d  step %s%s  at +%s  %s  %s\n", idx + 1, st ? tix_str(ix, st->name) : "-",
 	       "", off, dur, name);
 	if (ki && e.kind == TIX_KIND_KERNEL)
-		printf("    grid %dx%dx%d  block %dx%dx%d  registers %d  shared %d B  stream %d  device %d\n",
+		printf("    grid [%d,%d,%d]  block [%d,%d,%d]  registers %d  shared %d B  stream %d  device %d\n",
 		       ki->grid[0], ki->grid[1], ki->grid[2], ki->block[0], ki->block[1], ki->block[2],
 		       ki->registers, ki->shared_mem, tr->stream, ki->device);
 	else if (ki)

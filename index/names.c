@@ -31,6 +31,9 @@ static size_t skip_group(const char *name, size_t len, size_t i, char open, char
 	return len;
 }
 
+/* A C++ signature: "void ", "::", a template, or an identifier directly
+ * followed by a parameter list that ends the name ("f(int*, long)"), unlike
+ * "Memcpy HtoD (Pinned -> Device)". */
 static int looks_cpp(const char *name, size_t len)
 {
 	if (len >= 5 && memcmp(name, "void ", 5) == 0)
@@ -38,6 +41,11 @@ static int looks_cpp(const char *name, size_t len)
 	for (size_t i = 0; i + 1 < len; i++)
 		if ((name[i] == ':' && name[i + 1] == ':') || name[i] == '<')
 			return 1;
+	const char *paren = memchr(name, '(', len);
+	if (paren && paren > name && name[len - 1] == ')') {
+		char c = paren[-1];
+		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+	}
 	return 0;
 }
 
@@ -79,8 +87,7 @@ size_t tix_short_name(const char *name, size_t len, char *out, size_t cap)
 				i++;
 			}
 		}
-		while (o.len > 0 && o.len <= o.cap && o.len - 1 < o.cap && o.p && o.len < o.cap &&
-		       o.p[o.len - 1] == ' ')
+		while (o.len > 0 && o.len < o.cap && o.p[o.len - 1] == ' ')
 			o.len--;
 	}
 	if (cap)

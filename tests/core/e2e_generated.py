@@ -81,12 +81,12 @@ def decode_story(args, chk):
         chk.eq(k["kernels"][0]["instances"], 78 * len(truth["steps"]), "decode: 78 casts per step overall")
         chk.eq(k["total_gpu_ns"], truth["totals"]["gpu_ns"], "decode: total GPU time = truth")
     rc, out, err = tixtest.tix(args, "summary", path)
-    chk.check(rc == 0 and "557496x1x1" in out and "128x1x1" in out and "unrolled_elementwise_kernel<...>" in out,
+    chk.check(rc == 0 and "[557496,1,1]" in out and "[128,1,1]" in out and "unrolled_elementwise_kernel<...>" in out,
               "decode: text summary shows the grid, block and the shortened name")
     rc, out, err = tixtest.tix(args, "summary", path, "--format", "csv", "--top", "3")
     lines = out.strip().split("\n")
     chk.check(rc == 0 and len(lines) == 4 and lines[0].startswith("time_pct,") and CAST in lines[1]
-              and "557496x1x1" in lines[1], "decode: csv summary: header + 3 rows, full name")
+              and '"[557496,1,1]"' in lines[1], "decode: csv summary: header + 3 rows, full name")
 
     sh = tix_json(args, chk, "decode: show --kernel unrolled", "show", path, "--kernel", "unrolled", "--format", "json")
     if sh:
@@ -113,7 +113,7 @@ def decode_story(args, chk):
         chk.check(sh["matched"] == 78 and len(sh["launches"]) == 78 and all(x["step"] == 1 for x in sh["launches"]),
                   "show --step 1 --limit 0: the 78 launches of step 1")
     rc, out, err = tixtest.tix(args, "show", path, "--kernel", "unrolled", "--limit", 1)
-    chk.check(rc == 0 and "557496x1x1" in out and "[495552, 1, 576]" in out and "aten::copy_" in out,
+    chk.check(rc == 0 and "[557496,1,1]" in out and "[495552, 1, 576]" in out and "aten::copy_" in out,
               "show (text): grid, dims and aten::copy_ on screen")
     rc, out, err = tixtest.tix(args, "show", path, "--kernel", "no_such_kernel_xyz")
     chk.check(rc == 0 and "no GPU event matches" in out, "show: no match says so")
