@@ -180,6 +180,7 @@ static int kernels_enter(struct app *a, struct view *v, uint32_t row)
 {
 	struct view_args va = view_args_none();
 	va.step = v->args.step;
+	va.op = v->args.op; /* under an op: only its launches */
 	va.group = grp(a, v, row, NULL, NULL)->group;
 	return app_push(a, &view_launches_ops, &va) ? 0 : -1;
 }

@@ -39,6 +39,7 @@ struct launches {
 	const uint32_t *members;
 	int64_t base;                /* Start is relative to this */
 	struct lkey *keys;           /* built on the first sort */
+	uint32_t *scoped;            /* members beneath the op, when opened under one */
 };
 
 static int launches_open(struct app *a, struct view *v)
@@ -67,16 +68,45 @@ static int launches_open(struct app *a, struct view *v)
 			v->args.step = TIX_NONE; /* not in that step: all its launches */
 	}
 	p->members = tix_members(a->ix, p->g->members_first, p->g->members_count);
+	uint32_t n = p->g->members_count;
+	if (v->args.op != TIX_NONE && v->args.op < tix_op_count(a->ix)) {
+		/* Opened from an op: only the launches beneath an instance of it.
+		 * A walk up each launch's parents, once, at open. */
+		uint32_t op_name = tix_op_get(a->ix, v->args.op)->name;
+		p->scoped = malloc((n + 1) * sizeof(*p->scoped));
+		if (!p->scoped) {
+			free(p);
+			return -1;
+		}
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			struct tix_event e;
+			tix_event_get(a->ix, p->members[i], &e);
+			uint32_t up = e.launch;
+			for (int depth = 0; up != TIX_NONE && depth < 256; depth++) {
+				tix_event_get(a->ix, up, &e);
+				if (e.name == op_name && e.row != p->members[i]) {
+					p->scoped[k++] = p->members[i];
+					break;
+				}
+				up = e.parent;
+			}
+		}
+		p->members = p->scoped;
+		n = k;
+	}
 	v->priv = p;
-	view_set_rows(v, p->g->members_count);
+	view_set_rows(v, n);
 	return 0;
 }
 
 static void launches_close(struct view *v)
 {
 	struct launches *p = v->priv;
-	if (p)
+	if (p) {
 		free(p->keys);
+		free(p->scoped);
+	}
 	free(p);
 }
 
