@@ -151,6 +151,8 @@ static int intern_grow_slots(struct intern *t)
 /* Long strings (C++ kernel names run to kilobytes) are hashed by samples:
  * their length, both ends and 16 slices between.  A collision only costs a
  * memcmp that fails early. */
+static uint32_t intern_add_hashed(struct intern *t, const char *p, size_t len);
+
 static uint64_t intern_hash(const char *p, size_t len)
 {
 	if (len <= 512)
@@ -164,7 +166,29 @@ static uint64_t intern_hash(const char *p, size_t len)
 	return tix_hash64(sample, sizeof(sample), len);
 }
 
+static uint32_t recent_slot(const char *p, size_t len)
+{
+	uint64_t a = 0, b = 0;
+	memcpy(&a, p, len < 8 ? len : 8);
+	if (len > 8)
+		memcpy(&b, p + len - 8, 8);
+	uint64_t k = (a ^ (b * 0x9E3779B97F4A7C15ULL) ^ len) * 0xC2B2AE3D27D4EB4FULL;
+	return (uint32_t)(k >> 54); /* 10 bits */
+}
+
 uint32_t intern_add(struct intern *t, const char *p, size_t len)
+{
+	uint32_t rs = recent_slot(p, len);
+	uint32_t r = t->recent[rs];
+	if (r && intern_len(t, r - 1) == len && memcmp(intern_str(t, r - 1), p, len) == 0)
+		return r - 1;
+	uint32_t id = intern_add_hashed(t, p, len);
+	if (id != TIX_NONE)
+		t->recent[rs] = id + 1;
+	return id;
+}
+
+static uint32_t intern_add_hashed(struct intern *t, const char *p, size_t len)
 {
 	uint64_t h = intern_hash(p, len);
 	uint32_t mask = t->nslots - 1;

@@ -48,6 +48,9 @@ struct intern {
 	uint32_t *slots;     /* open addressing: id + 1, 0 = empty */
 	uint64_t *slot_hash;
 	uint32_t nslots;
+	/* Recently seen strings by a cheap key (length and end bytes): most
+	 * events repeat names seen a moment ago, and a memcmp beats hashing. */
+	uint32_t recent[1024]; /* id + 1, 0 = empty */
 };
 
 int intern_init(struct intern *t);

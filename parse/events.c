@@ -160,6 +160,27 @@ static int ends_with(struct shim_str s, const char *lit)
 static enum tix_kind kind_of(const struct shim_event *ev)
 {
 	struct shim_str c = ev->cat;
+	/* Kineto's own spellings first, by length: no case-folding compares */
+	if (c.ptr) {
+		switch (c.len) {
+		case 6:
+			if (!memcmp(c.ptr, "cpu_op", 6))
+				return TIX_KIND_CPU_OP;
+			if (!memcmp(c.ptr, "kernel", 6))
+				return TIX_KIND_KERNEL;
+			break;
+		case 12:
+			if (!memcmp(c.ptr, "cuda_runtime", 12))
+				return TIX_KIND_RUNTIME;
+			break;
+		case 15:
+			if (!memcmp(c.ptr, "user_annotation", 15))
+				return TIX_KIND_USER_ANNOTATION;
+			if (!memcmp(c.ptr, "python_function", 15))
+				return TIX_KIND_PYTHON;
+			break;
+		}
+	}
 	if (eq(c, "cpu_op") || eq(c, "operator"))
 		return TIX_KIND_CPU_OP;
 	if (eq(c, "user_annotation"))
