@@ -507,8 +507,16 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 	 * launch call. */
 	uint32_t chain_cap = 64, nchain;
 	chain = malloc(chain_cap * sizeof(*chain));
-	if (!chain)
+	/* Members come group by group: an op's last (group, pair) saves the
+	 * pair lookup for all but the first of a group's events. */
+	uint32_t *last_group = malloc((nacc + 1) * sizeof(*last_group));
+	uint32_t *last_pair = malloc((nacc + 1) * sizeof(*last_pair));
+	if (!chain || !last_group || !last_pair) {
+		free(last_group);
+		free(last_pair);
 		goto oom;
+	}
+	memset(last_group, 0xff, (nacc + 1) * sizeof(*last_group));
 	for (uint32_t g = 0; g < L->ngroups; g++) {
 		const struct tix_group *G = &L->groups[g];
 		for (uint32_t k = 0; k < G->members_count; k++) {
@@ -531,23 +539,39 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 					continue;
 				if (nchain == chain_cap) {
 					uint32_t *q = realloc(chain, 2 * chain_cap * sizeof(*q));
-					if (!q)
+					if (!q) {
+						free(last_group);
+						free(last_pair);
 						goto oom;
+					}
 					chain = q;
 					chain_cap *= 2;
 				}
 				chain[nchain++] = o;
 				acc[o].gpu_ns += dur;
 				acc[o].gpu_events++;
-				struct opg_key key = {o, g};
-				uint32_t pi = dedup_add(&pairs, &key);
-				if (pi == TIX_NONE)
-					goto oom;
+				uint32_t pi;
+				if (last_group[o] == g) {
+					pi = last_pair[o];
+				} else {
+					struct opg_key key = {o, g};
+					pi = dedup_add(&pairs, &key);
+					if (pi == TIX_NONE) {
+						free(last_group);
+						free(last_pair);
+						goto oom;
+					}
+					last_group[o] = g;
+					last_pair[o] = pi;
+				}
 				if (pi >= pcap) {
 					uint32_t ncap = pcap ? pcap * 2 : 256;
 					void *q = realloc(pacc, ncap * sizeof(*pacc));
-					if (!q)
+					if (!q) {
+						free(last_group);
+						free(last_pair);
 						goto oom;
+					}
 					pacc = q;
 					memset(&pacc[pcap], 0, (ncap - pcap) * sizeof(*pacc));
 					pcap = ncap;
@@ -558,6 +582,8 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 		}
 	}
 
+	free(last_group);
+	free(last_pair);
 	order = malloc((nacc + 1) * sizeof(*order));
 	rank = malloc((nacc + 1) * sizeof(*rank));
 	if (!order || !rank)
