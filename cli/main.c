@@ -32,7 +32,8 @@ static int open_tui(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--step-marker") && i + 1 < argc) {
 			o.step_marker = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "tix: unknown option '%s'\n%s", argv[i], usage);
+			char pb[120];
+			fprintf(stderr, "tix: unknown option '%s'\n%s", tix_printable(argv[i], pb, sizeof(pb)), usage);
 			return EXIT_USAGE;
 		} else if (n < 64) {
 			paths[n++] = argv[i];

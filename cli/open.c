@@ -210,9 +210,10 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 		return tix_error_set(err, "%s: %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return tix_error_set(err, "%s: is a directory, not a trace", path);
-	if (is_tix(path) || (ends_with(path, ".tix") && !S_ISREG(st.st_mode)))
-		return tix_index_open(path, ix, err);
-	if (ends_with(path, ".tix"))
+	if (!S_ISREG(st.st_mode)) /* a FIFO would block; a pipe has no place for an index */
+		return tix_error_set(err, "%s: not a regular file (a pipe or device): save the trace to a file first",
+		                     path);
+	if (is_tix(path) || ends_with(path, ".tix"))
 		return tix_index_open(path, ix, err);
 
 	uint64_t size = 0, hash = 0;

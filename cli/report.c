@@ -69,8 +69,9 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 			if (flags[i].opt == c && !(allowed & flags[i].flag)) {
+				char pb[120];
 				fprintf(stderr, "tix %s: option '%s' does not apply here\n", argv[0],
-				        argv[optind - 1]);
+				        tix_printable(argv[optind - 1], pb, sizeof(pb)));
 				return -1;
 			}
 		}
@@ -108,7 +109,8 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 			a->format = optarg;
 			if (strcmp(a->format, "text") && strcmp(a->format, "json") &&
 			    (strcmp(a->format, "csv") || !(allowed & ARG_CSV))) {
-				fprintf(stderr, "tix %s: unknown --format '%s'\n", argv[0], optarg);
+				char pb[120];
+				fprintf(stderr, "tix %s: unknown --format '%s'\n", argv[0], tix_printable(optarg, pb, sizeof(pb)));
 				return -1;
 			}
 			break;
@@ -131,7 +133,9 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 			a->help = 1;
 			return 0;
 		default:
-			fprintf(stderr, "tix %s: unknown or incomplete option '%s'\n", argv[0], argv[optind - 1]);
+			char pb[120];
+			fprintf(stderr, "tix %s: unknown or incomplete option '%s'\n", argv[0],
+			        tix_printable(argv[optind - 1], pb, sizeof(pb)));
 			return -1;
 		}
 	}
@@ -141,13 +145,17 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 	}
 	a->trace = argv[optind];
 	if (optind + 1 < argc) {
-		fprintf(stderr, "tix %s: unexpected argument '%s'\n", argv[0], argv[optind + 1]);
+		char pb[120];
+		fprintf(stderr, "tix %s: unexpected argument '%s'\n", argv[0],
+		        tix_printable(argv[optind + 1], pb, sizeof(pb)));
 		return -1;
 	}
 	if (a->open.step_marker) {
 		regex_t re;
 		if (regcomp(&re, a->open.step_marker, REG_EXTENDED | REG_NOSUB) != 0) {
-			fprintf(stderr, "tix %s: invalid --step-marker regex '%s'\n", argv[0], a->open.step_marker);
+			char pb[200];
+			fprintf(stderr, "tix %s: invalid --step-marker regex '%s'\n", argv[0],
+			        tix_printable(a->open.step_marker, pb, sizeof(pb)));
 			return -1;
 		}
 		regfree(&re);
@@ -535,7 +543,9 @@ int cmd_export(int argc, char **argv)
 	if (a.kernel) {
 		regex_t re;
 		if (regcomp(&re, a.kernel, REG_EXTENDED | REG_NOSUB) != 0) {
-			fprintf(stderr, "tix export: invalid --kernel regex '%s'\n", a.kernel);
+			char pb[200];
+			fprintf(stderr, "tix export: invalid --kernel regex '%s'\n",
+			        tix_printable(a.kernel, pb, sizeof(pb)));
 			return EXIT_USAGE;
 		}
 		regfree(&re);

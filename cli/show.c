@@ -168,7 +168,8 @@ int cmd_show(int argc, char **argv)
 	}
 	regex_t re;
 	if (regcomp(&re, a.kernel, REG_EXTENDED | REG_NOSUB) != 0) {
-		fprintf(stderr, "tix show: invalid --kernel regex '%s'\n", a.kernel);
+		char pb[200];
+		fprintf(stderr, "tix show: invalid --kernel regex '%s'\n", tix_printable(a.kernel, pb, sizeof(pb)));
 		return EXIT_USAGE;
 	}
 	struct tix_index *ix;
@@ -206,7 +207,10 @@ int cmd_show(int argc, char **argv)
 	if (json)
 		printf("{\"matched\": %zu, \"launches\": [", n);
 	else if (n == 0)
-		printf("no GPU event matches '%s'\n", a.kernel);
+		{
+		char pb[200];
+		printf("no GPU event matches '%s'\n", tix_printable(a.kernel, pb, sizeof(pb)));
+	}
 	for (size_t i = 0; i < shown; i++)
 		show_one(ix, rows[i], (int)i, json, si.first_ns);
 	if (json)

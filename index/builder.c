@@ -17,10 +17,23 @@
 
 /* ---- spill arrays ---- */
 
-int spill_init(struct spill *s, const char *dir, size_t elem, struct tix_error *err)
+int file_reserve(int fd, size_t from, size_t to)
+{
+	/* Blocks for real, not a sparse hole: a full disk is then an error
+	 * here, not a SIGBUS when a mapped page is first written. */
+	if (to > from && fallocate(fd, 0, (off_t)from, (off_t)(to - from)) == 0)
+		return 0;
+	if (to > from && errno != EOPNOTSUPP && errno != ENOSYS)
+		return -1;
+	return ftruncate(fd, (off_t)to);
+}
+
+int spill_init(struct spill *s, const char *dir, const char *label, size_t elem,
+               struct tix_error *err)
 {
 	memset(s, 0, sizeof(*s));
 	s->elem = elem;
+	s->label = label;
 	s->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (s->fd < 0) {
 		/* O_TMPFILE is not supported everywhere (some network file
@@ -29,8 +42,8 @@ int spill_init(struct spill *s, const char *dir, size_t elem, struct tix_error *
 		snprintf(path, sizeof(path), "%s/.tix-spill-XXXXXX", dir);
 		s->fd = mkostemp(path, O_CLOEXEC);
 		if (s->fd < 0)
-			return tix_error_set(err, "%s: cannot create a temporary file: %s",
-			                     dir, strerror(errno));
+			return tix_error_set(err, "%s: cannot create a temporary file in %s: %s",
+			                     label, dir, strerror(errno));
 		unlink(path);
 	}
 	return 0;
@@ -44,16 +57,16 @@ static int spill_reserve(struct spill *s, size_t need, struct tix_error *err)
 	while (cap < need)
 		cap *= 2;
 	size_t bytes = cap * s->elem;
-	if (ftruncate(s->fd, (off_t)bytes) != 0)
-		return tix_error_set(err, "cannot grow a temporary file to %zu MB: %s",
-		                     bytes >> 20, strerror(errno));
+	if (file_reserve(s->fd, s->cap * s->elem, bytes) != 0)
+		return tix_error_set(err, "%s: cannot grow a temporary file to %zu MB: %s",
+		                     s->label, (bytes + (1 << 20) - 1) >> 20, strerror(errno));
 	void *p;
 	if (s->base)
 		p = mremap(s->base, s->cap * s->elem, bytes, MREMAP_MAYMOVE);
 	else
 		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
 	if (p == MAP_FAILED)
-		return tix_error_set(err, "cannot map a temporary file: %s", strerror(errno));
+		return tix_error_set(err, "%s: cannot map a temporary file: %s", s->label, strerror(errno));
 	s->base = p;
 	s->cap = cap;
 	return 0;
@@ -293,12 +306,13 @@ uint32_t dedup_add(struct dedup *d, const void *rec)
 /* ---- collectors ---- */
 
 static int collector_init(struct collector *c, const char *dir, const char *source_path,
-                          struct tix_error *err)
+                          const char *out_path, struct tix_error *err)
 {
 	memset(c, 0, sizeof(*c));
 	c->rows.fd = c->flows.fd = -1;
 	c->dir = dir;
 	c->source_path = source_path;
+	c->out_path = out_path;
 	c->last_track = TIX_NONE;
 	if (intern_init(&c->strings) || dedup_init(&c->details, sizeof(struct tix_detail_disk)) ||
 	    dedup_init(&c->kinfos, sizeof(struct tix_kernel_info)) ||
@@ -311,8 +325,8 @@ static int collector_init(struct collector *c, const char *dir, const char *sour
 		return tix_error_set(err, "%s: out of memory", source_path);
 	for (int i = 0; i < DETAIL_MEMO_SIZE; i++)
 		c->memo[i].name = TIX_NONE;
-	if (spill_init(&c->rows, dir, sizeof(struct brow), err) ||
-	    spill_init(&c->flows, dir, sizeof(struct bflow), err))
+	if (spill_init(&c->rows, dir, out_path, sizeof(struct brow), err) ||
+	    spill_init(&c->flows, dir, out_path, sizeof(struct bflow), err))
 		return -1;
 	return 0;
 }
@@ -803,7 +817,7 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 		return NULL;
 	}
 	fchmod(b->out_fd, 0644);
-	if (collector_init(&b->c, b->dir, b->source_path, err) != 0) {
+	if (collector_init(&b->c, b->dir, b->source_path, b->out_path, err) != 0) {
 		tix_builder_abort(b);
 		return NULL;
 	}
@@ -928,10 +942,10 @@ static int sink_warn(void *ctx, const char *msg, struct tix_error *err)
 static void sink_discard(void *ctx)
 {
 	struct collector *c = ctx;
-	const char *dir = c->dir, *path = c->source_path;
+	const char *dir = c->dir, *path = c->source_path, *out = c->out_path;
 	struct tix_error ignored;
 	collector_done(c);
-	collector_init(c, dir, path, &ignored);
+	collector_init(c, dir, path, out, &ignored);
 }
 
 static void fill_sink(struct collector *c, struct tix_sink *sink)
@@ -957,7 +971,7 @@ int tix_builder_sink_extra(struct tix_builder *b, struct tix_sink *sink, struct 
 		b->extra = malloc(sizeof(*b->extra));
 		if (!b->extra)
 			return tix_error_set(err, "%s: out of memory", b->source_path);
-		if (collector_init(b->extra, b->dir, b->source_path, err) != 0) {
+		if (collector_init(b->extra, b->dir, b->source_path, b->out_path, err) != 0) {
 			collector_done(b->extra);
 			free(b->extra);
 			b->extra = NULL;

@@ -20,6 +20,7 @@
 
 /* A growable array backed by an unlinked temporary file. */
 struct spill {
+	const char *label;  /* the index being built, for messages */
 	int fd;
 	unsigned char *base;
 	size_t elem;        /* element size */
@@ -27,13 +28,19 @@ struct spill {
 	size_t cap;         /* elements mapped */
 };
 
-int spill_init(struct spill *s, const char *dir, size_t elem, struct tix_error *err);
+/* A spill in dir (an unlinked file); label names the index in messages. */
+int spill_init(struct spill *s, const char *dir, const char *label, size_t elem,
+               struct tix_error *err);
 /* Returns a pointer to n fresh elements at the end (zeroed on first use of
  * the file's pages) or NULL with err set. */
 void *spill_push(struct spill *s, size_t n, struct tix_error *err);
 /* Sets the size to exactly n elements (growing if needed). */
 int spill_resize(struct spill *s, size_t n, struct tix_error *err);
 void spill_done(struct spill *s);
+/* Grows fd from `from` to `to` bytes with real blocks (fallocate), falling
+ * back on ftruncate where the file system has no fallocate.  0 or -1 with
+ * errno (ENOSPC on a full disk). */
+int file_reserve(int fd, size_t from, size_t to);
 /* Re-types a spill for elements of another size, emptied.  Its pages stay
  * mapped and touched, which is the point: fresh pages cost ~0.3 GB/s here. */
 void spill_retype(struct spill *s, size_t elem);
@@ -136,6 +143,7 @@ struct detail_memo {
 struct collector {
 	const char *source_path;   /* for messages */
 	const char *dir;           /* for spill files */
+	const char *out_path;      /* the index, for messages */
 	struct intern strings;
 	struct dedup details;      /* struct tix_detail_disk */
 	struct dedup kinfos;       /* struct tix_kernel_info */

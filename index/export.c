@@ -134,7 +134,11 @@ static int select_rows(const struct tix_index *ix, const struct tix_export_sel *
 	if (sel->has_step || sel->name_regex) {
 		regex_t re;
 		if (sel->name_regex && regcomp(&re, sel->name_regex, REG_EXTENDED | REG_NOSUB) != 0)
-			return tix_error_set(err, "invalid regular expression '%s'", sel->name_regex);
+		{
+			char pb[200];
+			return tix_error_set(err, "invalid regular expression '%s'",
+			                     tix_printable(sel->name_regex, pb, sizeof(pb)));
+		}
 		const struct tix_group *gs;
 		uint32_t ng;
 		if (sel->has_step) {

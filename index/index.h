@@ -385,6 +385,11 @@ size_t tix_short_name(const char *name, size_t len, char *out, size_t cap);
  * Writes at most cap bytes including the NUL. */
 void tix_fmt_dur(char *buf, size_t cap, int64_t ns);
 
+/* s made fit for a one-line message: control characters and bytes that are
+ * not printable ASCII are written as \xNN, and it is cut (with "...") to fit
+ * cap.  Returns buf. */
+const char *tix_printable(const char *s, char *buf, size_t cap);
+
 /* A fast 64-bit hash of bytes (used for the checksums and the cache key). */
 uint64_t tix_hash64(const void *data, size_t len, uint64_t seed);
 

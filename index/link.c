@@ -29,7 +29,7 @@ int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_erro
 		if (best < 0 || L->pool[i].cap * L->pool[i].elem > L->pool[best].cap * L->pool[best].elem)
 			best = i;
 	if (best < 0)
-		return spill_init(s, L->b->dir, elem, err);
+		return spill_init(s, L->b->dir, L->b->out_path, elem, err);
 	*s = L->pool[best];
 	L->pool[best] = L->pool[--L->npool];
 	spill_retype(s, elem);
@@ -166,7 +166,7 @@ static int map_out_rows(struct linker *L, uint32_t n, struct tix_error *err)
 	if (n == 0)
 		return linker_spill(L, &L->rows, sizeof(struct tix_row_disk), err);
 	size_t bytes = (size_t)n * sizeof(struct tix_row_disk);
-	if (ftruncate(b->out_fd, (off_t)(ROWS_OFFSET + bytes)) != 0)
+	if (file_reserve(b->out_fd, 0, ROWS_OFFSET + bytes) != 0)
 		return tix_error_set(err, "%s: cannot grow the index to %zu MB: %s", b->out_path,
 		                     bytes >> 20, strerror(errno));
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, b->out_fd, ROWS_OFFSET);
@@ -216,6 +216,8 @@ static int cmp_displaced(const void *a, const void *b)
 static int sort_track(struct mover *m, uint32_t f, uint32_t n, struct displaced **tmp,
                       size_t *tmp_cap)
 {
+	if (n < 2)
+		return 0;
 	struct tix_row_disk *rows = m->rows + f;
 	int64_t *corr = m->corr + f;
 	uint32_t i = 1;
@@ -600,7 +602,9 @@ static int find_steps(struct linker *L, struct tix_error *err)
 		regex_t re;
 		if (regcomp(&re, rules[k].regex, REG_EXTENDED | REG_NOSUB) != 0) {
 			free(is_name);
-			return tix_error_set(err, "invalid step marker regex '%s'", rules[k].regex);
+			char pb[200];
+			return tix_error_set(err, "invalid step marker regex '%s'",
+			                     tix_printable(rules[k].regex, pb, sizeof(pb)));
 		}
 		for (uint32_t s = 0; s < nstr; s++) {
 			if (is_name[s] && regexec(&re, intern_str(&b->c.strings, s), 0, NULL, 0) == 0) {
@@ -657,9 +661,9 @@ static int find_steps(struct linker *L, struct tix_error *err)
 	free(markers);
 	if (L->nsteps == 0) {
 		if (b->step_marker[0]) {
-			char msg[300];
-			snprintf(msg, sizeof(msg), "--step-marker '%.200s' matched no event: the trace is one step",
-			         b->step_marker);
+			char msg[300], pb[200];
+			snprintf(msg, sizeof(msg), "--step-marker '%s' matched no event: the trace is one step",
+			         tix_printable(b->step_marker, pb, sizeof(pb)));
 			if (tix_builder_warn(b, msg, err) != 0)
 				return -1;
 		}

@@ -9,13 +9,16 @@
 struct out {
 	char *p;
 	size_t cap, len; /* len counts every byte wanted, even past cap */
+	size_t spaces;   /* trailing spaces put so far */
 };
 
 static void put(struct out *o, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++, o->len++)
+	for (size_t i = 0; i < n; i++, o->len++) {
 		if (o->len + 1 < o->cap)
 			o->p[o->len] = s[i];
+		o->spaces = s[i] == ' ' ? o->spaces + 1 : 0;
+	}
 }
 
 /* Index just past the bracket closing the one at name[i]. */
@@ -51,7 +54,7 @@ static int looks_cpp(const char *name, size_t len)
 
 size_t tix_short_name(const char *name, size_t len, char *out, size_t cap)
 {
-	struct out o = {out, cap, 0};
+	struct out o = {out, cap, 0, 0};
 	if (!looks_cpp(name, len)) {
 		put(&o, name, len);
 	} else {
@@ -87,8 +90,7 @@ size_t tix_short_name(const char *name, size_t len, char *out, size_t cap)
 				i++;
 			}
 		}
-		while (o.len > 0 && o.len < o.cap && o.p[o.len - 1] == ' ')
-			o.len--;
+		o.len -= o.spaces; /* whatever the cap, the same answer */
 	}
 	if (cap)
 		out[o.len < cap ? o.len : cap - 1] = '\0';
@@ -109,3 +111,32 @@ void tix_fmt_dur(char *buf, size_t cap, int64_t ns)
 		snprintf(buf, cap, "%.3f s", v / 1e9);
 }
 
+
+const char *tix_printable(const char *s, char *buf, size_t cap)
+{
+	size_t n = 0;
+	if (!cap)
+		return buf;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char piece[5];
+		size_t len = 1;
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(piece, sizeof(piece), "\\x%02x", c);
+			len = 4;
+		} else {
+			piece[0] = (char)c; /* UTF-8 sequences pass as they are */
+		}
+		if (n + len + 4 > cap) {
+			if (cap >= 4)
+				memcpy(buf + (n < cap - 4 ? n : cap - 4), "...", 4);
+			else
+				buf[0] = '\0';
+			return buf;
+		}
+		memcpy(buf + n, piece, len);
+		n += len;
+	}
+	buf[n] = '\0';
+	return buf;
+}

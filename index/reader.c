@@ -157,7 +157,7 @@ static int validate(struct tix_index *ix, const char *path, struct tix_error *er
 int tix_index_open(const char *path, struct tix_index **out, struct tix_error *err)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
 	if (fd < 0)
 		return BAD("%s: %s", path, strerror(errno));
 	struct stat st;

@@ -29,6 +29,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -65,7 +67,9 @@ struct reader {
 	struct shared_progress *share;
 };
 
-enum scan { SCAN_OK, SCAN_MORE, SCAN_BAD };
+enum scan { SCAN_OK, SCAN_MORE, SCAN_BAD, SCAN_DEEP };
+
+#define MAX_NESTING 4096 /* the careful scanner's limit (simdjson's is 1024) */
 
 /* Progress of the second thread, read by the first when it reports. */
 struct shared_progress {
@@ -114,7 +118,7 @@ static enum scan scan_string(const char *b, size_t p, size_t n, size_t *end)
  * not the grammar of numbers and literals (simdjson does that). */
 static enum scan scan_value(const char *b, size_t p, size_t n, size_t *end, size_t *bad_at)
 {
-	char stack[256];
+	uint8_t stack[MAX_NESTING / 8]; /* one bit a level: 1 for '{' */
 	int depth = 0;
 	p = skip_ws(b, p, n);
 	if (p >= n)
@@ -128,14 +132,19 @@ static enum scan scan_value(const char *b, size_t p, size_t n, size_t *end, size
 			if (s != SCAN_OK)
 				return s;
 		} else if (c == '{' || c == '[') {
-			if (depth == (int)sizeof(stack)) {
+			if (depth == MAX_NESTING) {
 				*bad_at = p;
-				return SCAN_BAD;
+				return SCAN_DEEP;
 			}
-			stack[depth++] = c == '{' ? '}' : ']';
+			if (c == '{')
+				stack[depth / 8] |= (uint8_t)(1u << (depth % 8));
+			else
+				stack[depth / 8] &= (uint8_t)~(1u << (depth % 8));
+			depth++;
 			p++;
 		} else if (c == '}' || c == ']') {
-			if (depth == 0 || stack[depth - 1] != c) {
+			int is_obj = depth > 0 && (stack[(depth - 1) / 8] >> ((depth - 1) % 8)) & 1;
+			if (depth == 0 || is_obj != (c == '}')) {
 				*bad_at = p;
 				return SCAN_BAD;
 			}
@@ -155,6 +164,17 @@ static enum scan scan_value(const char *b, size_t p, size_t n, size_t *end, size
 			return SCAN_OK;
 		}
 	}
+}
+
+/* A byte as a message shows it: 'x', or byte 0x1b when not printable. */
+static const char *show_byte(char c, char buf[16])
+{
+	unsigned char u = (unsigned char)c;
+	if (u >= 0x20 && u < 0x7f && u != '\'')
+		snprintf(buf, 16, "'%c'", c);
+	else
+		snprintf(buf, 16, "byte 0x%02x", u);
+	return buf;
 }
 
 static int shim_error(struct reader *r, size_t at, const char *msg, uint64_t event_at)
@@ -256,6 +276,10 @@ static int parse_one(struct reader *r, char *b, size_t s, size_t e)
 	if (rc == -1) {
 		sanitize(b + s, e - s);
 		rc = shim_parse_one(r->shim, b + s, e - s, on_event, r, &at, &msg);
+		if (rc == -1 && strstr(msg, "too deep")) {
+			r->conv.skipped++; /* valid JSON nested past simdjson's 1024 levels */
+			return 0;
+		}
 		if (rc == -1)
 			return shim_error(r, s + at, msg, s);
 	}
@@ -268,15 +292,18 @@ static int parse_one(struct reader *r, char *b, size_t s, size_t e)
  * the events not yet taken begin (for the careful walk). */
 static int parse_run(struct reader *r, char *b, size_t s, size_t e, size_t *resume)
 {
-	char before = b[s - 1], after = b[e];
-	b[s - 1] = '[';
+	/* The byte before the first event; on the gzip path s may be 0 (the
+	 * buffer keeps a spare byte before b), so step back from b + s. */
+	char *open = (b + s) - 1;
+	char before = *open, after = b[e];
+	*open = '[';
 	b[e] = ']';
 	size_t at;
 	const char *msg;
 	uint64_t count = r->conv.events;
 	r->last_start = NULL;
-	int rc = shim_parse_events(r->shim, b + s - 1, e - s + 2, on_event, r, &at, &msg);
-	b[s - 1] = before;
+	int rc = shim_parse_events(r->shim, open, e - s + 2, on_event, r, &at, &msg);
+	*open = before;
 	b[e] = after;
 	if (rc == 0)
 		return 0;
@@ -290,7 +317,7 @@ static int parse_run(struct reader *r, char *b, size_t s, size_t e, size_t *resu
 			end = skip_ws(b, end, e + 1);
 			*resume = end < e + 1 && b[end] == ',' ? end + 1 : end;
 		} else {
-			return shim_error(r, s - 1 + at, msg, s);
+			return shim_error(r, (size_t)(open - b) + at, msg, s);
 		}
 	}
 	return 1;
@@ -314,9 +341,10 @@ static enum scan walk_events(struct reader *r, char *b, size_t *p, size_t n, siz
 			return SCAN_OK;
 		}
 		if (b[q] != '{') {
-			tix_error_set(r->err, "%s: byte %llu%s: expected '{' to start an event, found '%c'",
+			char sb[16];
+			tix_error_set(r->err, "%s: byte %llu%s: expected '{' to start an event, found %s",
 			              r->path, (unsigned long long)(r->base + q),
-			              r->gzip ? " (of the inflated JSON)" : "", b[q]);
+			              r->gzip ? " (of the inflated JSON)" : "", show_byte(b[q], sb));
 			*failed = 1;
 			return SCAN_BAD;
 		}
@@ -326,11 +354,17 @@ static enum scan walk_events(struct reader *r, char *b, size_t *p, size_t n, siz
 			*p = q;
 			return SCAN_MORE;
 		}
-		if (s == SCAN_BAD) {
-			tix_error_set(r->err, "%s: byte %llu%s: unbalanced '%c' in the event at byte %llu",
-			              r->path, (unsigned long long)(r->base + bad),
-			              r->gzip ? " (of the inflated JSON)" : "", b[bad],
-			              (unsigned long long)(r->base + q));
+		if (s == SCAN_BAD || s == SCAN_DEEP) {
+			if (s == SCAN_DEEP)
+				tix_error_set(r->err, "%s: byte %llu%s: the event at byte %llu nests deeper than %d levels",
+				              r->path, (unsigned long long)(r->base + bad),
+				              r->gzip ? " (of the inflated JSON)" : "",
+				              (unsigned long long)(r->base + q), MAX_NESTING);
+			else
+				tix_error_set(r->err, "%s: byte %llu%s: unbalanced '%c' in the event at byte %llu",
+				              r->path, (unsigned long long)(r->base + bad),
+				              r->gzip ? " (of the inflated JSON)" : "", b[bad],
+				              (unsigned long long)(r->base + q));
 			*failed = 1;
 			return SCAN_BAD;
 		}
@@ -351,9 +385,10 @@ static enum scan walk_events(struct reader *r, char *b, size_t *p, size_t n, siz
 			*p = after + 1;
 			return SCAN_OK;
 		} else {
-			tix_error_set(r->err, "%s: byte %llu%s: expected ',' or ']' after an event, found '%c'",
+			char sb[16];
+			tix_error_set(r->err, "%s: byte %llu%s: expected ',' or ']' after an event, found %s",
 			              r->path, (unsigned long long)(r->base + after),
-			              r->gzip ? " (of the inflated JSON)" : "", b[after]);
+			              r->gzip ? " (of the inflated JSON)" : "", show_byte(b[after], sb));
 			*failed = 1;
 			return SCAN_BAD;
 		}
@@ -535,8 +570,9 @@ static size_t consume(struct reader *r, char *b, size_t start, size_t n, int eof
 				p++;
 				continue;
 			}
-			tix_error_set(r->err, "%s: byte %llu%s: expected '{' or '[' to start a Chrome trace, found '%c'",
-			              r->path, at, where, c);
+			char sb[16];
+			tix_error_set(r->err, "%s: byte %llu%s: expected '{' or '[' to start a Chrome trace, found %s",
+			              r->path, at, where, show_byte(c, sb));
 			return (size_t)-1;
 		}
 		/* TOP_KEY or TOP_AFTER_EVENTS: inside the top-level object */
@@ -550,8 +586,9 @@ static size_t consume(struct reader *r, char *b, size_t start, size_t n, int eof
 		}
 		if (r->expect_comma) {
 			if (c != ',') {
-				tix_error_set(r->err, "%s: byte %llu%s: expected ',' or '}' in the top-level object, found '%c'",
-				              r->path, at, where, c);
+				char sb[16];
+				tix_error_set(r->err, "%s: byte %llu%s: expected ',' or '}' in the top-level object, found %s",
+				              r->path, at, where, show_byte(c, sb));
 				return (size_t)-1;
 			}
 			r->expect_comma = 0;
@@ -559,8 +596,9 @@ static size_t consume(struct reader *r, char *b, size_t start, size_t n, int eof
 			continue;
 		}
 		if (c != '"') {
-			tix_error_set(r->err, "%s: byte %llu%s: expected a key in the top-level object, found '%c'",
-			              r->path, at, where, c);
+			char sb[16];
+			tix_error_set(r->err, "%s: byte %llu%s: expected a key in the top-level object, found %s",
+			              r->path, at, where, show_byte(c, sb));
 			return (size_t)-1;
 		}
 		size_t kend, vstart, vend, bad;
@@ -591,9 +629,10 @@ static size_t consume(struct reader *r, char *b, size_t start, size_t n, int eof
 		enum scan s = scan_value(b, vstart, n, &vend, &bad);
 		if (s == SCAN_MORE)
 			return p;
-		if (s == SCAN_BAD) {
-			tix_error_set(r->err, "%s: byte %llu%s: unbalanced '%c' in the value of a top-level key",
-			              r->path, (unsigned long long)(r->base + bad), where, b[bad]);
+		if (s == SCAN_BAD || s == SCAN_DEEP) {
+			tix_error_set(r->err, "%s: byte %llu%s: %s in the value of a top-level key", r->path,
+			              (unsigned long long)(r->base + bad), where,
+			              s == SCAN_DEEP ? "nesting too deep" : "unbalanced brackets");
 			return (size_t)-1;
 		}
 		struct tix_str val = {b + vstart, vend - vstart};
@@ -655,6 +694,37 @@ static int finish(struct reader *r, int eof_state_ok, struct tix_parse_result *r
 	return 0;
 }
 
+/* ---- a mapped file that shrinks under us ----
+ * Reading a page of a mapping past the file's (new) end raises SIGBUS.  While
+ * a thread parses a mapped trace, SIGBUS jumps back to its parse, which then
+ * fails with one line instead of killing tix. */
+static _Thread_local sigjmp_buf *bus_jump;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	(void)si;
+	(void)ctx;
+	if (bus_jump)
+		siglongjmp(*bus_jump, 1);
+	signal(sig, SIG_DFL); /* not ours: die as we would have */
+	raise(sig);
+}
+
+static void catch_sigbus(struct sigaction *old)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, old);
+}
+
+static int shrank(struct reader *r)
+{
+	return tix_error_set(r->err, "%s: the file shrank or became unreadable while it was read", r->path);
+}
+
 /* ---- two threads over one mapped file ----
  * The events are cut in two near the middle, at a guessed boundary.  The
  * first thread parses up to it and so verifies it (a successful parse of
@@ -679,11 +749,20 @@ static void *run_second(void *arg)
 	struct second_half *h = arg;
 	struct reader *r = &h->r;
 	size_t p = h->start;
+	sigjmp_buf jb;
+	if (sigsetjmp(jb, 1)) {
+		bus_jump = NULL;
+		shrank(r);
+		h->used = (size_t)-1;
+		return NULL;
+	}
+	bus_jump = &jb;
 	/* Its first event is parsed on its own, so that it never patches the
 	 * bytes at the cut, which the first thread patches. */
 	int closed = 0, failed = 0;
 	enum scan s = walk_events(r, h->b, &p, h->size, p + 1, 1, &closed, &failed);
 	if (s == SCAN_BAD) {
+		bus_jump = NULL;
 		h->used = (size_t)-1;
 		return NULL;
 	}
@@ -692,6 +771,7 @@ static void *run_second(void *arg)
 		r->expect_comma = 1;
 	}
 	h->used = s == SCAN_MORE && p >= h->size ? p : consume(r, h->b, p, h->size, 1, h->opts, h->size);
+	bus_jump = NULL;
 	return NULL;
 }
 
@@ -796,13 +876,11 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 	return rc;
 }
 
-static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_parse_opts *opts,
-                        struct tix_parse_result *res)
+/* The parse of a mapped file, inside parse_mapped()'s SIGBUS guard. */
+__attribute__((noinline)) /* its locals must not live in the frame that sigsetjmp saved */
+static int parse_mapped_in(struct reader *r, char *b, size_t size, const struct tix_parse_opts *opts,
+                           struct tix_parse_result *res)
 {
-	size_t maplen;
-	char *b = map_padded(fd, size, &maplen);
-	if (!b)
-		return tix_error_set(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
 	size_t used, p = 0;
 	int done = 0;
 	if (opts && opts->extra_sink && size >= SPLIT_MIN) {
@@ -821,21 +899,40 @@ static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_
 		used = (size_t)-1;
 	else if (!done)
 		used = consume(r, b, p, size, 1, opts, size);
-	int rc;
-	if (used == (size_t)-1) {
-		rc = -1;
-	} else {
-		if (opts && opts->progress)
-			opts->progress(opts->progress_ctx, size, size);
-		if (res)
-			res->input_bytes = size;
-		rc = finish(r, r->state == TOP_DONE, res);
-		if (rc == 0 && r->state == TOP_DONE) {
-			size_t rest = skip_ws(b, used, size);
-			if (rest < size && b[rest] != '\0')
-				rc = event_conv_warn(&r->conv, "ignored trailing bytes after the trace's JSON", r->err);
-		}
+	if (used == (size_t)-1)
+		return -1;
+	if (opts && opts->progress)
+		opts->progress(opts->progress_ctx, size, size);
+	if (res)
+		res->input_bytes = size;
+	int rc = finish(r, r->state == TOP_DONE, res);
+	if (rc == 0 && r->state == TOP_DONE) {
+		size_t rest = skip_ws(b, used, size);
+		if (rest < size && b[rest] != '\0')
+			rc = event_conv_warn(&r->conv, "ignored trailing bytes after the trace's JSON", r->err);
 	}
+	return rc;
+}
+
+static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_parse_opts *opts,
+                        struct tix_parse_result *res)
+{
+	size_t maplen;
+	char *b = map_padded(fd, size, &maplen);
+	if (!b)
+		return tix_error_set(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
+	struct sigaction old_bus;
+	catch_sigbus(&old_bus);
+	sigjmp_buf jb;
+	int rc;
+	if (sigsetjmp(jb, 1)) {
+		rc = shrank(r);
+	} else {
+		bus_jump = &jb;
+		rc = parse_mapped_in(r, b, size, opts, res);
+	}
+	bus_jump = NULL;
+	sigaction(SIGBUS, &old_bus, NULL);
 	munmap(b, maplen);
 	return rc;
 }
@@ -946,7 +1043,8 @@ int tix_parse_trace(const char *path, const struct tix_sink *sink,
 	if (result)
 		memset(result, 0, sizeof(*result));
 
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return tix_error_set(err, "%s: %s", path, strerror(errno));
 	struct stat st;
