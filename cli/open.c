@@ -180,7 +180,7 @@ static int build(const char *trace, const char *out, const struct open_opts *o, 
 		rc = tixcap_journal_read(trace, &sink, &jr, err);
 	} else {
 		struct tix_sink extra;
-		struct tix_parse_opts po = {draw_progress, &pr, NULL};
+		struct tix_parse_opts po = {draw_progress, &pr, NULL, 0};
 		const char *threads = getenv("TIX_THREADS"); /* 1: one parser thread */
 		if (!(threads && atoi(threads) == 1) && tix_builder_sink_extra(b, &extra, err) == 0)
 			po.extra_sink = &extra; /* two threads on large traces */

@@ -246,6 +246,17 @@ static inline int64_t row_dur(const struct linker *L, uint32_t row)
 	return lo < L->nlong && L->long_durs[lo].row == row ? L->long_durs[lo].dur_ns : r->dur_ns;
 }
 
+/* Where ROWS starts in the output file: the header and section table fit
+ * before it, and the rows are mapped there directly (a page boundary). */
+#define ROWS_OFFSET 4096u
+
+/* place.c: final track order (returns old -> new track number, malloc'd)
+ * and rows in track and time order, in the output file. */
+uint32_t *linker_order_tracks(struct linker *L, struct tix_error *err);
+int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error *err);
+/* write.c: every section, then the header. */
+int linker_write(struct linker *L, struct tix_error *err);
+
 /* Step of a row by its launch (GPU work) or its own start; TIX_NONE. */
 uint32_t linker_step_of(const struct linker *L, uint32_t row);
 /* aggregate.c */

@@ -28,11 +28,11 @@
 #include "parse/parse.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,607 +41,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "parse/events.h"
-#include "parse/json_shim.h"
-
-#define WINDOW (8u << 20)
-
-enum top_state { TOP_START, TOP_KEY, TOP_EVENTS, TOP_AFTER_EVENTS, TOP_DONE };
-
-struct reader {
-	const char *path;
-	int gzip;
-	struct shim_parser *shim;
-	struct event_conv conv;
-	struct tix_error *err;
-	enum top_state state;
-	int array_format;
-	int expect_comma;      /* in the top-level object */
-	uint64_t base;         /* offset in the JSON text of buf[0] */
-	uint64_t salvaged_to;
-	int truncated;
-	size_t window;
-	const char *last_start; /* of the last event taken */
-	int is_second;          /* the second thread of a split parse */
-	int stop_at_events;     /* consume() returns where the events begin */
-	struct shared_progress *share;
-};
-
-enum scan { SCAN_OK, SCAN_MORE, SCAN_BAD, SCAN_DEEP };
-
-#define MAX_NESTING 4096 /* the careful scanner's limit (simdjson's is 1024) */
-
-/* Progress of the second thread, read by the first when it reports. */
-struct shared_progress {
-	_Atomic uint64_t second_done; /* bytes the second thread has taken */
-	uint64_t first_start;
-};
-
-static void report(struct reader *r, const struct tix_parse_opts *opts, uint64_t pos,
-                   uint64_t total)
-{
-	if (!opts || !opts->progress || r->gzip || r->is_second)
-		return;
-	uint64_t done = pos;
-	if (r->share)
-		done = pos + atomic_load(&r->share->second_done);
-	opts->progress(opts->progress_ctx, done > total ? total : done, total);
-}
-
-static size_t skip_ws(const char *b, size_t p, size_t n)
-{
-	while (p < n && (b[p] == ' ' || b[p] == '\n' || b[p] == '\r' || b[p] == '\t'))
-		p++;
-	return p;
-}
-
-/* b[p] is '"': sets *end past the closing quote. */
-static enum scan scan_string(const char *b, size_t p, size_t n, size_t *end)
-{
-	for (p++; p < n;) {
-		const char *q = memchr(b + p, '"', n - p);
-		if (!q)
-			return SCAN_MORE;
-		size_t k = (size_t)(q - b), bs = 0;
-		while (k - bs > p && b[k - bs - 1] == '\\')
-			bs++;
-		if (bs % 2 == 0) {
-			*end = k + 1;
-			return SCAN_OK;
-		}
-		p = k + 1;
-	}
-	return SCAN_MORE;
-}
-
-/* Any JSON value from b[p]: sets *end past it.  Checks nesting and strings,
- * not the grammar of numbers and literals (simdjson does that). */
-static enum scan scan_value(const char *b, size_t p, size_t n, size_t *end, size_t *bad_at)
-{
-	uint8_t stack[MAX_NESTING / 8]; /* one bit a level: 1 for '{' */
-	int depth = 0;
-	p = skip_ws(b, p, n);
-	if (p >= n)
-		return SCAN_MORE;
-	for (;;) {
-		if (p >= n)
-			return SCAN_MORE;
-		char c = b[p];
-		if (c == '"') {
-			enum scan s = scan_string(b, p, n, &p);
-			if (s != SCAN_OK)
-				return s;
-		} else if (c == '{' || c == '[') {
-			if (depth == MAX_NESTING) {
-				*bad_at = p;
-				return SCAN_DEEP;
-			}
-			if (c == '{')
-				stack[depth / 8] |= (uint8_t)(1u << (depth % 8));
-			else
-				stack[depth / 8] &= (uint8_t)~(1u << (depth % 8));
-			depth++;
-			p++;
-		} else if (c == '}' || c == ']') {
-			int is_obj = depth > 0 && (stack[(depth - 1) / 8] >> ((depth - 1) % 8)) & 1;
-			if (depth == 0 || is_obj != (c == '}')) {
-				*bad_at = p;
-				return SCAN_BAD;
-			}
-			depth--;
-			p++;
-		} else {
-			p++;
-			if (depth == 0) { /* a scalar: runs to a delimiter */
-				while (p < n && !strchr(",}] \t\r\n", b[p]))
-					p++;
-				if (p >= n)
-					return SCAN_MORE;
-			}
-		}
-		if (depth == 0) {
-			*end = p;
-			return SCAN_OK;
-		}
-	}
-}
-
-/* A byte as a message shows it: 'x', or byte 0x1b when not printable. */
-static const char *show_byte(char c, char buf[16])
-{
-	unsigned char u = (unsigned char)c;
-	if (u >= 0x20 && u < 0x7f && u != '\'')
-		snprintf(buf, 16, "'%c'", c);
-	else
-		snprintf(buf, 16, "byte 0x%02x", u);
-	return buf;
-}
-
-static int shim_error(struct reader *r, size_t at, const char *msg, uint64_t event_at)
-{
-	return tix_error_set(r->err, "%s: byte %llu%s: invalid JSON in the event at byte %llu: %s",
-	                     r->path, (unsigned long long)(r->base + at),
-	                     r->gzip ? " (of the inflated JSON)" : "",
-	                     (unsigned long long)(r->base + event_at), msg);
-}
-
-static int on_event(void *ctx, const struct shim_event *ev)
-{
-	struct reader *r = ctx;
-	r->last_start = ev->start;
-	return event_conv_take(&r->conv, ev, r->err) == 0 ? 0 : 2;
-}
-
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-/* The code unit of a "\uXXXX" escape at p (p[0] == '\\'), or -1. */
-static int u_escape(const unsigned char *p, const unsigned char *end)
-{
-	if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
-		return -1;
-	int v = 0;
-	for (int k = 2; k < 6; k++) {
-		int h = hexval((char)p[k]);
-		if (h < 0)
-			return -1;
-		v = v * 16 + h;
-	}
-	return v;
-}
-
-/* Makes an event that simdjson refused acceptable, in place and byte for
- * byte (so offsets stay true): invalid UTF-8 -> '?', raw control
- * characters inside strings -> ' ', lone UTF-16 surrogate escapes ->
- * "\uFFFD". */
-static void sanitize(char *b, size_t n)
-{
-	unsigned char *p = (unsigned char *)b, *end = p + n;
-	int in_string = 0;
-	while (p < end) {
-		unsigned char c = *p;
-		if (c == '"') {
-			in_string = !in_string;
-			p++;
-		} else if (in_string && c == '\\') {
-			int u = u_escape(p, end);
-			if (u >= 0xD800 && u <= 0xDBFF) {
-				int lo = u_escape(p + 6, end);
-				if (lo >= 0xDC00 && lo <= 0xDFFF) {
-					p += 12; /* a proper pair */
-					continue;
-				}
-			}
-			if (u >= 0xD800 && u <= 0xDFFF) {
-				memcpy(p, "\\uFFFD", 6);
-				p += 6;
-			} else {
-				p += p + 1 < end ? 2 : 1; /* the escaped byte is not a quote */
-			}
-		} else if (c < 0x20) {
-			if (in_string)
-				*p = ' ';
-			p++;
-		} else if (c < 0x80) {
-			p++;
-		} else {
-			int len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-			int ok = len && end - p >= len;
-			for (int k = 1; ok && k < len; k++)
-				ok = (p[k] & 0xC0) == 0x80;
-			if (ok && len == 3 && c == 0xE0 && p[1] < 0xA0)
-				ok = 0; /* overlong */
-			if (ok && len == 3 && c == 0xED && p[1] >= 0xA0)
-				ok = 0; /* surrogate */
-			if (ok && len == 4 && ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90)))
-				ok = 0;
-			if (ok) {
-				p += len;
-			} else {
-				*p++ = '?';
-			}
-		}
-	}
-}
-
-/* One event b[s..e) on its own; the slow path. */
-static int parse_one(struct reader *r, char *b, size_t s, size_t e)
-{
-	size_t at;
-	const char *msg;
-	int rc = shim_parse_one(r->shim, b + s, e - s, on_event, r, &at, &msg);
-	if (rc == -1) {
-		sanitize(b + s, e - s);
-		rc = shim_parse_one(r->shim, b + s, e - s, on_event, r, &at, &msg);
-		if (rc == -1 && strstr(msg, "too deep")) {
-			r->conv.skipped++; /* valid JSON nested past simdjson's 1024 levels */
-			return 0;
-		}
-		if (rc == -1)
-			return shim_error(r, s + at, msg, s);
-	}
-	return rc ? -1 : 0;
-}
-
-/* Parses the whole events b[s..e) (e just past a '}') as one array.  The
- * bytes at s-1 and e are patched and restored.  Returns 0 when all were
- * taken, -1 on a sink error, 1 when simdjson failed: then *resume is where
- * the events not yet taken begin (for the careful walk). */
-static int parse_run(struct reader *r, char *b, size_t s, size_t e, size_t *resume)
-{
-	/* The byte before the first event; on the gzip path s may be 0 (the
-	 * buffer keeps a spare byte before b), so step back from b + s. */
-	char *open = (b + s) - 1;
-	char before = *open, after = b[e];
-	*open = '[';
-	b[e] = ']';
-	size_t at;
-	const char *msg;
-	uint64_t count = r->conv.events;
-	r->last_start = NULL;
-	int rc = shim_parse_events(r->shim, open, e - s + 2, on_event, r, &at, &msg);
-	*open = before;
-	b[e] = after;
-	if (rc == 0)
-		return 0;
-	if (rc != -1)
-		return -1; /* the sink failed; err is set */
-	*resume = s;
-	if (r->conv.events != count && r->last_start) {
-		/* Events before the failure were taken: go on after the last. */
-		size_t ls = (size_t)(r->last_start - b), end, bad;
-		if (ls >= s && ls < e && scan_value(b, ls, e, &end, &bad) == SCAN_OK) {
-			end = skip_ws(b, end, e + 1);
-			*resume = end < e + 1 && b[end] == ',' ? end + 1 : end;
-		} else {
-			return shim_error(r, (size_t)(open - b) + at, msg, s);
-		}
-	}
-	return 1;
-}
-
-/* The careful walk of events from b[*p], at most up to limit: every event
- * is scanned for its end and parsed alone.  Stops after the array's ']'
- * (sets *closed), at limit, or where the data ends. */
-static enum scan walk_events(struct reader *r, char *b, size_t *p, size_t n, size_t limit,
-                             int eof, int *closed, int *failed)
-{
-	size_t q = *p;
-	*failed = 0;
-	while (q < limit) {
-		q = skip_ws(b, q, n);
-		if (q >= n)
-			return SCAN_MORE;
-		if (b[q] == ']') {
-			*closed = 1;
-			*p = q + 1;
-			return SCAN_OK;
-		}
-		if (b[q] != '{') {
-			char sb[16];
-			tix_error_set(r->err, "%s: byte %llu%s: expected '{' to start an event, found %s",
-			              r->path, (unsigned long long)(r->base + q),
-			              r->gzip ? " (of the inflated JSON)" : "", show_byte(b[q], sb));
-			*failed = 1;
-			return SCAN_BAD;
-		}
-		size_t e, bad;
-		enum scan s = scan_value(b, q, n, &e, &bad);
-		if (s == SCAN_MORE) {
-			*p = q;
-			return SCAN_MORE;
-		}
-		if (s == SCAN_BAD || s == SCAN_DEEP) {
-			if (s == SCAN_DEEP)
-				tix_error_set(r->err, "%s: byte %llu%s: the event at byte %llu nests deeper than %d levels",
-				              r->path, (unsigned long long)(r->base + bad),
-				              r->gzip ? " (of the inflated JSON)" : "",
-				              (unsigned long long)(r->base + q), MAX_NESTING);
-			else
-				tix_error_set(r->err, "%s: byte %llu%s: unbalanced '%c' in the event at byte %llu",
-				              r->path, (unsigned long long)(r->base + bad),
-				              r->gzip ? " (of the inflated JSON)" : "", b[bad],
-				              (unsigned long long)(r->base + q));
-			*failed = 1;
-			return SCAN_BAD;
-		}
-		if (parse_one(r, b, q, e) != 0) {
-			*failed = 1;
-			return SCAN_BAD;
-		}
-		r->salvaged_to = r->base + e;
-		size_t after = skip_ws(b, e, n);
-		if (after >= n) {
-			*p = e;
-			return SCAN_MORE;
-		}
-		if (b[after] == ',') {
-			q = after + 1;
-		} else if (b[after] == ']') {
-			*closed = 1;
-			*p = after + 1;
-			return SCAN_OK;
-		} else {
-			char sb[16];
-			tix_error_set(r->err, "%s: byte %llu%s: expected ',' or ']' after an event, found %s",
-			              r->path, (unsigned long long)(r->base + after),
-			              r->gzip ? " (of the inflated JSON)" : "", show_byte(b[after], sb));
-			*failed = 1;
-			return SCAN_BAD;
-		}
-		*p = q;
-	}
-	(void)eof;
-	*p = q;
-	return SCAN_OK;
-}
-
-/* A cheap guess at an event boundary before b[limit]: a ',' between a '}'
- * and a '{'.  Returns the ',' position or 0. */
-static size_t guess_cut(const char *b, size_t from, size_t limit)
-{
-	size_t hi = limit;
-	while (hi > from) {
-		const char *c = memrchr(b + from, ',', hi - from);
-		if (!c)
-			return 0;
-		size_t k = (size_t)(c - b);
-		size_t l = k, rr = k + 1;
-		while (l > from && (b[l - 1] == ' ' || b[l - 1] == '\n' || b[l - 1] == '\r' || b[l - 1] == '\t'))
-			l--;
-		while (rr < limit && (b[rr] == ' ' || b[rr] == '\n' || b[rr] == '\r' || b[rr] == '\t'))
-			rr++;
-		if (l > from && b[l - 1] == '}' && rr < limit && b[rr] == '{')
-			return k;
-		hi = k;
-	}
-	return 0;
-}
-
-/* Events from b[*p] on.  Returns SCAN_OK when the array closed (then *p is
- * past its ']'), SCAN_MORE when more data is needed (or, at eof, the trace
- * was cut), SCAN_BAD on an error. */
-static enum scan take_events(struct reader *r, char *b, size_t *p, size_t n, int eof,
-                             const struct tix_parse_opts *opts, uint64_t total)
-{
-	for (;;) {
-		size_t q = skip_ws(b, *p, n);
-		if (q < n && b[q] == ']') {
-			*p = q + 1;
-			return SCAN_OK;
-		}
-		if (n - q > r->window + r->window / 4) {
-			size_t cut = guess_cut(b, q + r->window / 2, q + r->window);
-			if (cut) {
-				size_t end = cut; /* just past the '}' */
-				while (b[end - 1] != '}')
-					end--;
-				size_t resume;
-				int rc = parse_run(r, b, q, end, &resume);
-				if (rc < 0)
-					return SCAN_BAD;
-				if (rc == 0) {
-					r->salvaged_to = r->base + end;
-					*p = cut + 1;
-					report(r, opts, r->base + *p, total);
-					if (r->is_second && r->share)
-						atomic_store(&r->share->second_done, *p - r->share->first_start);
-					continue;
-				}
-				q = resume;
-			}
-			int closed = 0, failed = 0;
-			*p = q;
-			enum scan s = walk_events(r, b, p, n, q + r->window, eof, &closed, &failed);
-			if (s != SCAN_OK || closed)
-				return s;
-			continue;
-		}
-		if (!eof) {
-			*p = q;
-			return SCAN_MORE;
-		}
-		/* The last window: most of it goes through the fast path up to
-		 * its last guessed boundary; the careful scan then only has the
-		 * last event and the array's end to find. */
-		size_t tail_cut = guess_cut(b, q, n);
-		if (tail_cut) {
-			size_t end = tail_cut, resume;
-			while (b[end - 1] != '}')
-				end--;
-			int rc = parse_run(r, b, q, end, &resume);
-			if (rc < 0)
-				return SCAN_BAD;
-			if (rc == 0) {
-				r->salvaged_to = r->base + end;
-				q = tail_cut + 1;
-			} else {
-				q = resume;
-			}
-		}
-		size_t e = q, last_end = 0;
-		int closed = 0;
-		for (;;) {
-			e = skip_ws(b, e, n);
-			if (e >= n || b[e] == ']') {
-				closed = e < n;
-				break;
-			}
-			if (b[e] != '{')
-				break;
-			size_t ve, bad;
-			if (scan_value(b, e, n, &ve, &bad) != SCAN_OK)
-				break;
-			last_end = ve;
-			e = skip_ws(b, ve, n);
-			if (e < n && b[e] == ',')
-				e++;
-			else
-				break;
-		}
-		if (last_end) {
-			size_t resume;
-			int rc = parse_run(r, b, q, last_end, &resume);
-			if (rc < 0)
-				return SCAN_BAD;
-			if (rc == 0) {
-				r->salvaged_to = r->base + last_end;
-				q = skip_ws(b, last_end, n);
-				if (q < n && b[q] == ',')
-					q++;
-			} else {
-				q = resume;
-			}
-		}
-		int failed = 0;
-		closed = 0;
-		*p = q;
-		enum scan s = walk_events(r, b, p, n, n, eof, &closed, &failed);
-		if (s == SCAN_OK && !closed)
-			s = SCAN_MORE;
-		return s;
-	}
-}
-
-/* Top-level structure: {"key": value, ..., "traceEvents": [...], ...} or a
- * bare [...].  Consumes what it can of b[0..n) and returns the offset of
- * the first byte not consumed, or (size_t)-1 on error. */
-static size_t consume(struct reader *r, char *b, size_t start, size_t n, int eof,
-                      const struct tix_parse_opts *opts, uint64_t total)
-{
-	size_t p = start;
-	for (;;) {
-		p = skip_ws(b, p, n);
-		if (r->state == TOP_START && p + 3 <= n && (unsigned char)b[p] == 0xEF &&
-		    (unsigned char)b[p + 1] == 0xBB && (unsigned char)b[p + 2] == 0xBF)
-			p = skip_ws(b, p + 3, n); /* UTF-8 byte order mark */
-		if (r->state == TOP_DONE)
-			return n;
-		if (r->state == TOP_EVENTS) {
-			if (r->stop_at_events)
-				return p;
-			enum scan s = take_events(r, b, &p, n, eof, opts, total);
-			if (s == SCAN_BAD)
-				return (size_t)-1;
-			if (s == SCAN_MORE)
-				return p;
-			r->state = r->array_format ? TOP_DONE : TOP_AFTER_EVENTS;
-			r->expect_comma = 1;
-			continue;
-		}
-		if (p >= n)
-			return p;
-		char c = b[p];
-		const char *where = r->gzip ? " (of the inflated JSON)" : "";
-		unsigned long long at = (unsigned long long)(r->base + p);
-		if (r->state == TOP_START) {
-			if (c == '[') {
-				r->array_format = 1;
-				r->state = TOP_EVENTS;
-				p++;
-				continue;
-			}
-			if (c == '{') {
-				r->state = TOP_KEY;
-				r->expect_comma = 0;
-				p++;
-				continue;
-			}
-			char sb[16];
-			tix_error_set(r->err, "%s: byte %llu%s: expected '{' or '[' to start a Chrome trace, found %s",
-			              r->path, at, where, show_byte(c, sb));
-			return (size_t)-1;
-		}
-		/* TOP_KEY or TOP_AFTER_EVENTS: inside the top-level object */
-		if (c == '}') {
-			if (r->state == TOP_KEY) {
-				tix_error_set(r->err, "%s: no \"traceEvents\" array in this JSON object", r->path);
-				return (size_t)-1;
-			}
-			r->state = TOP_DONE;
-			return p + 1;
-		}
-		if (r->expect_comma) {
-			if (c != ',') {
-				char sb[16];
-				tix_error_set(r->err, "%s: byte %llu%s: expected ',' or '}' in the top-level object, found %s",
-				              r->path, at, where, show_byte(c, sb));
-				return (size_t)-1;
-			}
-			r->expect_comma = 0;
-			p++;
-			continue;
-		}
-		if (c != '"') {
-			char sb[16];
-			tix_error_set(r->err, "%s: byte %llu%s: expected a key in the top-level object, found %s",
-			              r->path, at, where, show_byte(c, sb));
-			return (size_t)-1;
-		}
-		size_t kend, vstart, vend, bad;
-		if (scan_string(b, p, n, &kend) != SCAN_OK)
-			return p;
-		vstart = skip_ws(b, kend, n);
-		if (vstart >= n)
-			return p;
-		if (b[vstart] != ':') {
-			tix_error_set(r->err, "%s: byte %llu%s: expected ':' after a key", r->path,
-			              (unsigned long long)(r->base + vstart), where);
-			return (size_t)-1;
-		}
-		vstart = skip_ws(b, vstart + 1, n);
-		if (vstart >= n)
-			return p;
-		struct tix_str key = {b + p + 1, kend - p - 2};
-		if (key.len == 11 && memcmp(key.ptr, "traceEvents", 11) == 0) {
-			if (b[vstart] != '[') {
-				tix_error_set(r->err, "%s: byte %llu%s: \"traceEvents\" is not an array",
-				              r->path, (unsigned long long)(r->base + vstart), where);
-				return (size_t)-1;
-			}
-			r->state = TOP_EVENTS;
-			p = vstart + 1;
-			continue;
-		}
-		enum scan s = scan_value(b, vstart, n, &vend, &bad);
-		if (s == SCAN_MORE)
-			return p;
-		if (s == SCAN_BAD || s == SCAN_DEEP) {
-			tix_error_set(r->err, "%s: byte %llu%s: %s in the value of a top-level key", r->path,
-			              (unsigned long long)(r->base + bad), where,
-			              s == SCAN_DEEP ? "nesting too deep" : "unbalanced brackets");
-			return (size_t)-1;
-		}
-		struct tix_str val = {b + vstart, vend - vstart};
-		if (event_conv_top_key(&r->conv, key, val, r->err) != 0)
-			return (size_t)-1;
-		r->expect_comma = 1;
-		p = vend;
-	}
-}
+#include "parse/reader.h"
 
 /* Maps the file with zero pages after it: simdjson may read up to its
  * padding past any window, including the last. */
@@ -733,7 +133,7 @@ static int shrank(struct reader *r)
  * When the guess was wrong, the second thread's work is discarded and the
  * first goes on alone. */
 
-#define SPLIT_MIN (64u << 20) /* below this one thread is as fast */
+#define SPLIT_MIN (64u << 20) /* default: below this one thread is as fast */
 
 struct second_half {
 	struct reader r;
@@ -760,7 +160,7 @@ static void *run_second(void *arg)
 	/* Its first event is parsed on its own, so that it never patches the
 	 * bytes at the cut, which the first thread patches. */
 	int closed = 0, failed = 0;
-	enum scan s = walk_events(r, h->b, &p, h->size, p + 1, 1, &closed, &failed);
+	enum scan s = parse_walk_events(r, h->b, &p, h->size, p + 1, 1, &closed, &failed);
 	if (s == SCAN_BAD) {
 		bus_jump = NULL;
 		h->used = (size_t)-1;
@@ -770,7 +170,7 @@ static void *run_second(void *arg)
 		r->state = r->array_format ? TOP_DONE : TOP_AFTER_EVENTS;
 		r->expect_comma = 1;
 	}
-	h->used = s == SCAN_MORE && p >= h->size ? p : consume(r, h->b, p, h->size, 1, h->opts, h->size);
+	h->used = s == SCAN_MORE && p >= h->size ? p : parse_consume(r, h->b, p, h->size, 1, h->opts, h->size);
 	bus_jump = NULL;
 	return NULL;
 }
@@ -803,9 +203,9 @@ static void reader_done(struct reader *r)
 static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
                        const struct tix_parse_opts *opts, size_t *used)
 {
-	size_t q = skip_ws(b, *p, size);
+	size_t q = parse_skip_ws(b, *p, size);
 	size_t mid = q + (size - q) / 2;
-	size_t cut = guess_cut(b, mid, mid + r->window);
+	size_t cut = parse_guess_cut(b, mid, mid + r->window);
 	if (!cut)
 		return 0;
 	size_t end_a = cut;
@@ -840,7 +240,7 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 
 	/* The first half, as if the file ended at the cut. */
 	size_t pa = q;
-	enum scan s = take_events(r, b, &pa, end_a, 1, opts, size);
+	enum scan s = parse_take_events(r, b, &pa, end_a, 1, opts, size);
 	pthread_join(th, NULL);
 	r->share = NULL;
 	int rc;
@@ -883,10 +283,11 @@ static int parse_mapped_in(struct reader *r, char *b, size_t size, const struct 
 {
 	size_t used, p = 0;
 	int done = 0;
-	if (opts && opts->extra_sink && size >= SPLIT_MIN) {
+	uint64_t split_min = opts && opts->split_min ? opts->split_min : SPLIT_MIN;
+	if (opts && opts->extra_sink && size >= split_min) {
 		/* The top-level keys before traceEvents, then the split. */
 		r->stop_at_events = 1;
-		p = consume(r, b, 0, size, 1, opts, size);
+		p = parse_consume(r, b, 0, size, 1, opts, size);
 		r->stop_at_events = 0;
 		if (p != (size_t)-1 && r->state == TOP_EVENTS) {
 			int sr = parse_split(r, b, &p, size, opts, &used);
@@ -898,7 +299,7 @@ static int parse_mapped_in(struct reader *r, char *b, size_t size, const struct 
 	if (p == (size_t)-1)
 		used = (size_t)-1;
 	else if (!done)
-		used = consume(r, b, p, size, 1, opts, size);
+		used = parse_consume(r, b, p, size, 1, opts, size);
 	if (used == (size_t)-1)
 		return -1;
 	if (opts && opts->progress)
@@ -907,7 +308,7 @@ static int parse_mapped_in(struct reader *r, char *b, size_t size, const struct 
 		res->input_bytes = size;
 	int rc = finish(r, r->state == TOP_DONE, res);
 	if (rc == 0 && r->state == TOP_DONE) {
-		size_t rest = skip_ws(b, used, size);
+		size_t rest = parse_skip_ws(b, used, size);
 		if (rest < size && b[rest] != '\0')
 			rc = event_conv_warn(&r->conv, "ignored trailing bytes after the trace's JSON", r->err);
 	}
@@ -992,7 +393,7 @@ static int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_pa
 			}
 		}
 		memset(buf + len, 0, pad);
-		size_t used = consume(r, buf + 1, 0, len - 1, eof, opts, size);
+		size_t used = parse_consume(r, buf + 1, 0, len - 1, eof, opts, size);
 		if (used == (size_t)-1)
 			goto out;
 		used += 1;

@@ -24,6 +24,10 @@ struct tix_parse_opts {
 	 * be parsed by two threads, one half into each sink.  NULL: one
 	 * thread.  Must provide discard(). */
 	const struct tix_sink *extra_sink;
+	/* Plain traces at least this large are split between the two threads
+	 * (0: 64 MB, below which one thread is as fast).  Tests and fuzzers
+	 * make it small to exercise the split. */
+	uint64_t split_min;
 };
 
 struct tix_parse_result {

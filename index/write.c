@@ -1,0 +1,133 @@
+/* Writing the sections of a .tix (format.h) after the rows, which
+ * place.c put in place already, and the header and section table last. */
+#include "index/index.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "index/builder_int.h"
+
+/* ---- writing ---- */
+
+struct out_section {
+	uint32_t id, elem;
+	const void *data;
+	uint64_t size;
+};
+
+static int write_all(int fd, const void *p, size_t n, uint64_t off, const char *path,
+                     struct tix_error *err)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = pwrite(fd, c, n > (1u << 26) ? (1u << 26) : n, (off_t)off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return tix_error_set(err, "%s: cannot write the index: %s", path,
+			                     strerror(errno));
+		}
+		c += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+int linker_write(struct linker *L, struct tix_error *err)
+{
+	struct tix_builder *b = L->b;
+	struct tix_meta_disk meta;
+	memset(&meta, 0, sizeof(meta));
+	meta.source_size = b->opts.source_size;
+	meta.source_mtime_ns = b->opts.source_mtime_ns;
+	meta.source_hash = b->opts.source_hash;
+	meta.base_time_ns = b->base_time_ns;
+	meta.first_ns = L->first_ns;
+	meta.last_ns = L->last_ns;
+	meta.total_gpu_ns = L->total_gpu_ns;
+	meta.source_path = intern_add(&b->c.strings, b->source_path, strlen(b->source_path));
+	meta.step_marker = intern_add(&b->c.strings, b->step_marker, strlen(b->step_marker));
+	meta.warnings = intern_add(&b->c.strings, b->c.warnings ? b->c.warnings : "", b->c.warnings_len);
+	meta.step_rule = intern_add(&b->c.strings, L->step_rule, strlen(L->step_rule));
+	meta.gpu_without_launch = L->gpu_without_launch;
+	memcpy(meta.kind_counts, b->c.kind_counts, sizeof(meta.kind_counts));
+	if (meta.source_path == TIX_NONE || meta.step_marker == TIX_NONE ||
+	    meta.warnings == TIX_NONE || meta.step_rule == TIX_NONE)
+		return tix_error_set(err, "out of memory");
+
+	struct out_section secs[] = {
+		{TIX_SEC_META, sizeof(meta), &meta, sizeof(meta)},
+		{TIX_SEC_STRING_OFFSETS, 8, b->c.strings.offsets, (uint64_t)(b->c.strings.n + 1) * 8},
+		{TIX_SEC_STRING_DATA, 1, b->c.strings.data, b->c.strings.data_len},
+		{TIX_SEC_TRACKS, sizeof(struct tix_track), L->tracks,
+		 (uint64_t)L->ntracks * sizeof(struct tix_track)},
+		{TIX_SEC_ROWS, sizeof(struct tix_row_disk), L->rows.base,
+		 (uint64_t)L->nrows * sizeof(struct tix_row_disk)},
+		{TIX_SEC_DETAILS, sizeof(struct tix_detail_disk), b->c.details.recs,
+		 (uint64_t)b->c.details.n * sizeof(struct tix_detail_disk)},
+		{TIX_SEC_KERNEL_INFO, sizeof(struct tix_kernel_info), b->c.kinfos.recs,
+		 (uint64_t)b->c.kinfos.n * sizeof(struct tix_kernel_info)},
+		{TIX_SEC_OP_INFO, sizeof(struct tix_op_info), b->c.opinfos.recs,
+		 (uint64_t)b->c.opinfos.n * sizeof(struct tix_op_info)},
+		{TIX_SEC_LONG_DUR, sizeof(struct tix_long_dur_disk), L->long_durs,
+		 (uint64_t)L->nlong * sizeof(struct tix_long_dur_disk)},
+		{TIX_SEC_STEPS, sizeof(struct tix_step), L->steps,
+		 (uint64_t)L->nsteps * sizeof(struct tix_step)},
+		{TIX_SEC_GROUPS, sizeof(struct tix_group), L->groups,
+		 (uint64_t)L->ngroups * sizeof(struct tix_group)},
+		{TIX_SEC_STEP_GROUPS, sizeof(struct tix_group), L->step_groups,
+		 (uint64_t)L->nstep_groups * sizeof(struct tix_group)},
+		{TIX_SEC_MEMBERS, 4, L->members.base, (uint64_t)L->members.n * 4},
+		{TIX_SEC_OPS, sizeof(struct tix_op), L->ops, (uint64_t)L->nops * sizeof(struct tix_op)},
+		{TIX_SEC_OP_GROUPS, sizeof(struct tix_op_group), L->op_groups,
+		 (uint64_t)L->nop_groups * sizeof(struct tix_op_group)},
+		{TIX_SEC_TOP_META, 8, b->c.top_meta, (uint64_t)b->c.ntop_meta * 8},
+	};
+	enum { NSEC = sizeof(secs) / sizeof(secs[0]) };
+	struct tix_section_disk table[NSEC];
+	_Static_assert(sizeof(struct tix_header_disk) + sizeof(table) <= ROWS_OFFSET,
+	               "header and table fit before the rows");
+	uint64_t off = sizeof(struct tix_header_disk) + sizeof(table);
+	if (L->out_rows_mapped) /* ROWS is in place already; the rest follows it */
+		off = ROWS_OFFSET + (uint64_t)L->nrows * sizeof(struct tix_row_disk);
+	for (int i = 0; i < NSEC; i++) {
+		int in_place = secs[i].id == TIX_SEC_ROWS && L->out_rows_mapped;
+		uint64_t at = in_place ? ROWS_OFFSET
+		                       : (off + TIX_SECTION_ALIGN - 1) & ~(uint64_t)(TIX_SECTION_ALIGN - 1);
+		table[i].id = secs[i].id;
+		table[i].elem_size = secs[i].elem;
+		table[i].offset = at;
+		table[i].size = secs[i].size;
+		table[i].checksum = tix_hash64(secs[i].size ? secs[i].data : "", secs[i].size, 0);
+		if (in_place)
+			continue;
+		if (secs[i].size &&
+		    write_all(b->out_fd, secs[i].data, secs[i].size, at, b->out_path, err) != 0)
+			return -1;
+		off = at + secs[i].size;
+	}
+	struct tix_header_disk h;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TIX_MAGIC, 8);
+	h.version = TIX_FORMAT_VERSION;
+	h.min_reader_version = TIX_MIN_READER_VERSION;
+	h.header_size = sizeof(h);
+	h.endian = TIX_ENDIAN_MARK;
+	h.section_count = NSEC;
+	h.section_table_offset = sizeof(h);
+	h.file_size = off;
+	unsigned char hb[sizeof(h) + sizeof(table)];
+	memcpy(hb, &h, sizeof(h));
+	memcpy(hb + sizeof(h), table, sizeof(table));
+	h.checksum = tix_hash64(hb, sizeof(hb), 0);
+	memcpy(hb, &h, sizeof(h));
+	if (write_all(b->out_fd, hb, sizeof(hb), 0, b->out_path, err) != 0)
+		return -1;
+	if (ftruncate(b->out_fd, (off_t)off) != 0)
+		return tix_error_set(err, "%s: %s", b->out_path, strerror(errno));
+	return 0;
+}
+
