@@ -285,9 +285,12 @@ static void summary_kernels(struct tix_index *ix, const struct args *a)
 		}
 		char name[160];
 		tix_short_name(tix_str(ix, g->name), tix_str_len(ix, g->name), name, sizeof(name));
+		char kind[24] = ""; /* copies are marked: [memcpy] Memcpy HtoD (...) */
+		if (g->kind != TIX_KIND_KERNEL)
+			snprintf(kind, sizeof(kind), "[%s] ", tix_kind_label((enum tix_kind)g->kind));
 		printf("%5.1f%%  %10s  %9u  %10s  %10s  %10s  %10s  %10s  %-14s  %-11s  %s%s\n",
 		       total ? 100.0 * (double)g->total_ns / (double)total : 0.0, t, g->instances, av, md,
-		       mn, mx, sd, grid, block, g->kind == TIX_KIND_KERNEL ? "" : "[", name);
+		       mn, mx, sd, grid, block, kind, name);
 	}
 	if (n < ng)
 		printf("(%u more; --top N shows more)\n", ng - n);
