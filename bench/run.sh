@@ -9,6 +9,8 @@
 #   TIX           tix binary                      (default: REPO/build/cli/tix)
 #   BENCH_DIR     scratch folder, reused          (default: /tmp/tix-bench)
 #   BENCH_MB      size of the main trace, MB      (default: 485)
+#   BENCH_STORY   1 (default): events as dense as the story's trace (python
+#                 frames above every op, ~340 B an event); 0: the generator's default
 #   SKIP_PYTHON=1 skip python3 json.load (slow: 15-40 s)
 #   SKIP_2X=1     skip the 2x-size trace
 #   REAL_TRACE    real Kineto trace timed for reference
@@ -49,11 +51,24 @@ gen() { # MB OUT
 		return
 	fi
 	log "generating $2 (~$1 MB)"
-	python3 "$REPO/tests/gen/gen_trace.py" --target-mb "$1" -o "$2.part" -q || die "generator failed"
+	# shellcheck disable=SC2086
+	python3 "$REPO/tests/gen/gen_trace.py" --target-mb "$1" $GEN_ARGS -o "$2.part" -q ||
+		die "generator failed"
 	mv "$2.part" "$2"
 }
-TRACE=$BENCH_DIR/bench.json
-TRACE2=$BENCH_DIR/bench2x.json
+# The story's trace: 485 MB, 1.42M events, ~340 bytes an event (python frames
+# from with_stack=True above every op).  The generator's default, without
+# frames, writes ~520 bytes an event (its long CUTLASS names): fewer, larger
+# events, on which json.load is much faster (BENCH_STORY=0 to bench that).
+if [ "${BENCH_STORY:-1}" = 1 ]; then
+	GEN_ARGS="--python-frames --stack-depth 12"
+	TRACE=$BENCH_DIR/story.json
+	TRACE2=$BENCH_DIR/story2x.json
+else
+	GEN_ARGS=""
+	TRACE=$BENCH_DIR/bench.json
+	TRACE2=$BENCH_DIR/bench2x.json
+fi
 gen "$BENCH_MB" "$TRACE"
 [ "${SKIP_2X:-0}" = 1 ] || gen $((BENCH_MB * 2)) "$TRACE2"
 

@@ -294,6 +294,14 @@ class Op:
         self.leaf_ns = leaf_ns
 
 
+STACK_FRAMES = (
+    "torch/nn/modules/module.py(1784): _call_impl",
+    "torch/nn/modules/module.py(1773): _wrapped_call_impl",
+    "torch/utils/_contextlib.py(120): decorate_context",
+    "sglang/srt/utils.py(2410): wrapper",
+)
+
+
 class Py:
     """A python_function frame (emitted only with --python-frames)."""
     __slots__ = ("head", "children")
@@ -611,6 +619,11 @@ class Generator:
         self.other_scale = other_scale
         self.templates = {}
         self.py = args.python_frames
+        # --stack-depth: every op outside another op sits under that many
+        # more python frames, as torch.profiler(with_stack=True) records the
+        # module calls (nn.Module._call_impl, ...) above each op.
+        self.stack_depth = args.stack_depth if args.python_frames else 0
+        self.wrapped = {}
         self.ext = 1            # External id
         self.evi = 0            # Ev Idx
         self.corr = 1250000     # correlation id
@@ -639,6 +652,18 @@ class Generator:
     def emit(self, n, t):
         rnd = self.rnd
         cls = type(n)
+        if (cls is Op and self.stack_depth and not getattr(self, "in_op", False)
+                and not getattr(self, "wrapping", False) and '"cat": "cpu_op"' in n.head):
+            w = self.wrapped.get(id(n))
+            if w is None:
+                w = n
+                for i in range(self.stack_depth):
+                    w = Py(STACK_FRAMES[i % len(STACK_FRAMES)], [w])
+                self.wrapped[id(n)] = w
+            self.wrapping = True
+            end = self.emit(w, t)
+            self.wrapping = False
+            return end
         if cls is Op:
             cpu = self.cpu
             slot = len(cpu)
@@ -650,9 +675,12 @@ class Generator:
             if n.children:
                 saved = self.cur_ext
                 self.cur_ext = ext
+                saved_in = getattr(self, "in_op", False)
+                self.in_op = self.in_op if saved_in else '"cat": "cpu_op"' in n.head
                 end = self.emit_nodes(n.children, t + 900 + int(rnd.random() * 2600))
                 end += 300 + int(rnd.random() * 1200)
                 self.cur_ext = saved
+                self.in_op = saved_in
             else:
                 end = t + int(n.leaf_ns * (0.7 + 0.6 * rnd.random()))
             cpu[slot] = ('%s%s, "dur": %s,\n    "args": {\n      "External id": %d,'
@@ -962,6 +990,9 @@ def main(argv=None):
     p.add_argument("--marker", choices=["profilerstep", "sglang", "vllm", "none"],
                    default="profilerstep", help="step annotation (default profilerstep)")
     p.add_argument("--python-frames", action="store_true", help="add python_function frames")
+    p.add_argument("--stack-depth", type=int, default=0, metavar="N",
+                   help="with --python-frames: N more frames above every op, as with_stack=True "
+                        "records module calls (the story trace: ~340 bytes an event)")
     p.add_argument("--target-mb", type=float, help="choose --steps to reach about M MB (1e6 B) of JSON")
     p.add_argument("--truncate-at", type=float, metavar="FRACTION",
                    help="cut the written file at this fraction of its bytes")
