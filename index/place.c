@@ -4,6 +4,7 @@
 #include "index/index.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,70 +231,123 @@ static int sort_track(struct mover *m, uint32_t f, uint32_t n, struct displaced 
 
 /* Scatters the collected rows into track order (straight into the output
  * file), then sorts each track by time. */
+/* One collector's rows scattered into their places.  The two collectors
+ * of a two-thread parse are scattered at once, one thread each: within a
+ * track, the first collector's rows come first, then the second's. */
+struct scatter {
+	const struct collector *src;
+	const uint32_t *sm, *dm, *tm; /* the second collector's number maps, or NULL */
+	const uint32_t *remap;
+	uint32_t *cursor;             /* next row of each final track */
+	struct tix_row_disk *rows;
+	int64_t *corr;
+	uint32_t tag;                 /* 0 or 1<<31: whose long durations */
+	int64_t *longs;               /* long durations, in the order met */
+	uint32_t nlong, long_cap;
+	int64_t first_ns, last_ns;
+	int failed;
+};
+
+static void *scatter_rows(void *arg)
+{
+	struct scatter *j = arg;
+	size_t cnt = j->src->rows.n;
+	for (size_t i = 0; i < cnt; i++) {
+		const struct brow *s = &SPILL_AT(&j->src->rows, struct brow, i);
+		uint32_t track = j->remap[j->tm ? j->tm[s->track] : s->track];
+		uint32_t pos = j->cursor[track]++;
+		struct tix_row_disk *r = &j->rows[pos];
+		r->start_ns = s->start_ns;
+		r->name = j->sm ? j->sm[s->name] : s->name;
+		r->track = track;
+		r->detail = j->dm && s->detail != TIX_NONE ? j->dm[s->detail] : s->detail;
+		r->link = TIX_NONE;
+		r->kind = s->kind;
+		r->flags = s->flags;
+		r->reserved = 0;
+		if (s->dur_ns >= UINT32_MAX) {
+			if (j->nlong == j->long_cap) {
+				j->long_cap = j->long_cap ? j->long_cap * 2 : 64;
+				void *p = realloc(j->longs, j->long_cap * sizeof(*j->longs));
+				if (!p) {
+					j->failed = 1;
+					return NULL;
+				}
+				j->longs = p;
+			}
+			/* The link field is free until linking: it carries the
+			 * duration's index (and whose) while rows move. */
+			r->link = j->tag | j->nlong;
+			j->longs[j->nlong++] = s->dur_ns;
+			r->dur_ns = UINT32_MAX;
+			r->flags |= TIX_ROW_LONG_DUR;
+		} else {
+			r->dur_ns = (uint32_t)s->dur_ns;
+		}
+		j->corr[pos] = s->corr;
+		if (s->start_ns < j->first_ns)
+			j->first_ns = s->start_ns;
+		if (s->start_ns + s->dur_ns > j->last_ns)
+			j->last_ns = s->start_ns + s->dur_ns;
+	}
+	return NULL;
+}
+
 int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
 	uint32_t n = L->nrows;
-	int64_t *longs = NULL; /* long durations, in the order met */
-	uint32_t nlong = 0, long_cap = 0;
 	struct displaced *tmp = NULL;
 	size_t tmp_cap = 0;
 	int rc = -1;
-	uint32_t *cursor = malloc((L->ntracks + 1) * sizeof(*cursor));
+	struct scatter job[2];
+	memset(job, 0, sizeof(job));
+	uint32_t *cursor = malloc(2 * (L->ntracks + 1) * sizeof(*cursor));
 	if (!cursor)
 		return tix_error_set(err, "out of memory");
 	if (map_out_rows(L, n, err) || linker_spill(L, &L->corr, sizeof(int64_t), err) ||
 	    spill_resize(&L->corr, n, err))
 		goto out;
-	for (uint32_t t = 0; t < L->ntracks; t++)
-		cursor[t] = L->tracks[t].first_row;
-	L->first_ns = n ? INT64_MAX : 0;
-	L->last_ns = n ? INT64_MIN : 0;
 	struct tix_row_disk *rows = (struct tix_row_disk *)L->rows.base;
 	int64_t *corr = (int64_t *)L->corr.base;
-	/* The primary collector's rows, then the second thread's, renumbered. */
-	struct collector *src[2] = {&b->c, b->extra};
-	for (int k = 0; k < 2 && src[k]; k++) {
-		const uint32_t *sm = k ? b->xmap_str : NULL, *dm = k ? b->xmap_detail : NULL;
-		const uint32_t *tm = k ? b->xmap_track : NULL;
-		size_t cnt = src[k]->rows.n;
-		for (size_t i = 0; i < cnt; i++) {
-			const struct brow *s = &SPILL_AT(&src[k]->rows, struct brow, i);
-			uint32_t track = remap[tm ? tm[s->track] : s->track];
-			uint32_t pos = cursor[track]++;
-			struct tix_row_disk *r = &rows[pos];
-			r->start_ns = s->start_ns;
-			r->name = sm ? sm[s->name] : s->name;
-			r->track = track;
-			r->detail = dm && s->detail != TIX_NONE ? dm[s->detail] : s->detail;
-			r->link = TIX_NONE;
-			r->kind = s->kind;
-			r->flags = s->flags;
-			r->reserved = 0;
-			if (s->dur_ns >= UINT32_MAX) {
-				if (nlong == long_cap) {
-					long_cap = long_cap ? long_cap * 2 : 64;
-					void *p = realloc(longs, long_cap * sizeof(*longs));
-					if (!p)
-						goto oom;
-					longs = p;
-				}
-				/* The link field is free until linking: it carries the
-				 * duration's index while rows move. */
-				r->link = nlong;
-				longs[nlong++] = s->dur_ns;
-				r->dur_ns = UINT32_MAX;
-				r->flags |= TIX_ROW_LONG_DUR;
-			} else {
-				r->dur_ns = (uint32_t)s->dur_ns;
-			}
-			corr[pos] = s->corr;
-			if (s->start_ns < L->first_ns)
-				L->first_ns = s->start_ns;
-			if (s->start_ns + s->dur_ns > L->last_ns)
-				L->last_ns = s->start_ns + s->dur_ns;
-		}
+	uint32_t *cur1 = cursor + L->ntracks + 1;
+	for (uint32_t t = 0; t < L->ntracks; t++)
+		cursor[t] = cur1[t] = L->tracks[t].first_row;
+	if (b->extra) { /* the second collector's rows follow the first's in each track */
+		for (uint32_t t = 0; t < L->ntracks; t++)
+			cur1[t] = L->tracks[t].first_row + L->tracks[t].row_count;
+		for (uint32_t i = 0; i < b->extra->ntracks; i++)
+			cur1[remap[b->xmap_track[i]]] -= b->extra->tracks[i].count;
 	}
+	for (int k = 0; k < 2; k++) {
+		job[k].remap = remap;
+		job[k].rows = rows;
+		job[k].corr = corr;
+		job[k].first_ns = INT64_MAX;
+		job[k].last_ns = INT64_MIN;
+	}
+	job[0].src = &b->c;
+	job[0].cursor = cursor;
+	pthread_t th;
+	int threaded = 0;
+	if (b->extra) {
+		job[1].src = b->extra;
+		job[1].sm = b->xmap_str;
+		job[1].dm = b->xmap_detail;
+		job[1].tm = b->xmap_track;
+		job[1].cursor = cur1;
+		job[1].tag = 1u << 31;
+		threaded = pthread_create(&th, NULL, scatter_rows, &job[1]) == 0;
+		if (!threaded)
+			scatter_rows(&job[1]);
+	}
+	scatter_rows(&job[0]);
+	if (threaded)
+		pthread_join(th, NULL);
+	if (job[0].failed || job[1].failed)
+		goto oom;
+	L->first_ns = n ? (job[0].first_ns < job[1].first_ns ? job[0].first_ns : job[1].first_ns) : 0;
+	L->last_ns = n ? (job[0].last_ns > job[1].last_ns ? job[0].last_ns : job[1].last_ns) : 0;
 	if (b->extra)
 		linker_release(L, &b->extra->rows);
 	linker_release(L, &b->c.rows); /* its pages serve the next arrays */
@@ -302,6 +356,7 @@ int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	for (uint32_t t = 0; t < L->ntracks; t++)
 		if (sort_track(&m, L->tracks[t].first_row, L->tracks[t].row_count, &tmp, &tmp_cap) != 0)
 			goto oom;
+	uint32_t nlong = job[0].nlong + job[1].nlong;
 	if (nlong) {
 		L->long_durs = malloc(nlong * sizeof(*L->long_durs));
 		if (!L->long_durs)
@@ -310,7 +365,8 @@ int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 			struct tix_row_disk *r = &rows[i];
 			if (!(r->flags & TIX_ROW_LONG_DUR))
 				continue;
-			L->long_durs[L->nlong++] = (struct tix_long_dur_disk){i, 0, longs[r->link]};
+			const struct scatter *j = &job[r->link >> 31];
+			L->long_durs[L->nlong++] = (struct tix_long_dur_disk){i, 0, j->longs[r->link & 0x7fffffffu]};
 			r->link = TIX_NONE;
 		}
 		L->long_cap = nlong;
@@ -321,8 +377,8 @@ oom:
 	rc = tix_error_set(err, "out of memory");
 out:
 	free(cursor);
-	free(longs);
+	free(job[0].longs);
+	free(job[1].longs);
 	free(tmp);
 	return rc;
 }
-
