@@ -25,9 +25,7 @@ test: build
 
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan: deps
-	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DTIX_SANITIZE=ON >/dev/null
-	cmake --build $(BUILD)-asan -j $(JOBS)
-	cd $(BUILD)-asan && ctest --output-on-failure -j $(JOBS)
+	BUILD_ASAN=$(BUILD)-asan JOBS=$(JOBS) ./scripts/ci-asan.sh
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

@@ -93,11 +93,14 @@ def main():
     try:
         for n, (label, trace) in enumerate((("zero events", zero), ("zero kernels", cpu), ("small trace", small),
                                             ("%d kernels in one step" % args.kernels, big))):
-            if n:
-                tm("kill-session", "-t", tm.t)
+            # the new session first: killing the server's last session ends the
+            # server, and a new-session racing that exit fails now and then
+            old = tm.t if n else None
             tm.t = "tui%d" % n
             tm("new-session", "-d", "-s", tm.t, "-x", "80", "-y", "24", "-c", d,
                "env TERM=xterm-256color LANG=C.UTF-8 TZ=UTC %s %s; echo TIX-EXITED-$?; sleep 600" % (args.tix, trace))
+            if old:
+                tm("kill-session", "-t", old)
             tm("set-option", "-g", "status", "off")
             ok, s = tm.wait(lambda s: "q:quit" in s or "TIX-EXITED" in s, 120)
             if not chk.check(ok and "TIX-EXITED" not in s, "%s: the TUI starts at 80x24" % label, s.strip()[-300:]):
