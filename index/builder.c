@@ -520,7 +520,14 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 		return NULL;
 	}
 	snprintf(b->tmp_path, n, "%s.tmpXXXXXX", out_path);
-	b->out_fd = mkostemp(b->tmp_path, O_CLOEXEC);
+	/* An unnamed file first: a build killed at any moment leaves nothing
+	 * behind.  It gets its temporary name only when complete (finish).
+	 * Where O_TMPFILE is not supported, a named temporary from the start. */
+	b->out_fd = open(b->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (b->out_fd >= 0)
+		b->unnamed = 1;
+	else
+		b->out_fd = mkostemp(b->tmp_path, O_CLOEXEC);
 	if (b->out_fd < 0) {
 		tix_error_set(err, "%s: cannot create the index: %s", out_path, strerror(errno));
 		free(b->tmp_path);
@@ -542,7 +549,7 @@ void tix_builder_abort(struct tix_builder *b)
 		return;
 	if (b->out_fd >= 0)
 		close(b->out_fd);
-	if (b->tmp_path)
+	if (b->tmp_path && !b->unnamed)
 		unlink(b->tmp_path);
 	collector_done(&b->c);
 	if (b->extra) {
@@ -596,6 +603,27 @@ int tix_builder_warn(struct tix_builder *b, const char *msg, struct tix_error *e
 	return collect_warn(&b->c, msg, strlen(msg), err);
 }
 
+/* Gives the unnamed index file its temporary name (mkstemp's pattern,
+ * linked through /proc), ready for the rename. */
+static int name_tmpfile(struct tix_builder *b)
+{
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", b->out_fd);
+	size_t n = strlen(b->tmp_path);
+	for (int tries = 0; tries < 100; tries++) {
+		memcpy(b->tmp_path + n - 6, "XXXXXX", 6);
+		for (int i = 0; i < 6; i++)
+			b->tmp_path[n - 6 + i] = "abcdefghijklmnopqrstuvwxyz0123456789"[(unsigned)rand() % 36];
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, b->tmp_path, AT_SYMLINK_FOLLOW) == 0) {
+			b->unnamed = 0; /* a name now: removed like any temporary on failure */
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
 int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
 {
 	int rc = 0;
@@ -606,7 +634,10 @@ int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
 	if (rc == 0)
 		rc = builder_link_and_write(b, err);
 	if (rc == 0) {
-		if (close(b->out_fd) != 0) {
+		if (b->unnamed && name_tmpfile(b) != 0) {
+			rc = tix_error_set(err, "%s: cannot name the new index: %s", b->out_path,
+			                   strerror(errno));
+		} else if (close(b->out_fd) != 0) {
 			rc = tix_error_set(err, "%s: %s", b->out_path, strerror(errno));
 		} else if (rename(b->tmp_path, b->out_path) != 0) {
 			rc = tix_error_set(err, "%s: cannot rename the index into place: %s",

@@ -177,6 +177,7 @@ struct tix_builder {
 	char *tmp_path;
 	char *dir;
 	int out_fd;
+	int unnamed;               /* out_fd is an O_TMPFILE with no name yet */
 	struct tix_build_opts opts;
 	char *source_path, *step_marker;
 	struct collector c;        /* the primary one; tix_builder_add_* feed it */
