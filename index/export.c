@@ -53,12 +53,12 @@ static void put_json_string(FILE *f, const char *s, size_t n)
 
 static void put_ts(FILE *f, int64_t ns)
 {
-	/* microseconds with nanosecond digits, as recent Kineto writes them */
-	if (ns < 0) {
+	/* microseconds with nanosecond digits, as recent Kineto writes them;
+	 * the magnitude in unsigned arithmetic, so INT64_MIN prints too */
+	uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	if (ns < 0)
 		putc('-', f);
-		ns = -ns;
-	}
-	fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+	fprintf(f, "%llu.%03llu", (unsigned long long)(u / 1000), (unsigned long long)(u % 1000));
 }
 
 static void put_id(FILE *f, const struct tix_index *ix, int64_t num, uint32_t str)
