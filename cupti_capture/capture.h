@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "index/index.h"
+#include "index/sink.h"
 
 /* 1 when the first n bytes at head start a tix capture journal. */
 int tixcap_is_journal(const void *head, size_t n);

@@ -10,6 +10,7 @@
  * enough to say why capture is unavailable.
  */
 #include "cupti_capture/capture.h"
+#include "index/builder.h"
 
 #include <dirent.h>
 #include <errno.h>

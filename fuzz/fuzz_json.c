@@ -26,6 +26,7 @@
 
 #include "fuzz/fuzz_common.h"
 #include "index/index.h"
+#include "index/builder.h"
 #include "parse/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,7 +5,7 @@
 #ifndef TIX_PARSE_EVENTS_H
 #define TIX_PARSE_EVENTS_H
 
-#include "index/index.h"
+#include "index/sink.h"
 #include "parse/json_shim.h"
 
 struct open_begin;

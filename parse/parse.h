@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "index/index.h"
+#include "index/sink.h"
 
 struct tix_parse_opts {
 	/* Called now and then with bytes of input consumed so far and the

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cupti_capture/capture.h"
+#include "index/builder.h"
 
 int main(int argc, char **argv)
 {

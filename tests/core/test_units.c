@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "index/builder.h"
 #include "index/index.h"
 #include "parse/events.h"
 

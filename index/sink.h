@@ -1,0 +1,160 @@
+/*
+ * index/sink.h: the producer's contract.  What a producer of events (the
+ * JSON reader in parse/, the journal reader in cupti_capture/, a test's
+ * recording sink) sends, and the sink it sends it to.  It knows nothing of
+ * the index file or its queries: index/builder.h turns a sink's events into
+ * a .tix, index/index.h reads one.
+ *
+ * Example call sequence of a producer, whatever the sink:
+ *
+ *   sink->track_meta(sink->ctx, &pid, &tid, TIX_META_THREAD_NAME, "main", 4, &err);
+ *   sink->event(sink->ctx, &ev, &err);        // any order
+ *   sink->flow(sink->ctx, &flow, &err);
+ *   sink->warn(sink->ctx, "trace.json: truncated at byte 1234", &err);
+ *
+ * Errors: functions that can fail return 0 on success and -1 on failure with
+ * a one-line message in *err (no trailing newline, names the file).
+ * Strings given to a sink are copied before the call returns.
+ */
+#ifndef TIX_INDEX_SINK_H
+#define TIX_INDEX_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TIX_NONE UINT32_MAX /* "no row / no string / no record" */
+
+struct tix_error {
+	char msg[512];
+};
+
+/* Formats err->msg (printf-style) and returns -1, so callers can
+ * `return tix_error_set(err, "...")`.  err may be NULL. */
+int tix_error_set(struct tix_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- event kinds --------------------------------------------------------
+ * One row per kind: enum name, short label (CLI/TUI), Kineto "cat" written
+ * on export, whether it runs on the GPU.  Parser, index, legend and export
+ * all read this table, so they cannot disagree. */
+#define TIX_KINDS(X)                                                        \
+	X(CPU_OP, "cpu_op", "cpu_op", 0)                                    \
+	X(USER_ANNOTATION, "annotation", "user_annotation", 0)             \
+	X(PYTHON, "python", "python_function", 0)                          \
+	X(RUNTIME, "runtime", "cuda_runtime", 0)                           \
+	X(DRIVER, "driver", "cuda_driver", 0)                              \
+	X(KERNEL, "kernel", "kernel", 1)                                   \
+	X(MEMCPY, "memcpy", "gpu_memcpy", 1)                               \
+	X(MEMSET, "memset", "gpu_memset", 1)                               \
+	X(SYNC, "sync", "cuda_sync", 1)                                    \
+	X(GPU_ANNOTATION, "gpu_annotation", "gpu_user_annotation", 1)      \
+	X(INSTANT, "instant", "instant", 0)                                \
+	X(COUNTER, "counter", "counter", 0)                                \
+	X(OTHER, "other", "other", 0)
+
+enum tix_kind {
+#define TIX_KIND_ENUM(e, label, cat, gpu) TIX_KIND_##e,
+	TIX_KINDS(TIX_KIND_ENUM)
+#undef TIX_KIND_ENUM
+	TIX_KIND_COUNT
+};
+
+const char *tix_kind_label(enum tix_kind k);  /* "kernel"; "?" if out of range */
+const char *tix_kind_cat(enum tix_kind k);    /* Kineto category for export */
+int tix_kind_is_gpu(enum tix_kind k);         /* kernels, copies, syncs, gpu annotations */
+/* Kernels, memcpy and memset: the events that are grouped, counted as GPU time
+ * and attributed to launches. */
+int tix_kind_is_gpu_work(enum tix_kind k);
+
+/* ---- producer side ------------------------------------------------------ */
+
+/* A byte string that need not be NUL-terminated. */
+struct tix_str {
+	const char *ptr;
+	size_t len;
+};
+
+/* A Chrome-trace pid or tid: a number, or a string ("Spans", "") when
+ * str.ptr != NULL. */
+struct tix_id {
+	int64_t num;
+	struct tix_str str;
+};
+
+/* Grid, block and the other launch facts of a kernel (copies use bytes). */
+struct tix_launch_in {
+	int32_t grid[3], block[3];
+	int32_t registers;       /* per thread; -1 unknown */
+	int32_t shared_mem;      /* static + dynamic bytes; -1 unknown */
+	int32_t dynamic_shared;  /* -1 unknown (Kineto gives only the sum) */
+	float blocks_per_sm, warps_per_sm, occupancy; /* <0: unknown */
+	int32_t device, context, stream;              /* -1 unknown */
+	int64_t bytes;           /* memcpy/memset size; -1 unknown */
+	uint32_t graph_id, graph_node_id; /* 0: not a graph replay */
+};
+
+/* Input Dims / Input type / Input Strides / Concrete Inputs as the JSON
+ * texts the profiler gave (e.g. "[[495552, 1, 576], []]"); len 0 if absent. */
+struct tix_op_in {
+	struct tix_str dims, types, strides, concrete;
+};
+
+struct tix_event_in {
+	enum tix_kind kind;
+	struct tix_id pid, tid;
+	int64_t start_ns;      /* producer's clock; may be any int64 */
+	int64_t dur_ns;        /* >= 0; 0 for instants and counters */
+	struct tix_str name;
+	struct tix_str cat;    /* original category; may be empty */
+	/* The args object as JSON text, minus per-instance ids (External id,
+	 * correlation, Ev Idx, ...), which the index replaces with links.  Empty
+	 * when there are none. */
+	struct tix_str args;
+	int64_t correlation;   /* CUDA correlation id; -1 none */
+	const struct tix_launch_in *launch; /* GPU work only; may be NULL */
+	const struct tix_op_in *op;         /* CPU ops only; may be NULL */
+};
+
+/* One end of a Chrome-trace flow ("s" / "f"): links a launch call to its
+ * GPU event when the correlation id is missing. */
+struct tix_flow_in {
+	struct tix_id pid, tid;
+	int64_t ts_ns;
+	uint64_t id;
+	int is_start;          /* 1 for "s", 0 for "f" */
+	int is_ac2g;           /* category ac2g (async CPU to GPU) */
+};
+
+enum tix_meta_key {
+	TIX_META_PROCESS_NAME,   /* tid ignored */
+	TIX_META_THREAD_NAME,
+	TIX_META_PROCESS_SORT,   /* value: decimal text */
+	TIX_META_THREAD_SORT,
+};
+
+/* The builder seen as an event sink: producers (parse/, cupti_capture/)
+ * write to a sink, so tests can plug in a recording one.  Each function
+ * returns 0 or -1 with err set, like the builder calls it wraps. */
+struct tix_sink {
+	void *ctx;
+	int (*event)(void *ctx, const struct tix_event_in *ev, struct tix_error *err);
+	int (*flow)(void *ctx, const struct tix_flow_in *fl, struct tix_error *err);
+	int (*track_meta)(void *ctx, const struct tix_id *pid, const struct tix_id *tid,
+	                  enum tix_meta_key key, const char *value, size_t len,
+	                  struct tix_error *err);
+	int (*meta)(void *ctx, struct tix_str key, struct tix_str json, struct tix_error *err);
+	void (*base_time)(void *ctx, int64_t base_ns);
+	int (*warn)(void *ctx, const char *msg, struct tix_error *err);
+	/* Forgets everything this sink was given (a parallel producer whose
+	 * share turned out to be invalid).  May be NULL. */
+	void (*discard)(void *ctx);
+};
+/* s made fit for a one-line message: control characters and bytes that are
+ * not printable ASCII are written as \xNN, and it is cut (with "...") to fit
+ * cap.  Returns buf. */
+const char *tix_printable(const char *s, char *buf, size_t cap);
+
+/* A fast 64-bit hash of bytes (used for the checksums and the cache key). */
+uint64_t tix_hash64(const void *data, size_t len, uint64_t seed);
+
+#endif /* TIX_INDEX_SINK_H */
