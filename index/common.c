@@ -35,6 +35,16 @@ const char *tix_kind_cat(enum tix_kind k)
 	return (unsigned)k < TIX_KIND_COUNT ? kinds[k].cat : "other";
 }
 
+const char *tix_capture_match_label(enum tix_capture_match m)
+{
+	static const char *const labels[TIX_MATCH_COUNT] = {
+#define TIX_MATCH_LABEL(e, label) label,
+		TIX_CAPTURE_MATCHES(TIX_MATCH_LABEL)
+#undef TIX_MATCH_LABEL
+	};
+	return (unsigned)m < TIX_MATCH_COUNT ? labels[m] : "?";
+}
+
 int tix_kind_is_gpu(enum tix_kind k)
 {
 	return (unsigned)k < TIX_KIND_COUNT && kinds[k].gpu;
