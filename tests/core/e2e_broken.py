@@ -133,7 +133,7 @@ def odd_but_readable(args, chk, d):
                      ("grid a string", ev(args={"grid": "x", "correlation": "y"})), ("no ph", {"name": "k2", "ts": 1}),
                      ("no ts", {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "dur": 1})):
         path = write(os.path.join(d, "type-" + re.sub(r"\W+", "_", label) + ".json"), trace_of(json.dumps(e)))
-        want = [x[1] for x in recount.Trace(recount.load_events(path)).gpu]
+        want = [x.name for x in recount.Trace(recount.load_events(path)).gpu]
         expect_indexed(args, chk, path, "wrong type (%s)" % label, want)
     # huge numbers
     for label, fields, keep in (

@@ -17,6 +17,7 @@ Times
   "X" events have their dur (absent, unparsable or negative: 0); a "B" and
   the next "E" on the same (pid, tid) (the innermost open "B") make one
   event of duration E.ts - B.ts (0 if negative), placed where its "E" is;
+  a ts beyond int64 nanoseconds drops the event, such a dur reads as 0;
   a "B" whose "E" never comes has duration 0 and is placed after all
   events.  Events without a usable ts, and other phases (i, C, M, ...), are
   not events here.  Input order (for ties) is that placement order.
@@ -197,6 +198,7 @@ from decimal import Decimal, ROUND_HALF_UP
 WHOLE_TRACE = "(whole trace)"
 BEFORE_TRACE = "(before the trace)"
 SLACK_NS = 1000
+INT64 = (1 << 63) - 1
 
 CPU_SIDE = {"cpu_op", "user_annotation", "python", "runtime", "driver", "other"}
 GPU_WORK = {"kernel", "memcpy", "memset"}
@@ -494,7 +496,7 @@ class Trace:
             if p == "M":
                 continue
             ts = to_ns(e.get("ts"))
-            if ts is None:
+            if ts is None or not -INT64 <= ts <= INT64:
                 continue
             pid, tid = key_id(e.get("pid")), key_id(e.get("tid"))
             if p in "sf":
@@ -520,7 +522,7 @@ class Trace:
             dur = 0
             if p == "X":
                 d = to_ns(e.get("dur"))
-                dur = d if d is not None and d >= 0 else 0
+                dur = d if d is not None and 0 <= d <= INT64 else 0
             name = _name(e)
             raw_names.add(name)
             ev = Ev(kind, name, pid, tid, ts, dur, args)
