@@ -130,13 +130,14 @@ def compare_ops(chk, label, tj, ref, marker_names):
     chk.check(gns == sorted(gns, reverse=True), "%s: ops sorted by GPU time, descending" % label)
 
 
-def compare_trace(args, chk, trace, marker=None, label=None, partial=False):
+def compare_trace(args, chk, trace, marker=None, label=None, partial=False, tr=None):
     """All three views of one trace against the recount.  Returns the tix
     JSON outputs (kernel, step, op) for further checks."""
     label = label or os.path.basename(trace)
     if marker:
         label += " [--step-marker %s]" % marker
-    tr = recount.load_trace(trace, partial=partial, marker=marker)
+    if tr is None:
+        tr = recount.load_trace(trace, partial=partial, marker=marker)
     k_ref = recount.by_kernel(tr)
     s_ref = recount.by_step(tr, marker)
     o_ref = recount.by_op(tr)

@@ -156,7 +156,8 @@ R7 Graph attribution (--graph-capture FILE|DIR ..., a folder: its *.json
 
 --by launches
   {"launches": [per GPU work event in (start, input) order: {"kind", "name",
-  "start_ns", "dur_ns", "step" (index or null), "before_trace", "launch":
+  "mangled_name" (the name as written when it starts with _Z, else null),
+  "start_ns", "dur_ns", "device" (args), "step" (index or null), "before_trace", "launch":
   null or {"name", "pid", "tid", "start_ns", "dur_ns"}, "graph_replay",
   "parents": the launch call's ancestors (R1) [{"name", "kind", "start_ns",
   "dur_ns", "input_dims", "input_types"}] ([] without a launch), "traffic"
@@ -452,12 +453,13 @@ def plain(v):
 
 
 class Ev:
-    __slots__ = ("i", "kind", "name", "pid", "tid", "track", "ts", "dur", "end", "args", "corr",
+    __slots__ = ("i", "kind", "name", "raw", "pid", "tid", "track", "ts", "dur", "end", "args", "corr",
                  "anc", "link", "by_flow")
 
     def __init__(self, kind, name, pid, tid, ts, dur, args):
         self.kind = kind
         self.name = name
+        self.raw = None
         self.pid = pid
         self.tid = tid
         self.track = (type(pid).__name__, pid, type(tid).__name__, tid)
@@ -538,6 +540,7 @@ class Trace:
         demangle_all(raw_names)
         for ev in evs:
             if ev.name.startswith("_Z"):
+                ev.raw = ev.name
                 ev.name = demangle(ev.name)
         self.events = evs
         self.cpu = [e for e in evs if e.kind in CPU_SIDE]
@@ -1127,8 +1130,8 @@ def launches(tr, windows=None):
         replay = ln is not None and "GraphLaunch" in ln.name
         cap = attribution.get(g.i) if replay else None
         out.append({
-            "kind": g.kind, "name": g.name, "start_ns": g.ts, "dur_ns": g.dur,
-            "step": tr.step_of(g), "before_trace": g.i in tr.before,
+            "kind": g.kind, "name": g.name, "mangled_name": g.raw, "start_ns": g.ts, "dur_ns": g.dur,
+            "device": plain(g.args.get("device")), "step": tr.step_of(g), "before_trace": g.i in tr.before,
             "launch": None if ln is None else {"name": ln.name, "pid": plain(ln.pid),
                                                "tid": plain(ln.tid), "start_ns": ln.ts,
                                                "dur_ns": ln.dur},
