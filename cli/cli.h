@@ -18,6 +18,12 @@ struct open_opts {
 	int progress;            /* draw a progress bar on stderr while building */
 	const char *out;         /* explicit index path (tix index -o) or NULL */
 	int force;               /* rebuild even when a valid index exists */
+	/* --graph-capture: the capture traces of a CUDA-graph replay trace
+	 * (files; folders expanded by the caller), and how the index records
+	 * them ("; "-joined), which is part of what makes an index current. */
+	const char *const *captures;
+	int ncaptures;
+	const char *capture_sources;
 };
 
 /* Opens the index of a trace (.json, .json.gz, a capture journal, or a

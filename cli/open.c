@@ -202,6 +202,23 @@ static int build(const char *trace, const char *out, const struct open_opts *o, 
 	return rc;
 }
 
+/* What the build noticed (a salvaged tail, skipped events, GPU work before
+ * the trace...), said every time the index opens, one line each: an index
+ * reused from the cache must not hide what the first run said. */
+static void warn_on_open(const char *path, struct tix_index *ix)
+{
+	struct tix_summary_info si;
+	tix_index_summary(ix, &si);
+	char pb[512];
+	tix_printable(path, pb, sizeof(pb));
+	for (const char *w = si.warnings; *w;) {
+		const char *e = strstr(w, "; ");
+		size_t n = e ? (size_t)(e - w) : strlen(w);
+		fprintf(stderr, "tix: %s: warning: %.*s\n", pb, (int)n, w);
+		w += n + (e ? 2 : 0);
+	}
+}
+
 int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
                    int *built, struct tix_error *err)
 {
@@ -242,8 +259,10 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 			tix_index_source(old, &si);
 			const char *want = o->step_marker ? o->step_marker : "";
 			if (si.size == size && si.mtime_ns == mtime && si.hash == hash &&
-			    strcmp(si.step_marker, want) == 0) {
+			    strcmp(si.step_marker, want) == 0 &&
+			    strcmp(si.capture_sources, o->capture_sources ? o->capture_sources : "") == 0) {
 				*ix = old;
+				warn_on_open(path, old);
 				return 0;
 			}
 			tix_index_close(old);
@@ -253,12 +272,8 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 		return -1;
 	*built = 1;
 	int rc = tix_index_open(out, ix, err);
-	if (rc == 0) { /* say once, when it is built, what was salvaged or skipped */
-		struct tix_summary_info si;
-		tix_index_summary(*ix, &si);
-		if (si.warnings[0])
-			fprintf(stderr, "tix: %s: warning: %s\n", path, si.warnings);
-	}
+	if (rc == 0)
+		warn_on_open(path, *ix);
 	if (o->no_cache)
 		unlink(out); /* the mapping stays valid */
 	return rc;

@@ -11,17 +11,50 @@
 
 #include "cli/args.h"
 
+/* Length of the valid UTF-8 sequence at s (of at most n bytes), 0 if none. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
+	           : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+	if (!len || len > n || (len == 2 && s[0] < 0xC2))
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	if (len == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
+		return 0; /* overlong, or a surrogate */
+	if (len == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || s[0] > 0xF4 || (s[0] == 0xF4 && s[1] >= 0x90)))
+		return 0;
+	return len;
+}
+
+/* A JSON string literal.  Trace strings are valid UTF-8 already; a file
+ * name may not be: a byte that starts no valid sequence is written as
+ * U+FFFD, so the output is always valid JSON. */
 void json_str(FILE *f, const char *s, size_t n)
 {
 	putc('"', f);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
+		if (c == '"' || c == '\\') {
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(f, "\\u%04x", c);
-		else
+			i++;
+		} else if (c < 0x80) {
 			putc(c, f);
+			i++;
+		} else {
+			size_t len = utf8_len((const unsigned char *)s + i, n - i);
+			if (len) {
+				fwrite(s + i, 1, len, f);
+				i += len;
+			} else {
+				fputs("\\ufffd", f);
+				i++;
+			}
+		}
 	}
 	putc('"', f);
 }
@@ -183,12 +216,46 @@ int args_open(struct args *a, struct tix_index **ix)
 
 static void dim3(char *buf, size_t cap, const int32_t d[3])
 {
-	snprintf(buf, cap, "[%d,%d,%d]", d[0], d[1], d[2]);
+	if (!tix_dim3_known(d))
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "[%d,%d,%d]", d[0], d[1], d[2]);
 }
 
 static void json_dim3(FILE *f, const int32_t d[3])
 {
-	fprintf(f, "[%d, %d, %d]", d[0], d[1], d[2]);
+	if (!tix_dim3_known(d))
+		fputs("null", f);
+	else
+		fprintf(f, "[%d, %d, %d]", d[0], d[1], d[2]);
+}
+
+/* "name" (demangled in full), "short_name", and "mangled_name" when the
+ * trace's name was mangled. */
+static void json_names(struct tix_index *ix, uint32_t name)
+{
+	uint32_t full = tix_name_full(ix, name), sh = tix_name_short(ix, name);
+	printf("\"name\": ");
+	json_str(stdout, tix_str(ix, full), tix_str_len(ix, full));
+	if (sh != TIX_NONE) {
+		printf(", \"short_name\": ");
+		json_str(stdout, tix_str(ix, sh), tix_str_len(ix, sh));
+	}
+	if (full != name) {
+		printf(", \"mangled_name\": ");
+		json_str(stdout, tix_str(ix, name), tix_str_len(ix, name));
+	}
+}
+
+/* The short label of a GPU work name, as the TUI shows it. */
+static const char *short_label(struct tix_index *ix, uint32_t name, char *buf, size_t cap)
+{
+	uint32_t sh = tix_name_short(ix, name);
+	if (sh != TIX_NONE)
+		return tix_str(ix, sh);
+	uint32_t full = tix_name_full(ix, name);
+	tix_short_name(tix_str(ix, full), tix_str_len(ix, full), buf, cap);
+	return buf;
 }
 
 static void summary_kernels(struct tix_index *ix, const struct args *a)
@@ -217,8 +284,8 @@ static void summary_kernels(struct tix_index *ix, const struct args *a)
 		for (uint32_t i = 0; i < n; i++) {
 			const struct tix_group *g = &gs[i];
 			const struct tix_kernel_info *ki = tix_kernel_info_get(ix, g->common_info);
-			printf("%s\n  {\"name\": ", i ? "," : "");
-			json_str(stdout, tix_str(ix, g->name), tix_str_len(ix, g->name));
+			printf("%s\n  {", i ? "," : "");
+			json_names(ix, g->name);
 			printf(", \"kind\": \"%s\", \"instances\": %u, \"total_ns\": %" PRId64
 			       ", \"avg_ns\": %" PRId64 ", \"med_ns\": %" PRId64 ", \"min_ns\": %" PRId64
 			       ", \"max_ns\": %" PRId64 ", \"stddev_ns\": %.1f, \"time_pct\": %.3f",
@@ -256,7 +323,7 @@ static void summary_kernels(struct tix_index *ix, const struct args *a)
 			putchar(',');
 			csv_str(stdout, block);
 			printf(",%s,", tix_kind_label((enum tix_kind)g->kind));
-			csv_str(stdout, tix_str(ix, g->name));
+			csv_str(stdout, tix_str(ix, tix_name_full(ix, g->name)));
 			putchar('\n');
 		}
 		return;
@@ -283,8 +350,8 @@ static void summary_kernels(struct tix_index *ix, const struct args *a)
 			dim3(grid, sizeof(grid), ki->grid);
 			dim3(block, sizeof(block), ki->block);
 		}
-		char name[160];
-		tix_short_name(tix_str(ix, g->name), tix_str_len(ix, g->name), name, sizeof(name));
+		char nb[160];
+		const char *name = short_label(ix, g->name, nb, sizeof(nb));
 		char kind[24] = ""; /* copies are marked: [memcpy] Memcpy HtoD (...) */
 		if (g->kind != TIX_KIND_KERNEL)
 			snprintf(kind, sizeof(kind), "[%s] ", tix_kind_label((enum tix_kind)g->kind));
@@ -312,6 +379,59 @@ static const struct tix_group *top_kernel(struct tix_index *ix, uint32_t s, int6
 	return top;
 }
 
+/* One row of summary --by step; index is the step number, or -1 for the
+ * GPU work launched before the trace. */
+static void step_row(struct tix_index *ix, const struct tix_summary_info *si, uint32_t sid,
+                     long index, int json, int csv, int first)
+{
+	const struct tix_step *s = tix_step_get(ix, sid);
+	int64_t kns;
+	const struct tix_group *tk = top_kernel(ix, sid, &kns);
+	double pct = tk && kns ? 100.0 * (double)tk->total_ns / (double)kns : 0;
+	uint32_t tname_id = tk ? tix_name_full(ix, tk->name) : TIX_NONE;
+	const char *tname = tk ? tix_str(ix, tname_id) : "";
+	if (json) {
+		if (index >= 0)
+			printf("%s\n  {\"index\": %ld, \"name\": ", first ? "" : ",", index);
+		else
+			printf("{\"index\": null, \"name\": ");
+		json_str(stdout, tix_str(ix, s->name), tix_str_len(ix, s->name));
+		printf(", \"start_ns\": %" PRId64 ", \"offset_ns\": %" PRId64 ", \"wall_ns\": %" PRId64
+		       ", \"gpu_busy_ns\": %" PRId64 ", \"gpu_ns\": %" PRId64 ", \"kernel_ns\": %" PRId64
+		       ", \"kernels\": %u, \"gpu_events\": %u, \"top_kernel\": ",
+		       s->start_ns, s->start_ns - si->first_ns, s->dur_ns, s->gpu_busy_ns, s->gpu_ns, kns,
+		       s->kernels, s->gpu_events);
+		if (tk)
+			json_str(stdout, tname, strlen(tname));
+		else
+			printf("null");
+		printf(", \"top_ns\": %" PRId64 ", \"top_pct\": %.3f}", tk ? tk->total_ns : 0, pct);
+	} else if (csv) {
+		if (index >= 0)
+			printf("%ld,", index);
+		else
+			printf("before_trace,");
+		csv_str(stdout, tix_str(ix, s->name));
+		printf(",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%u,%u,",
+		       s->start_ns, s->start_ns - si->first_ns, s->dur_ns, s->gpu_busy_ns, s->gpu_ns, kns,
+		       s->kernels, s->gpu_events);
+		csv_str(stdout, tname);
+		printf(",%" PRId64 ",%.3f\n", tk ? tk->total_ns : 0, pct);
+	} else {
+		char st[32], wall[32], busy[32], nb[160], idx[16];
+		tix_fmt_dur(st, sizeof(st), s->start_ns - si->first_ns);
+		tix_fmt_dur(wall, sizeof(wall), s->dur_ns);
+		tix_fmt_dur(busy, sizeof(busy), s->gpu_busy_ns);
+		const char *name = tk ? short_label(ix, tk->name, nb, sizeof(nb)) : "";
+		if (index >= 0)
+			snprintf(idx, sizeof(idx), "%ld", index);
+		else
+			snprintf(idx, sizeof(idx), "-");
+		printf("%5s  %-24.24s  %10s  %10s  %10s  %7u  %5.1f%%  %s\n", idx, tix_str(ix, s->name), st,
+		       wall, busy, s->kernels, pct, name);
+	}
+}
+
 static void summary_steps(struct tix_index *ix, const struct args *a)
 {
 	struct tix_summary_info si;
@@ -319,51 +439,29 @@ static void summary_steps(struct tix_index *ix, const struct args *a)
 	uint32_t ns = tix_step_count(ix);
 	long top = a->top >= 0 ? a->top : (long)ns;
 	uint32_t n = ns < (uint64_t)top ? ns : (uint32_t)top;
+	uint32_t before = tix_step_before_trace(ix);
 	int json = !strcmp(a->format, "json"), csv = !strcmp(a->format, "csv");
-	if (json)
-		{ printf("{\"trace\": "); json_str(stdout, a->trace, strlen(a->trace)); printf(", \"step_rule\": \"%s\", \"steps\": [", si.step_rule); }
-	else if (csv)
+	if (json) {
+		printf("{\"trace\": ");
+		json_str(stdout, a->trace, strlen(a->trace));
+		printf(", \"step_rule\": \"%s\", \"before_trace\": ", si.step_rule);
+		if (before != TIX_NONE)
+			step_row(ix, &si, before, -1, 1, 0, 1);
+		else
+			printf("null");
+		printf(", \"steps\": [");
+	} else if (csv) {
 		printf("index,name,start_ns,offset_ns,wall_ns,gpu_busy_ns,gpu_ns,kernel_ns,kernels,gpu_events,top_kernel,top_ns,top_pct\n");
-	else
+	} else {
 		printf("steps found by: %s\n%5s  %-24s  %10s  %10s  %10s  %7s  %6s  %s\n", si.step_rule, "Step",
 		       "Marker", "Start", "Wall", "GPU busy", "Kernels", "Top %", "Top kernel");
-	for (uint32_t i = 0; i < n; i++) {
-		const struct tix_step *s = tix_step_get(ix, i);
-		int64_t kns;
-		const struct tix_group *tk = top_kernel(ix, i, &kns);
-		double pct = tk && kns ? 100.0 * (double)tk->total_ns / (double)kns : 0;
-		const char *tname = tk ? tix_str(ix, tk->name) : "";
-		if (json) {
-			printf("%s\n  {\"index\": %u, \"name\": ", i ? "," : "", i);
-			json_str(stdout, tix_str(ix, s->name), tix_str_len(ix, s->name));
-			printf(", \"start_ns\": %" PRId64 ", \"offset_ns\": %" PRId64 ", \"wall_ns\": %" PRId64
-			       ", \"gpu_busy_ns\": %" PRId64 ", \"gpu_ns\": %" PRId64 ", \"kernel_ns\": %" PRId64
-			       ", \"kernels\": %u, \"gpu_events\": %u, \"top_kernel\": ",
-			       s->start_ns, s->start_ns - si.first_ns, s->dur_ns, s->gpu_busy_ns, s->gpu_ns, kns,
-			       s->kernels, s->gpu_events);
-			if (tk)
-				json_str(stdout, tname, strlen(tname));
-			else
-				printf("null");
-			printf(", \"top_ns\": %" PRId64 ", \"top_pct\": %.3f}", tk ? tk->total_ns : 0, pct);
-		} else if (csv) {
-			printf("%u,", i);
-			csv_str(stdout, tix_str(ix, s->name));
-			printf(",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%u,%u,",
-			       s->start_ns, s->start_ns - si.first_ns, s->dur_ns, s->gpu_busy_ns, s->gpu_ns, kns,
-			       s->kernels, s->gpu_events);
-			csv_str(stdout, tname);
-			printf(",%" PRId64 ",%.3f\n", tk ? tk->total_ns : 0, pct);
-		} else {
-			char st[32], wall[32], busy[32], name[120];
-			tix_fmt_dur(st, sizeof(st), s->start_ns - si.first_ns);
-			tix_fmt_dur(wall, sizeof(wall), s->dur_ns);
-			tix_fmt_dur(busy, sizeof(busy), s->gpu_busy_ns);
-			tix_short_name(tname, strlen(tname), name, sizeof(name));
-			printf("%5u  %-24.24s  %10s  %10s  %10s  %7u  %5.1f%%  %s\n", i, tix_str(ix, s->name), st,
-			       wall, busy, s->kernels, pct, name);
-		}
 	}
+	/* GPU work launched before the trace's CPU window comes first, in the
+	 * text and CSV, as it came first in time. */
+	if (!json && before != TIX_NONE)
+		step_row(ix, &si, before, -1, 0, csv, 1);
+	for (uint32_t i = 0; i < n; i++)
+		step_row(ix, &si, i, i, json, csv, i == 0);
 	if (json)
 		printf("\n]}\n");
 }
@@ -453,7 +551,7 @@ int cmd_info(int argc, char **argv)
 	tix_index_source(ix, &src);
 	char span[32];
 	tix_fmt_dur(span, sizeof(span), si.last_ns - si.first_ns);
-	printf("index:    %s (%.1f MB, format 1)\n", a.trace, si.file_size / 1e6);
+	printf("index:    %s (%.1f MB, format %u)\n", a.trace, si.file_size / 1e6, si.format_version);
 	printf("source:   %s (%.1f MB)\n", src.path, src.size / 1e6);
 	printf("events:   %u on %u tracks, spanning %s\n", si.events, si.tracks, span);
 	printf("kinds:   ");
@@ -462,7 +560,23 @@ int cmd_info(int argc, char **argv)
 			printf(" %s %u", tix_kind_label((enum tix_kind)k), si.kind_counts[k]);
 	printf("\nsteps:    %u (%s)\n", si.steps, si.step_rule);
 	printf("groups:   %u GPU names; %u CPU op names; %u strings\n", si.groups, si.ops, si.strings);
-	printf("unlinked: %u GPU events without a launch call\n", si.gpu_without_launch);
+	printf("unlinked: %u GPU events without a launch call", si.gpu_without_launch);
+	if (si.gpu_before_trace)
+		printf(" (%u of them launched before the trace)", si.gpu_before_trace);
+	putchar('\n');
+	if (si.corr_collisions)
+		printf("links:    %u correlation ids carried by several launch calls\n", si.corr_collisions);
+	if (si.replayed) {
+		const uint32_t *m = si.replayed_by_match;
+		uint32_t attributed = si.replayed - m[TIX_MATCH_NONE] - m[TIX_MATCH_AMBIGUOUS];
+		printf("graph replays: %u kernels, %u attributed (exact %u, aligned %u, reordered %u, "
+		       "positional %u), %u not attributed%s%s\n",
+		       si.replayed, attributed, m[TIX_MATCH_EXACT], m[TIX_MATCH_ALIGNED],
+		       m[TIX_MATCH_REORDERED], m[TIX_MATCH_POSITIONAL],
+		       m[TIX_MATCH_NONE] + m[TIX_MATCH_AMBIGUOUS],
+		       si.capture_sources[0] ? "; captures: " : " (no --graph-capture given)",
+		       si.capture_sources);
+	}
 	if (si.base_time_ns)
 		printf("base:     %" PRId64 " ns since the epoch\n", si.base_time_ns);
 	for (uint32_t i = 0; i < tix_meta_count(ix); i++) {
@@ -470,8 +584,12 @@ int cmd_info(int argc, char **argv)
 		tix_meta_get(ix, i, &k, &v);
 		printf("meta:     %s: %.60s%s\n", k, v, strlen(v) > 60 ? "..." : "");
 	}
-	if (si.warnings[0])
-		printf("warnings: %s\n", si.warnings);
+	for (const char *w = si.warnings; *w;) { /* one line each */
+		const char *e = strstr(w, "; ");
+		size_t n = e ? (size_t)(e - w) : strlen(w);
+		printf("warning:  %.*s\n", (int)n, w);
+		w += n + (e ? 2 : 0);
+	}
 	tix_index_close(ix);
 	return EXIT_OK;
 }

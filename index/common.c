@@ -121,3 +121,24 @@ uint64_t tix_hash64(const void *data, size_t len, uint64_t seed)
 	h ^= h >> 32;
 	return h;
 }
+
+const char *tix_fold_ws(const char *s, char *buf, size_t cap)
+{
+	size_t j = 0;
+	int space = 0;
+	if (!cap)
+		return buf;
+	for (; *s && j + 1 < cap; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			space = j > 0;
+			continue;
+		}
+		if (space && j + 2 < cap)
+			buf[j++] = ' ';
+		space = 0;
+		buf[j++] = (char)c;
+	}
+	buf[j] = 0;
+	return buf;
+}

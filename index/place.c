@@ -264,7 +264,7 @@ static void *scatter_rows(void *arg)
 		r->link = TIX_NONE;
 		r->kind = s->kind;
 		r->flags = s->flags;
-		r->reserved = 0;
+		r->gpu_beneath = 0;
 		if (s->dur_ns >= UINT32_MAX) {
 			if (j->nlong == j->long_cap) {
 				j->long_cap = j->long_cap ? j->long_cap * 2 : 64;

@@ -54,8 +54,16 @@ int linker_write(struct linker *L, struct tix_error *err)
 	meta.step_rule = intern_add(&b->c.strings, L->step_rule, strlen(L->step_rule));
 	meta.gpu_without_launch = L->gpu_without_launch;
 	memcpy(meta.kind_counts, b->c.kind_counts, sizeof(meta.kind_counts));
+	meta.before_trace_step = L->before_trace_step;
+	meta.gpu_before_trace = L->gpu_before_trace;
+	meta.corr_collisions = L->corr_collisions;
+	meta.replayed = L->replayed;
+	memcpy(meta.replayed_by_match, L->replayed_by_match, sizeof(meta.replayed_by_match));
+	const char *srcs = L->capture_sources ? L->capture_sources : "";
+	meta.capture_sources = intern_add(&b->c.strings, srcs, strlen(srcs));
 	if (meta.source_path == TIX_NONE || meta.step_marker == TIX_NONE ||
-	    meta.warnings == TIX_NONE || meta.step_rule == TIX_NONE)
+	    meta.warnings == TIX_NONE || meta.step_rule == TIX_NONE ||
+	    meta.capture_sources == TIX_NONE)
 		return tix_error_set(err, "out of memory");
 
 	struct out_section secs[] = {
@@ -85,6 +93,15 @@ int linker_write(struct linker *L, struct tix_error *err)
 		{TIX_SEC_OP_GROUPS, sizeof(struct tix_op_group), L->op_groups,
 		 (uint64_t)L->nop_groups * sizeof(struct tix_op_group)},
 		{TIX_SEC_TOP_META, 8, b->c.top_meta, (uint64_t)b->c.ntop_meta * 8},
+		{TIX_SEC_CHAINS, sizeof(struct tix_chain_disk), L->chains.base,
+		 (uint64_t)L->chains.n * sizeof(struct tix_chain_disk)},
+		{TIX_SEC_CHAIN_ROWS, 4, L->chain_rows.base, (uint64_t)L->chain_rows.n * 4},
+		{TIX_SEC_NAME_FORMS, sizeof(struct tix_name_form_disk), L->name_forms,
+		 (uint64_t)L->nname_forms * sizeof(struct tix_name_form_disk)},
+		{TIX_SEC_CAPTURE_CHAINS, sizeof(struct tix_capture_chain_disk), b->c.captures.chains,
+		 (uint64_t)b->c.captures.nchains * sizeof(struct tix_capture_chain_disk)},
+		{TIX_SEC_CAPTURE_FRAMES, sizeof(struct tix_capture_frame), b->c.captures.frames,
+		 (uint64_t)b->c.captures.nframes * sizeof(struct tix_capture_frame)},
 	};
 	enum { NSEC = sizeof(secs) / sizeof(secs[0]) };
 	struct tix_section_disk table[NSEC];
