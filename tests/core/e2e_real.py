@@ -285,12 +285,14 @@ def check_text(args, chk, label, trace, extra=()):
     chk.check(not unbalanced, "%s: show text: Input Dims folded to one line" % label, " | ".join(unbalanced[:3]))
 
 
+# (recount key, what the line is about, the number in it): R9's wording,
+# with room for tix's own words between the number and the topic
 WARN_TOPICS = (
     ("truncated_at", r"truncat", None),
-    ("colliding_ids", r"correlation", r"(\d+) correlation ids?"),
-    ("no_gpu_activity", r"no GPU activity", r"(\d+) launch calls?"),
-    ("before_trace", r"before the trace", r"(\d+) GPU events? before the trace"),
-    ("not_attributed", r"not attributed", r"(\d+) replayed kernels? not attributed"),
+    ("colliding_ids", r"correlation ids?", r"(\d+) correlation ids?"),
+    ("no_gpu_activity", r"no GPU activity", r"(\d+) launch calls?\b[^:]*no GPU activity"),
+    ("before_trace", r"before the trace", r"(\d+) GPU events?\b[^:]*before the trace"),
+    ("not_attributed", r"not attributed", r"(\d+) replayed kernels?\b[^:]*not attributed"),
 )
 
 

@@ -37,10 +37,14 @@ Kinds (tix's reading of "cat", ASCII case-insensitive)
   is the demangled one.
 
 R1 Ancestors (parents)
-  C contains X iff same track (pid, tid as given: 7 and "7" differ), C is
-  CPU-side, C is not X, C.start <= X.start and X.end <= C.end + 1000 ns.
-  The ancestors of X: every CPU-side event containing it, outermost first:
-  start ascending, duration descending, input order.
+  Row order on a track: start ascending, then duration descending, then
+  input order.  C contains X iff same track (pid, tid as given: 7 and "7"
+  differ), C is CPU-side, C comes before X in row order, C.start <= X.start,
+  X starts inside C (X.start < C.end, or X.start == C.start) and X.end <=
+  C.end + 1000 ns (Kineto's microsecond rounding): an event starting when or
+  after C ended is a sibling even if it ends within the slack.
+  The ancestors of X: every CPU-side event containing it, outermost first
+  (in row order).
 
 R5 Launch call of a GPU event
   GPU events carry args "correlation" c.  Among the launch calls with
@@ -618,7 +622,10 @@ class Trace:
                     cap = max(256, 2 * len(active))
                 for x in group:
                     if x.i in qs:
-                        x.anc = [a for a in active if a is not x and x.end <= a.end + SLACK_NS]
+                        # active is in row order: the candidates are the ones before x
+                        pos = next(p for p in range(len(active) - 1, -1, -1) if active[p] is x)
+                        x.anc = [a for a in active[:pos]
+                                 if (x.ts < a.end or x.ts == a.ts) and x.end <= a.end + SLACK_NS]
                 k = j
 
     def ancestors_of(self, ev):
