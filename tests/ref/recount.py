@@ -466,7 +466,7 @@ class Ev:
         self.raw = None
         self.pid = pid
         self.tid = tid
-        self.track = (type(pid).__name__, pid, type(tid).__name__, tid)
+        self.track = track_key(pid, tid)
         self.ts = ts
         self.dur = dur
         self.end = ts + dur
@@ -475,6 +475,11 @@ class Ev:
         self.anc = None
         self.link = None
         self.by_flow = False
+
+
+def track_key(pid, tid):
+    """A thread or stream: (pid, tid) as given, 7 and "7" apart."""
+    return (type(pid).__name__, pid, type(tid).__name__, tid)
 
 
 def _name(e):
@@ -508,10 +513,10 @@ class Trace:
             if p in "sf":
                 if "id" in e and isinstance(e.get("cat"), str) and e["cat"].lower() == "ac2g":
                     fl = flows.setdefault(key_id(e["id"]), ([], []))
-                    fl[0 if p == "s" else 1].append((Ev("flow", "", pid, tid, ts, 0, {}).track, ts))
+                    fl[0 if p == "s" else 1].append((track_key(pid, tid), ts))
                 continue
             if p == "E":
-                tk = Ev("flow", "", pid, tid, ts, 0, {}).track
+                tk = track_key(pid, tid)
                 for k in range(len(open_b) - 1, -1, -1):
                     if open_b[k][0] == tk:
                         b = open_b.pop(k)[1]
