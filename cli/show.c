@@ -352,11 +352,9 @@ static void show_text(struct tix_index *ix, uint32_t row, int idx, int64_t t0)
 	free(chain);
 }
 
-int cmd_show(int argc, char **argv)
+static int cmd_show_run(struct args *ap)
 {
-	struct args a;
-	if (args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_LIMIT | ARG_FORMAT) != 0)
-		return EXIT_USAGE;
+	struct args a = *ap;
 	if (a.help) {
 		puts("usage: tix show TRACE --kernel REGEX [--step N] [--limit N] [--format text|json]");
 		return EXIT_OK;
@@ -423,4 +421,12 @@ int cmd_show(int argc, char **argv)
 	free(rows);
 	tix_index_close(ix);
 	return EXIT_OK;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct args a;
+	int rc = args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_LIMIT | ARG_FORMAT) != 0 ? EXIT_USAGE : cmd_show_run(&a);
+	cli_open_opts_done(&a.open);
+	return rc;
 }
