@@ -83,6 +83,7 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		{"output", required_argument, 0, 'o'},
 		{"step-marker", required_argument, 0, 'm'},
 		{"no-cache", no_argument, 0, 'n'},
+		{"graph-capture", required_argument, 0, 'g'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -162,6 +163,14 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		case 'n':
 			a->open.no_cache = 1;
 			break;
+		case 'g': {
+			struct tix_error e;
+			if (cli_add_graph_capture(&a->open, optarg, &e) != 0) {
+				fprintf(stderr, "tix %s: --graph-capture: %s\n", argv[0], e.msg);
+				return -1;
+			}
+			break;
+		}
 		case 'h':
 			a->help = 1;
 			return 0;
@@ -507,11 +516,9 @@ static void summary_ops(struct tix_index *ix, const struct args *a)
 		printf("(%u more; --top N shows more)\n", no - n);
 }
 
-int cmd_summary(int argc, char **argv)
+static int cmd_summary_run(struct args *ap)
 {
-	struct args a;
-	if (args_parse(argc, argv, &a, ARG_BY | ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_CSV) != 0)
-		return EXIT_USAGE;
+	struct args a = *ap;
 	if (a.help) {
 		puts("usage: tix summary TRACE [--by kernel|step|op] [--step N] [--top N] [--format text|csv|json]");
 		return EXIT_OK;
@@ -533,11 +540,17 @@ int cmd_summary(int argc, char **argv)
 	return EXIT_OK;
 }
 
-int cmd_info(int argc, char **argv)
+int cmd_summary(int argc, char **argv)
 {
 	struct args a;
-	if (args_parse(argc, argv, &a, ARG_FORMAT) != 0)
-		return EXIT_USAGE;
+	int rc = args_parse(argc, argv, &a, ARG_BY | ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_CSV) != 0 ? EXIT_USAGE : cmd_summary_run(&a);
+	cli_open_opts_done(&a.open);
+	return rc;
+}
+
+static int cmd_info_run(struct args *ap)
+{
+	struct args a = *ap;
 	if (a.help) {
 		puts("usage: tix info FILE.tix|TRACE");
 		return EXIT_OK;
@@ -594,11 +607,17 @@ int cmd_info(int argc, char **argv)
 	return EXIT_OK;
 }
 
-int cmd_index(int argc, char **argv)
+int cmd_info(int argc, char **argv)
 {
 	struct args a;
-	if (args_parse(argc, argv, &a, ARG_OUT) != 0)
-		return EXIT_USAGE;
+	int rc = args_parse(argc, argv, &a, ARG_FORMAT) != 0 ? EXIT_USAGE : cmd_info_run(&a);
+	cli_open_opts_done(&a.open);
+	return rc;
+}
+
+static int cmd_index_run(struct args *ap)
+{
+	struct args a = *ap;
 	if (a.help) {
 		puts("usage: tix index TRACE [-o OUT.tix] [--step-marker REGEX]");
 		return EXIT_OK;
@@ -624,6 +643,14 @@ int cmd_index(int argc, char **argv)
 	return EXIT_OK;
 }
 
+int cmd_index(int argc, char **argv)
+{
+	struct args a;
+	int rc = args_parse(argc, argv, &a, ARG_OUT) != 0 ? EXIT_USAGE : cmd_index_run(&a);
+	cli_open_opts_done(&a.open);
+	return rc;
+}
+
 /* "12.5", "300us", "2s" -> ns; a bare number is milliseconds. */
 static int parse_time(const char *s, int64_t *out)
 {
@@ -646,11 +673,9 @@ static int parse_time(const char *s, int64_t *out)
 	return 0;
 }
 
-int cmd_export(int argc, char **argv)
+static int cmd_export_run(struct args *ap)
 {
-	struct args a;
-	if (args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_RANGE | ARG_OUT) != 0)
-		return EXIT_USAGE;
+	struct args a = *ap;
 	if (a.help) {
 		puts("usage: tix export TRACE [--step N] [--kernel REGEX] [--range T0:T1] -o OUT.json\n"
 		     "T0:T1 are times from the trace start, in ms unless suffixed ns, us or s");
@@ -706,4 +731,12 @@ int cmd_export(int argc, char **argv)
 	}
 	printf("wrote %ld events to %s\n", n, a.out);
 	return EXIT_OK;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct args a;
+	int rc = args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_RANGE | ARG_OUT) != 0 ? EXIT_USAGE : cmd_export_run(&a);
+	cli_open_opts_done(&a.open);
+	return rc;
 }

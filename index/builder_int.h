@@ -286,6 +286,10 @@ int linker_write(struct linker *L, struct tix_error *err);
 uint32_t linker_step_of(const struct linker *L, uint32_t row);
 /* aggregate.c */
 int linker_aggregate(struct linker *L, struct tix_error *err);
+/* graph.c: replayed kernels attributed to their capture-time launches. */
+int linker_graph(struct linker *L, struct tix_error *err);
+/* name_forms.c: demangled and distinct short names of the GPU work groups. */
+int linker_name_forms(struct linker *L, struct tix_error *err);
 
 /* link.c: everything after the last event. */
 int builder_link_and_write(struct tix_builder *b, struct tix_error *err);

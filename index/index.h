@@ -245,6 +245,10 @@ uint32_t tix_name_short(const struct tix_index *ix, uint32_t name);
  * Writes at most cap-1 bytes plus NUL into out; returns the full length it
  * wanted.  Never reads past name[len]. */
 size_t tix_short_name(const char *name, size_t len, char *out, size_t cap);
+/* The same, but the first template argument list shows its keep_arg-th
+ * argument ("cutlass::device_kernel<..., Sm90, ...>"): what the build uses
+ * to tell apart kernels whose short names would be equal. */
+size_t tix_short_name_arg(const char *name, size_t len, int keep_arg, char *out, size_t cap);
 
 /* ---- traffic: bytes a GPU event moved (rules in index/traffic.c) ---- */
 struct tix_traffic {

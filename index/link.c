@@ -590,8 +590,10 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 	PHASE("parents", link_parents(&L, err));
 	PHASE("launches", link_launches(&L, err));
 	PHASE("steps", find_steps(&L, err));
+	PHASE("graph", linker_graph(&L, err));
 	linker_release(&L, &L.corr);
 	PHASE("aggregate", linker_aggregate(&L, err));
+	PHASE("names", linker_name_forms(&L, err));
 	PHASE("write", linker_write(&L, err));
 #undef PHASE
 	rc = 0;

@@ -122,6 +122,28 @@ static void test_short_name(void)
 	short_name("cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<a, b> >(cutlass::Params)",
 	           "cutlass::device_kernel<...>");
 	short_name("", "");
+	/* a return type with brackets and a ">" inside parentheses (vLLM on B200) */
+	short_name("std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
+	           "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, long, float, int)",
+	           "vllm::fused_add_rms_norm_kernel<...>");
+	short_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<long>, "
+	           "std::array<char*, 1ul> >(int, at::native::FillFunctor<long>, std::array<char*, 1ul>)",
+	           "at::native::vectorized_elementwise_kernel<...>");
+	short_name("void f<((4)>(3))>(int)", "f<...>");
+	{
+		char o[128];
+		const char *k = "void aiter::add_rmsnorm_quant_kernel<__hip_bfloat16, __hip_bfloat16, 256, 16, "
+		                "false>(float*, int)";
+		tix_short_name_arg(k, strlen(k), 2, o, sizeof(o));
+		CHECK(strcmp(o, "aiter::add_rmsnorm_quant_kernel<..., 256, ...>") == 0,
+		      "tix_short_name_arg keeps the third argument: \"%s\"", o);
+		tix_short_name_arg(k, strlen(k), 0, o, sizeof(o));
+		CHECK(strcmp(o, "aiter::add_rmsnorm_quant_kernel<__hip_bfloat16, ...>") == 0,
+		      "tix_short_name_arg keeps the first argument: \"%s\"", o);
+		tix_short_name_arg(k, strlen(k), 4, o, sizeof(o));
+		CHECK(strcmp(o, "aiter::add_rmsnorm_quant_kernel<..., false>") == 0,
+		      "tix_short_name_arg keeps the last argument: \"%s\"", o);
+	}
 	/* unbalanced brackets must not run past the end */
 	char out[64];
 	const char *bad = "void f<<<<<<<<(((((";
