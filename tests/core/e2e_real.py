@@ -25,8 +25,10 @@ With --real naming a folder that is not there it prints why and exits 77
   * show text: no -1 printed for an unknown, each Input Dims on one line;
   * warnings (R9): what the recount finds (truncation, colliding ids,
     launch calls without GPU activity, GPU work before the trace, replayed
-    kernels not attributed) is in `tix info` and on summary's stderr on a
-    run that reuses the index, with the recount's numbers;
+    kernels not attributed) is in `tix info`, on the stderr of `summary
+    X.tix` and of a `summary TRACE --format json` that reuses the cached
+    index, with the recount's numbers (a line's first integer), and no such
+    warning where the recount finds nothing;
   * export --step N (the last step with GPU work, not the first)
     re-summarised: exactly one step, the
     same name and GPU events (by tix and by the recount of the export);
