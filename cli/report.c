@@ -475,45 +475,148 @@ static void summary_steps(struct tix_index *ix, const struct args *a)
 		printf("\n]}\n");
 }
 
+/* One row of summary --by op: an op of the trace, or (captured) an op of a
+ * capture trace that GPU work replayed from a graph is attributed to. */
+struct op_row {
+	uint32_t name, gpu_events, calls;
+	int64_t gpu_ns, cpu_ns;
+	int captured;
+};
+
+static int cmp_op_row(const void *x, const void *y)
+{
+	const struct op_row *a = x, *b = y;
+	if (a->gpu_ns != b->gpu_ns)
+		return a->gpu_ns > b->gpu_ns ? -1 : 1;
+	return a->captured - b->captured;
+}
+
+/* The ops that captured the replayed kernels (tix_event_capture), each
+ * GPU event counted once per distinct op or annotation name of its chain,
+ * as the trace's own ops are counted over their launch's ancestors. */
+static struct op_row *captured_ops(struct tix_index *ix, uint32_t *n_out)
+{
+	struct tix_summary_info si;
+	tix_index_summary(ix, &si);
+	*n_out = 0;
+	uint32_t attributed = si.replayed - si.replayed_by_match[TIX_MATCH_NONE] -
+	                      si.replayed_by_match[TIX_MATCH_AMBIGUOUS];
+	if (!attributed)
+		return NULL;
+	uint32_t *slot = calloc((size_t)si.strings + 1, sizeof(*slot)); /* name -> row + 1 */
+	struct op_row *rows = NULL;
+	uint32_t n = 0, cap = 0;
+	if (!slot)
+		return NULL;
+	for (uint32_t g = 0; g < tix_group_count(ix); g++) {
+		const struct tix_group *G = tix_group_get(ix, g);
+		const uint32_t *m = tix_members(ix, G->members_first, G->members_count);
+		for (uint32_t k = 0; m && k < G->members_count; k++) {
+			struct tix_capture_view cv;
+			tix_event_capture(ix, m[k], &cv);
+			if (!cv.nframes)
+				continue;
+			struct tix_event e;
+			tix_event_get(ix, m[k], &e);
+			for (uint32_t f = 0; f < cv.nframes; f++) {
+				uint32_t nm = cv.frames[f].name, dup = 0;
+				for (uint32_t q = 0; q < f && !dup; q++)
+					dup = cv.frames[q].name == nm;
+				if (dup || nm >= si.strings)
+					continue;
+				if (!slot[nm]) {
+					if (n == cap) {
+						cap = cap ? cap * 2 : 64;
+						struct op_row *r = realloc(rows, cap * sizeof(*r));
+						if (!r)
+							goto out;
+						rows = r;
+					}
+					rows[n] = (struct op_row){nm, 0, 0, 0, -1, 1};
+					slot[nm] = ++n;
+				}
+				rows[slot[nm] - 1].gpu_ns += e.dur_ns;
+				rows[slot[nm] - 1].gpu_events++;
+			}
+		}
+	}
+out:
+	free(slot);
+	*n_out = n;
+	return rows;
+}
+
 static void summary_ops(struct tix_index *ix, const struct args *a)
 {
-	uint32_t no = tix_op_count(ix);
-	long top = a->top >= 0 ? a->top : (!strcmp(a->format, "text") ? 25 : (long)no);
-	uint32_t n = no < (uint64_t)top ? no : (uint32_t)top;
+	uint32_t no = tix_op_count(ix), nc = 0;
+	struct op_row *cap = captured_ops(ix, &nc);
+	struct op_row *rows = malloc(((size_t)no + nc + 1) * sizeof(*rows));
+	if (!rows) {
+		free(cap);
+		fprintf(stderr, "tix: out of memory\n");
+		return;
+	}
+	for (uint32_t i = 0; i < no; i++) {
+		const struct tix_op *o = tix_op_get(ix, i);
+		rows[i] = (struct op_row){o->name, o->gpu_events, o->calls, o->gpu_ns, o->cpu_ns, 0};
+	}
+	if (nc) {
+		memcpy(rows + no, cap, nc * sizeof(*rows));
+		qsort(rows, no + nc, sizeof(*rows), cmp_op_row);
+	}
+	free(cap);
+	uint32_t nr = no + nc;
+	long top = a->top >= 0 ? a->top : (!strcmp(a->format, "text") ? 25 : (long)nr);
+	uint32_t n = nr < (uint64_t)top ? nr : (uint32_t)top;
 	int64_t total = tix_total_gpu_ns(ix);
 	int json = !strcmp(a->format, "json"), csv = !strcmp(a->format, "csv");
 	if (json)
 		printf("{\"total_gpu_ns\": %" PRId64 ", \"ops\": [", total);
 	else if (csv)
-		printf("gpu_pct,gpu_ns,gpu_events,calls,cpu_ns,name\n");
+		printf("gpu_pct,gpu_ns,gpu_events,calls,cpu_ns,captured,name\n");
 	else
 		printf("%6s  %10s  %10s  %8s  %10s  %s\n", "GPU %", "GPU time", "GPU events", "Calls",
 		       "CPU time", "Op");
 	for (uint32_t i = 0; i < n; i++) {
-		const struct tix_op *o = tix_op_get(ix, i);
+		const struct op_row *o = &rows[i];
 		double pct = total ? 100.0 * (double)o->gpu_ns / (double)total : 0;
 		if (json) {
 			printf("%s\n  {\"name\": ", i ? "," : "");
 			json_str(stdout, tix_str(ix, o->name), tix_str_len(ix, o->name));
-			printf(", \"gpu_ns\": %" PRId64 ", \"gpu_events\": %u, \"calls\": %u, \"cpu_ns\": %" PRId64
-			       ", \"gpu_pct\": %.3f}", o->gpu_ns, o->gpu_events, o->calls, o->cpu_ns, pct);
+			if (o->captured)
+				printf(", \"gpu_ns\": %" PRId64 ", \"gpu_events\": %u, \"calls\": null, \"cpu_ns\": null"
+				       ", \"gpu_pct\": %.3f, \"captured\": true}", o->gpu_ns, o->gpu_events, pct);
+			else
+				printf(", \"gpu_ns\": %" PRId64 ", \"gpu_events\": %u, \"calls\": %u, \"cpu_ns\": %" PRId64
+				       ", \"gpu_pct\": %.3f, \"captured\": false}", o->gpu_ns, o->gpu_events, o->calls,
+				       o->cpu_ns, pct);
 		} else if (csv) {
-			printf("%.3f,%" PRId64 ",%u,%u,%" PRId64 ",", pct, o->gpu_ns, o->gpu_events, o->calls,
-			       o->cpu_ns);
+			if (o->captured)
+				printf("%.3f,%" PRId64 ",%u,,,1,", pct, o->gpu_ns, o->gpu_events);
+			else
+				printf("%.3f,%" PRId64 ",%u,%u,%" PRId64 ",0,", pct, o->gpu_ns, o->gpu_events, o->calls,
+				       o->cpu_ns);
 			csv_str(stdout, tix_str(ix, o->name));
 			putchar('\n');
 		} else {
-			char g[32], c[32];
+			char g[32], c[32], calls[16];
 			tix_fmt_dur(g, sizeof(g), o->gpu_ns);
-			tix_fmt_dur(c, sizeof(c), o->cpu_ns);
-			printf("%5.1f%%  %10s  %10u  %8u  %10s  %s\n", pct, g, o->gpu_events, o->calls, c,
-			       tix_str(ix, o->name));
+			if (o->captured) {
+				snprintf(c, sizeof(c), "-");
+				snprintf(calls, sizeof(calls), "-");
+			} else {
+				tix_fmt_dur(c, sizeof(c), o->cpu_ns);
+				snprintf(calls, sizeof(calls), "%u", o->calls);
+			}
+			printf("%5.1f%%  %10s  %10u  %8s  %10s  %s%s\n", pct, g, o->gpu_events, calls, c,
+			       o->captured ? "[captured] " : "", tix_str(ix, o->name));
 		}
 	}
 	if (json)
 		printf("\n]}\n");
-	else if (!csv && n < no)
-		printf("(%u more; --top N shows more)\n", no - n);
+	else if (!csv && n < nr)
+		printf("(%u more; --top N shows more)\n", nr - n);
+	free(rows);
 }
 
 static int cmd_summary_run(struct args *ap)

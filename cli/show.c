@@ -384,12 +384,12 @@ static int cmd_show_run(struct args *ap)
 	}
 	size_t total = 0;
 	for (uint32_t g = 0; g < ng; g++)
-		if (regexec(&re, tix_str(ix, gs[g].name), 0, NULL, 0) == 0)
+		if (tix_name_matches(ix, gs[g].name, &re))
 			total += gs[g].members_count;
 	uint32_t *rows = malloc((total + 1) * sizeof(*rows));
 	size_t n = 0;
 	for (uint32_t g = 0; rows && g < ng; g++) {
-		if (regexec(&re, tix_str(ix, gs[g].name), 0, NULL, 0) != 0)
+		if (!tix_name_matches(ix, gs[g].name, &re))
 			continue;
 		const uint32_t *m = tix_members(ix, gs[g].members_first, gs[g].members_count);
 		for (uint32_t k = 0; m && k < gs[g].members_count; k++)

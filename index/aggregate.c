@@ -446,12 +446,11 @@ struct opg_key {
 	uint32_t op, group;
 };
 
-static const struct op_acc *op_sort_base;
-
-static int cmp_op(const void *a, const void *b)
+static int cmp_op(const void *a, const void *b, void *ctx)
 {
-	const struct op_acc *x = &op_sort_base[*(const uint32_t *)a];
-	const struct op_acc *y = &op_sort_base[*(const uint32_t *)b];
+	const struct op_acc *base = ctx;
+	const struct op_acc *x = &base[*(const uint32_t *)a];
+	const struct op_acc *y = &base[*(const uint32_t *)b];
 	if (x->gpu_ns != y->gpu_ns)
 		return x->gpu_ns > y->gpu_ns ? -1 : 1;
 	if (x->cpu_ns != y->cpu_ns)
@@ -608,8 +607,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 		goto oom;
 	for (uint32_t i = 0; i < nacc; i++)
 		order[i] = i;
-	op_sort_base = acc;
-	qsort(order, nacc, sizeof(*order), cmp_op);
+	qsort_r(order, nacc, sizeof(*order), cmp_op, acc);
 	for (uint32_t i = 0; i < nacc; i++)
 		rank[order[i]] = i;
 

@@ -229,6 +229,8 @@ struct linker {
 	uint32_t before_trace_step; /* its id (nsteps - 1), TIX_NONE (steps phase) */
 	uint32_t gpu_before_trace;
 	uint32_t corr_collisions;   /* launches phase */
+	uint32_t unlinked_by_corr;  /* GPU events the correlation ids did not link */
+	char *warnings;             /* what the phases noticed, "; "-joined (linker_warn) */
 	uint32_t replayed;          /* graph phase */
 	uint32_t replayed_by_match[8];
 	char *capture_sources;
@@ -257,6 +259,8 @@ struct linker {
 /* A spill for elements of elem bytes: a released one when there is one
  * (the largest), else a new file. */
 int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_error *err);
+/* Adds a warning the index keeps and repeats on every open. */
+int linker_warn(struct linker *L, const char *msg, struct tix_error *err);
 /* Gives s back to the pool (or frees it when the pool is full). */
 void linker_release(struct linker *L, struct spill *s);
 

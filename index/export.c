@@ -154,7 +154,7 @@ static int select_rows(const struct tix_index *ix, const struct tix_export_sel *
 			ng = tix_group_count(ix);
 		}
 		for (uint32_t g = 0; g < ng; g++) {
-			if (sel->name_regex && regexec(&re, tix_str(ix, gs[g].name), 0, NULL, 0) != 0)
+			if (sel->name_regex && !tix_name_matches(ix, gs[g].name, &re))
 				continue;
 			const uint32_t *m = tix_members(ix, gs[g].members_first, gs[g].members_count);
 			for (uint32_t k = 0; m && k < gs[g].members_count; k++) {

@@ -317,7 +317,7 @@ int linker_graph(struct linker *L, struct tix_error *err)
 			snprintf(msg, sizeof(msg),
 			         "%u kernels were replayed from CUDA graphs: give the profile of the graph "
 			         "capture with --graph-capture to see the ops and shapes behind them", replayed);
-		if (tix_builder_warn(b, msg, err) != 0)
+		if (linker_warn(L, msg, err) != 0)
 			goto out;
 	}
 	rc = 0;

@@ -239,6 +239,9 @@ const struct tix_op_group *tix_op_groups(const struct tix_index *ix, uint32_t op
  * names: tix_name_full gives the name itself, tix_name_short TIX_NONE. */
 uint32_t tix_name_full(const struct tix_index *ix, uint32_t name);
 uint32_t tix_name_short(const struct tix_index *ix, uint32_t name);
+/* 1 when the compiled regex (regex_t *) matches the name as the trace
+ * gave it or as it is shown (demangled). */
+int tix_name_matches(const struct tix_index *ix, uint32_t name, const void *regex);
 
 /* Shortens a C++ kernel name for display: template argument lists and
  * parameter lists collapse to <...> and (...), "void " return types go.

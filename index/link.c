@@ -50,6 +50,19 @@ void linker_release(struct linker *L, struct spill *s)
 
 /* ---- links ---- */
 
+int linker_warn(struct linker *L, const char *msg, struct tix_error *err)
+{
+	size_t n = strlen(msg), old = L->warnings ? strlen(L->warnings) : 0;
+	char *w = realloc(L->warnings, old + n + 3);
+	if (!w)
+		return tix_error_set(err, "out of memory");
+	if (old)
+		memcpy(w + old, "; ", 2), old += 2;
+	memcpy(w + old, msg, n + 1);
+	L->warnings = w;
+	return 0;
+}
+
 void linker_rows_view(const struct linker *L, struct tix_rows *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -212,7 +225,8 @@ static uint32_t flow_end_row(const struct linker *L, const struct bflow *f, int 
 	return TIX_NONE;
 }
 
-static int link_launches(struct linker *L, struct tix_error *err)
+/* Launch calls by correlation id (rule: docs/FORMAT.md, "Links"). */
+static int link_by_correlation(struct linker *L, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
 	uint32_t nlaunch = b->c.kind_counts[TIX_KIND_RUNTIME] + b->c.kind_counts[TIX_KIND_DRIVER];
@@ -285,17 +299,23 @@ static int link_launches(struct linker *L, struct tix_error *err)
 	linker_release(L, &nexts);
 	linker_release(L, &table);
 
-	/* ac2g flows, for GPU events whose correlation id led nowhere. */
-	if (unlinked) {
-		if (builder_merge_flows(b, err) != 0)
-			return -1;
-		for (size_t i = 0; i < b->c.flows.n; i++) { /* flows name tracks too */
-			struct bflow *f = &SPILL_AT(&b->c.flows, struct bflow, i);
-			f->track = L->track_remap[f->track];
-		}
+	L->unlinked_by_corr = unlinked;
+	return 0;
+}
+
+/* ac2g flows, for GPU events whose correlation id led nowhere: the driver
+ * runs this (after merging the second producer's flows) only when some
+ * did. */
+static int link_by_flows(struct linker *L, struct tix_error *err)
+{
+	struct tix_builder *b = L->b;
+	(void)err;
+	for (size_t i = 0; i < b->c.flows.n; i++) { /* flows name tracks too */
+		struct bflow *f = &SPILL_AT(&b->c.flows, struct bflow, i);
+		f->track = L->track_remap[f->track];
 	}
 	struct bflow *fl = (struct bflow *)b->c.flows.base;
-	size_t nf = unlinked ? b->c.flows.n : 0; /* nothing left for flows to link */
+	size_t nf = b->c.flows.n;
 	if (nf)
 		qsort(fl, nf, sizeof(*fl), cmp_flow);
 	for (size_t i = 0; i + 1 < nf; i++) {
@@ -313,7 +333,15 @@ static int link_launches(struct linker *L, struct tix_error *err)
 			r->flags |= TIX_ROW_LINK_BY_FLOW;
 		}
 	}
+	return 0;
+}
 
+/* What the links say of each GPU event: no launch found, or replayed from
+ * a graph (launched by cudaGraphLaunch / hipGraphLaunch); and what the
+ * launches say of the trace. */
+static int mark_launches(struct linker *L, struct tix_error *err)
+{
+	struct tix_builder *b = L->b;
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (!tix_kind_is_gpu_work(r->kind))
@@ -334,7 +362,7 @@ static int link_launches(struct linker *L, struct tix_error *err)
 		         "%u correlation ids are carried by several launch calls (merged processes?): "
 		         "each GPU event was linked to the launch that precedes it most closely",
 		         L->corr_collisions);
-		if (tix_builder_warn(b, msg, err) != 0)
+		if (linker_warn(L, msg, err) != 0)
 			return -1;
 	}
 	uint32_t gpu_work = b->c.kind_counts[TIX_KIND_KERNEL] + b->c.kind_counts[TIX_KIND_MEMCPY] +
@@ -350,7 +378,7 @@ static int link_launches(struct linker *L, struct tix_error *err)
 			snprintf(msg, sizeof(msg),
 			         "%u launch calls and no GPU activity at all: the profiler did not record "
 			         "the GPU side (CUPTI activity off?)", launches);
-			if (tix_builder_warn(b, msg, err) != 0)
+			if (linker_warn(L, msg, err) != 0)
 				return -1;
 		}
 	}
@@ -439,7 +467,7 @@ static int mark_before_trace(struct linker *L, struct tix_error *err)
 	snprintf(msg, sizeof(msg),
 	         "%u GPU events were launched before the trace's CPU window: shown apart, as \"before the trace\"",
 	         L->gpu_before_trace);
-	return tix_builder_warn(L->b, msg, err);
+	return linker_warn(L, msg, err);
 }
 
 static int find_steps(struct linker *L, struct tix_error *err)
@@ -524,7 +552,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 			char msg[300], pb[200];
 			snprintf(msg, sizeof(msg), "--step-marker '%s' matched no event: the trace is one step",
 			         tix_printable(b->step_marker, pb, sizeof(pb)));
-			if (tix_builder_warn(b, msg, err) != 0)
+			if (linker_warn(L, msg, err) != 0)
 				return -1;
 		}
 		/* The span of the events that have one (not instants or counters). */
@@ -588,7 +616,12 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 	L.track_remap = remap;
 	PHASE("place", linker_place_rows(&L, remap, err));
 	PHASE("parents", link_parents(&L, err));
-	PHASE("launches", link_launches(&L, err));
+	PHASE("launches", link_by_correlation(&L, err));
+	if (L.unlinked_by_corr) {
+		PHASE("flows", builder_merge_flows(b, err));
+		PHASE("by-flow", link_by_flows(&L, err));
+	}
+	PHASE("marks", mark_launches(&L, err));
 	PHASE("steps", find_steps(&L, err));
 	PHASE("graph", linker_graph(&L, err));
 	linker_release(&L, &L.corr);
@@ -614,6 +647,7 @@ out:
 	free(L.ops);
 	free(L.op_groups);
 	free(L.name_forms);
+	free(L.warnings);
 	free(L.capture_sources);
 	return rc;
 }

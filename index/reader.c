@@ -3,6 +3,7 @@
 #include "index/index.h"
 
 #include <errno.h>
+#include <regex.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -550,6 +551,15 @@ uint32_t tix_name_full(const struct tix_index *ix, uint32_t name)
 {
 	const struct tix_name_form_disk *f = name_form(ix, name);
 	return f ? f->full : name;
+}
+
+int tix_name_matches(const struct tix_index *ix, uint32_t name, const void *regex)
+{
+	const regex_t *re = regex;
+	if (regexec(re, tix_str(ix, name), 0, NULL, 0) == 0)
+		return 1;
+	uint32_t full = tix_name_full(ix, name);
+	return full != name && regexec(re, tix_str(ix, full), 0, NULL, 0) == 0;
 }
 
 uint32_t tix_name_short(const struct tix_index *ix, uint32_t name)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -50,7 +51,24 @@ int linker_write(struct linker *L, struct tix_error *err)
 	meta.total_gpu_ns = L->total_gpu_ns;
 	meta.source_path = intern_add(&b->c.strings, b->source_path, strlen(b->source_path));
 	meta.step_marker = intern_add(&b->c.strings, b->step_marker, strlen(b->step_marker));
-	meta.warnings = intern_add(&b->c.strings, b->c.warnings ? b->c.warnings : "", b->c.warnings_len);
+	/* What the producer said (a salvaged tail...), then what the phases
+	 * noticed. */
+	{
+		const char *pw = b->c.warnings ? b->c.warnings : "";
+		size_t pl = b->c.warnings ? b->c.warnings_len : 0, ll = L->warnings ? strlen(L->warnings) : 0;
+		char *all = malloc(pl + ll + 3);
+		if (!all)
+			return tix_error_set(err, "out of memory");
+		memcpy(all, pw, pl);
+		size_t n = pl;
+		if (pl && ll)
+			memcpy(all + n, "; ", 2), n += 2;
+		if (ll)
+			memcpy(all + n, L->warnings, ll), n += ll;
+		all[n] = 0;
+		meta.warnings = intern_add(&b->c.strings, all, n);
+		free(all);
+	}
 	meta.step_rule = intern_add(&b->c.strings, L->step_rule, strlen(L->step_rule));
 	meta.gpu_without_launch = L->gpu_without_launch;
 	memcpy(meta.kind_counts, b->c.kind_counts, sizeof(meta.kind_counts));
