@@ -174,6 +174,19 @@ enum tix_section_id {
 	TIX_SEC_MAX = 21
 };
 
+/* How many sections a file has, and each one's record size, from the one
+ * list above: the writer and the reader both take their tables from here. */
+enum {
+#define TIX_SECTION_ONE(name, id, size) +1
+	TIX_SECTION_COUNT = 0 TIX_SECTIONS(TIX_SECTION_ONE)
+#undef TIX_SECTION_ONE
+};
+static const uint32_t tix_section_elem[TIX_SEC_MAX + 1] = {
+#define TIX_SECTION_ELEM(name, id, size) [id] = (uint32_t)(size),
+	TIX_SECTIONS(TIX_SECTION_ELEM)
+#undef TIX_SECTION_ELEM
+};
+
 _Static_assert(sizeof(struct tix_header_disk) == 64, "header layout");
 _Static_assert(sizeof(struct tix_section_disk) == 32, "section layout");
 _Static_assert(sizeof(struct tix_row_disk) == 32, "row layout");

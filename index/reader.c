@@ -289,9 +289,10 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	uint32_t dummy;
 #define WANT(id, p, c, e)                     \
 	do {                                  \
+		_Static_assert((e) > 0, "record size"); \
 		want[id].ptr = (const void **)(p); \
 		want[id].count = (c);         \
-		want[id].elem = (e);          \
+		want[id].elem = tix_section_elem[id]; \
 	} while (0)
 	WANT(TIX_SEC_META, &ix->meta, &dummy, sizeof(struct tix_meta_disk));
 	WANT(TIX_SEC_STRING_OFFSETS, &ix->str_off, &ix->nstr, 8);
@@ -317,6 +318,11 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	WANT(TIX_SEC_CAPTURE_FRAMES, &ix->cap_frames, &ix->ncap_frames,
 	     sizeof(struct tix_capture_frame));
 	(void)ptrs;
+	for (int id = 1; id <= TIX_SEC_MAX; id++) /* every section of format.h is wanted */
+		if (tix_section_elem[id] && !want[id].ptr) {
+			tix_error_set(err, "%s: internal: section %d has no reader", path, id);
+			goto fail;
+		}
 	uint64_t str_data_size = 0;
 	for (uint32_t i = 0; i < h.section_count; i++) {
 		struct tix_section_disk s;

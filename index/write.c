@@ -122,6 +122,7 @@ int linker_write(struct linker *L, struct tix_error *err)
 		 (uint64_t)b->c.captures.nframes * sizeof(struct tix_capture_frame)},
 	};
 	enum { NSEC = sizeof(secs) / sizeof(secs[0]) };
+	_Static_assert((int)NSEC == (int)TIX_SECTION_COUNT, "every section of format.h is written");
 	struct tix_section_disk table[NSEC];
 	_Static_assert(sizeof(struct tix_header_disk) + sizeof(table) <= ROWS_OFFSET,
 	               "header and table fit before the rows");
@@ -133,7 +134,10 @@ int linker_write(struct linker *L, struct tix_error *err)
 		uint64_t at = in_place ? ROWS_OFFSET
 		                       : (off + TIX_SECTION_ALIGN - 1) & ~(uint64_t)(TIX_SECTION_ALIGN - 1);
 		table[i].id = secs[i].id;
-		table[i].elem_size = secs[i].elem;
+		table[i].elem_size = tix_section_elem[secs[i].id];
+		if (secs[i].elem != tix_section_elem[secs[i].id])
+			return tix_error_set(err, "internal: section %u written with records of %u bytes",
+			                     secs[i].id, secs[i].elem);
 		table[i].offset = at;
 		table[i].size = secs[i].size;
 		table[i].checksum = tix_hash64(secs[i].size ? secs[i].data : "", secs[i].size, 0);

@@ -166,8 +166,23 @@ static void add_summary(struct app *a, struct detail *d, const uint32_t *rows, i
 		if (e.kind == TIX_KIND_CPU_OP)
 			op = i;
 	}
-	if (op < 0) {
-		add_kv(d, 2, "launched by", "(no enclosing CPU op)", R_NOTE);
+	struct tix_capture_view cv;
+	tix_event_capture(a->ix, gpu_ev->row, &cv);
+	const struct tix_capture_frame *cop = NULL; /* the innermost op at capture time */
+	for (uint32_t i = 0; i < cv.nframes; i++)
+		if (cv.frames[i].kind == TIX_KIND_CPU_OP)
+			cop = &cv.frames[i];
+	if (op < 0 && cop) {
+		add_kv(d, 2, "captured under", tix_str(a->ix, cop->name), R_NOTE);
+		if (cop->dims != TIX_NONE)
+			add_kv(d, 2, "Input Dims", tix_fold_ws(tix_str(a->ix, cop->dims), buf, sizeof buf), R_TEXT);
+		if (cop->types != TIX_NONE)
+			add_kv(d, 2, "Input type", tix_fold_ws(tix_str(a->ix, cop->types), buf, sizeof buf), R_TEXT);
+	} else if (op < 0) {
+		add_kv(d, 2, "launched by",
+		       gpu_ev->flags & TIX_ROW_GRAPH_REPLAY ? "a CUDA graph launch (see Captured under)"
+		                                            : "(no enclosing CPU op)",
+		       R_NOTE);
 	} else {
 		struct tix_event e;
 		tix_event_get(a->ix, rows[op], &e);
@@ -264,10 +279,16 @@ static void add_kernel(struct app *a, struct view *v, struct detail *d, const st
 	if (ev->kind == TIX_KIND_KERNEL) {
 		int64_t threads = (int64_t)ki->grid[0] * ki->grid[1] * ki->grid[2] * ki->block[0] *
 		                  ki->block[1] * ki->block[2];
-		add_kvf(d, 2, "grid", "%s  (%s blocks)", fmt_dim3(ki->grid, x, sizeof x),
-		        fmt_count((uint64_t)((int64_t)ki->grid[0] * ki->grid[1] * ki->grid[2]), y, sizeof y));
-		add_kvf(d, 2, "block", "%s  (%s threads in all)", fmt_dim3(ki->block, x, sizeof x),
-		        fmt_count((uint64_t)(threads > 0 ? threads : 0), y, sizeof y));
+		if (tix_dim3_known(ki->grid))
+			add_kvf(d, 2, "grid", "%s  (%s blocks)", fmt_dim3(ki->grid, x, sizeof x),
+			        fmt_count((uint64_t)((int64_t)ki->grid[0] * ki->grid[1] * ki->grid[2]), y, sizeof y));
+		else
+			add_kv(d, 2, "grid", "-  (not in the trace)", R_TEXT);
+		if (tix_dim3_known(ki->grid) && tix_dim3_known(ki->block))
+			add_kvf(d, 2, "block", "%s  (%s threads in all)", fmt_dim3(ki->block, x, sizeof x),
+			        fmt_count((uint64_t)(threads > 0 ? threads : 0), y, sizeof y));
+		else
+			add_kvf(d, 2, "block", "%s", fmt_dim3(ki->block, x, sizeof x));
 		if (ki->registers >= 0)
 			add_kvf(d, 2, "registers", "%d per thread", ki->registers);
 		if (ki->shared_mem >= 0)
