@@ -40,8 +40,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "parse/inflate.h"
 #include "parse/reader.h"
 
 /* Maps the file with zero pages after it: simdjson may read up to its
@@ -396,48 +396,30 @@ static int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_pa
 	size_t pad = shim_padding();
 	size_t cap = 2 * (size_t)r->window + 4096;
 	char *buf = malloc(cap + pad);
-	z_stream z;
-	memset(&z, 0, sizeof(z));
+	struct gz_stream *g = gz_open(in, size);
 	int rc = -1;
-	if (!buf || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+	if (!buf || !g) {
 		tix_error_set(r->err, "%s: out of memory", r->path);
 		goto out;
 	}
-	z.next_in = in;
-	z.avail_in = (uInt)(size > UINT32_MAX ? UINT32_MAX : size);
-	size_t fed = z.avail_in;
 	size_t len = 1; /* buf[0] is spare, for the '[' patch of the first window */
 	buf[0] = ' ';
 	uint64_t inflated = 0;
 	int eof = 0, zcut = 0;
 	for (;;) {
 		/* fill */
-		while (!eof && len < cap) {
-			z.next_out = (unsigned char *)buf + len;
-			z.avail_out = (uInt)(cap - len);
-			int zr = inflate(&z, Z_NO_FLUSH);
-			size_t got = (cap - len) - z.avail_out;
+		if (!eof && len < cap) {
+			size_t got;
+			enum gz_status st = gz_read(g, buf + len, cap - len, &got);
 			len += got;
 			inflated += got;
-			if (z.avail_in == 0 && fed < size) {
-				size_t more = size - fed > UINT32_MAX ? UINT32_MAX : size - fed;
-				z.avail_in = (uInt)more;
-				fed += more;
-			}
-			if (zr == Z_STREAM_END) {
-				if (z.avail_in == 0) {
-					eof = 1;
-				} else if (inflateReset(&z) != Z_OK) { /* concatenated members */
-					eof = 1;
-				}
-			} else if (zr == Z_DATA_ERROR || zr == Z_MEM_ERROR || zr == Z_NEED_DICT) {
+			if (st == GZ_BAD) {
 				tix_error_set(r->err, "%s: corrupt gzip data near compressed byte %llu: %s",
-				              r->path, (unsigned long long)z.total_in, z.msg ? z.msg : "bad data");
+				              r->path, (unsigned long long)gz_consumed(g), gz_error(g));
 				goto out;
-			} else if (zr == Z_BUF_ERROR && got == 0 && z.avail_in == 0) {
-				eof = 1; /* the compressed stream is cut short */
-				zcut = 1;
 			}
+			eof = st != GZ_OK;
+			zcut = st == GZ_CUT;
 		}
 		memset(buf + len, 0, pad);
 		size_t used = parse_consume(r, buf + 1, 0, len - 1, eof, opts, size);
@@ -445,7 +427,7 @@ static int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_pa
 			goto out;
 		used += 1;
 		if (opts && opts->progress)
-			opts->progress(opts->progress_ctx, (uint64_t)z.total_in, size);
+			opts->progress(opts->progress_ctx, gz_consumed(g), size);
 		if (eof || r->state == TOP_DONE)
 			break;
 		/* keep the unconsumed tail and the byte before it */
@@ -468,14 +450,15 @@ static int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_pa
 		res->input_bytes = inflated;
 	if (zcut) {
 		char msg[160];
+		/* a cut stream took all of its input */
 		snprintf(msg, sizeof(msg), "gzip stream cut short after %llu compressed bytes",
-		         (unsigned long long)z.total_in);
+		         (unsigned long long)size);
 		if (event_conv_warn(&r->conv, msg, r->err) != 0)
 			goto out;
 	}
 	rc = finish(r, r->state == TOP_DONE, res);
 out:
-	inflateEnd(&z);
+	gz_close(g);
 	free(buf);
 	if (in)
 		munmap(in, size);

@@ -3,7 +3,7 @@
 # is missing.  CUDA/CUPTI is optional and comes from /usr/local/cuda if there.
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config libsimdjson-dev libncurses-dev zlib1g-dev
+pkgs=(build-essential cmake pkg-config libsimdjson-dev libncurses-dev zlib1g-dev libisal-dev isal
       python3 tmux clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
