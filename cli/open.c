@@ -302,6 +302,9 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 		const char *threads = getenv("TIX_THREADS"); /* 1: one parser thread */
 		if (!(threads && atoi(threads) == 1) && tix_builder_sink_extra(b, &extra, err) == 0)
 			po.extra_sink = &extra; /* two threads on large traces */
+		const char *split_min = getenv("TIX_SPLIT_MIN"); /* tests: small traces split too */
+		if (split_min && atoll(split_min) > 0)
+			po.split_min = (uint64_t)atoll(split_min);
 		struct tix_parse_result res;
 		rc = tix_parse_trace(trace, &sink, &po, &res, err);
 	}

@@ -13,6 +13,7 @@ step-marker style, each checked against the reference recount.
     the interleaved layout, and --step-marker REGEX.
 """
 
+import gzip
 import json
 import os
 import sys
@@ -172,6 +173,7 @@ def marker_styles(args, chk):
             b.pop("trace", None)
             chk.eq(b, a, "gzip: summary --by %s identical to the plain trace's" % by)
     compare_trace(args, chk, gz, label="gzip")
+    gzip_two_threads(args, chk, plain)
 
     # --step-marker REGEX (POSIX ERE, searched anywhere in the name)
     compare_trace(args, chk, plain, marker="ProfilerStep#[13]$", label="profilerstep")
@@ -184,6 +186,39 @@ def marker_styles(args, chk):
     compare_trace(args, chk, plain, marker="sgl_kernel::rmsnorm", label="profilerstep")
     rc, out, err = tixtest.tix(args, "summary", plain, "--step-marker", "([")
     chk.check(rc == 1 and "step-marker" in err, "--step-marker with a bad regex: usage error", err.strip())
+
+
+def gzip_two_threads(args, chk, plain):
+    """The two-thread gzip parse (TIX_SPLIT_MIN makes a small trace take it,
+    small windows put many of them on each side of the cut), with ISA-L and
+    with zlib, on one gzip member and on three cut at arbitrary bytes: each
+    index is byte for byte the one a single thread writes from the same
+    file."""
+    data = open(plain, "rb").read()
+    one = os.path.join(args.work, "gz2-one.json.gz")
+    three = os.path.join(args.work, "gz2-three.json.gz")
+    with open(one, "wb") as f:
+        f.write(gzip.compress(data, 6))
+    with open(three, "wb") as f:
+        for a, b in ((0, len(data) // 3), (len(data) // 3, len(data) * 2 // 3 + 7), (len(data) * 2 // 3 + 7, len(data))):
+            f.write(gzip.compress(data[a:b], 1))
+    for path in (one, three):
+        name = os.path.basename(path)
+        ref = path + ".1.tix"
+        env1 = dict(os.environ, TIX_THREADS="1", TIX_INFLATE="zlib")
+        rc, out, err = tixtest.tix(args, "index", path, "-o", ref, env=env1)
+        if not chk.check(rc == 0, "%s: one thread, zlib: indexed" % name, err.strip()[:300]):
+            continue
+        for engine in ("isa-l", "zlib"):
+            env = dict(os.environ, TIX_SPLIT_MIN="4096", TIX_PARSE_WINDOW="3000")
+            if engine == "zlib":
+                env["TIX_INFLATE"] = "zlib"
+            two = "%s.2.%s.tix" % (path, engine)
+            rc, out, err = tixtest.tix(args, "index", path, "-o", two, env=env)
+            if chk.check(rc == 0, "%s: two threads, %s: indexed" % (name, engine), err.strip()[:300]):
+                chk.check(open(two, "rb").read() == open(ref, "rb").read(),
+                          "%s: two threads, %s: the same index as one thread" % (name, engine),
+                          "%s differs from %s" % (two, ref))
 
 
 def main():
