@@ -232,23 +232,6 @@ template <size_t N> static inline bool key_is(const char *k, const char (&lit)[N
 	return memcmp(k, lit, N - 1) == 0 && k[N - 1] == '"';
 }
 
-// The key whose value's text starts at value: the quote that ends the key
-// is found by stepping back over "\": " rather than scanning the key.
-static std::string_view key_before(ondemand::field &field, const char *k, const char *value)
-{
-	const char *q = value - 1;
-	while (q > k && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'))
-		q--;
-	if (q > k && *q == ':') {
-		q--;
-		while (q > k && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'))
-			q--;
-		if (q >= k && *q == '"')
-			return std::string_view(k, (size_t)(q - k));
-	}
-	return raw_key(field);
-}
-
 static void append_json_string(text_buf &out, std::string_view s)
 {
 	bool plain = true;
@@ -334,25 +317,141 @@ static enum arg_key arg_key_of(std::string_view k)
 	}
 }
 
-static error_code read_args(shim_parser *p, ondemand::object &args, shim_event &ev)
+static const char *here(ondemand::document &doc)
+{
+	const char *where = nullptr;
+	if (doc.current_location().get(where) != SUCCESS)
+		return nullptr;
+	return where;
+}
+
+static inline bool is_ws(char c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+// Where the text of the value at v ends, given the next structural
+// character after it at e: as simdjson's raw_json() (an array or object:
+// the whitespace after it is kept) and trim_ws(raw_json_token()) (a scalar:
+// it is not) had it, so that the index stays as it was.
+static const char *value_end(const char *v, const char *e)
+{
+	if (*v == '[' || *v == '{')
+		return e;
+	while (e > v && is_ws(e[-1]))
+		e--;
+	return e;
+}
+
+// One args value, as text, into ev (the fields tix computes with) and the
+// rebuilt args text (every value kept, in order).
+static void take_arg(shim_parser *p, shim_event &ev, bool &first, std::string_view key,
+                     std::string_view raw)
+{
+	text_buf &out = p->args;
+	switch (arg_key_of(key)) {
+	case ARG_CORRELATION: {
+		int64_t c;
+		if (to_i64(raw, c))
+			ev.correlation = c;
+		return; /* per instance: the index keeps the link instead */
+	}
+	case ARG_GRID:
+		to_dim3(raw, ev.grid);
+		ev.has_launch = 1;
+		break;
+	case ARG_BLOCK:
+		to_dim3(raw, ev.block);
+		ev.has_launch = 1;
+		break;
+	case ARG_REGISTERS: ev.registers = to_i32(raw, -1); break;
+	case ARG_SHARED: ev.shared_mem = to_i32(raw, -1); break;
+	case ARG_BLOCKS_PER_SM: ev.blocks_per_sm = to_float(raw); break;
+	case ARG_WARPS_PER_SM: ev.warps_per_sm = to_float(raw); break;
+	case ARG_OCCUPANCY: ev.occupancy = to_float(raw); break;
+	case ARG_DEVICE: ev.device = to_i32(raw, -1); break;
+	case ARG_CONTEXT: ev.context = to_i32(raw, -1); break;
+	case ARG_STREAM: ev.stream = to_i32(raw, -1); break;
+	case ARG_BYTES: {
+		int64_t by;
+		if (to_i64(raw, by))
+			ev.bytes = by;
+		ev.has_launch = 1;
+		break;
+	}
+	case ARG_GRAPH_ID: ev.graph_id = (uint32_t)to_i32(raw, 0); break;
+	case ARG_GRAPH_NODE_ID: ev.graph_node_id = (uint32_t)to_i32(raw, 0); break;
+	case ARG_DIMS: ev.dims = view(raw); break;
+	case ARG_TYPES: ev.types = view(raw); break;
+	case ARG_STRIDES: ev.strides = view(raw); break;
+	case ARG_CONCRETE: ev.concrete = view(raw); break;
+	case ARG_SORT_INDEX: ev.meta_sort = view(raw); break;
+	case ARG_DROPPED:
+		return; /* a per-instance id: the index keeps links instead */
+	case ARG_OTHER:
+		break;
+	}
+	if (!first)
+		out.put(", ", 2);
+	first = false;
+	out.put('"');
+	out.put(key.data(), key.size()); // already JSON-escaped
+	out.put("\": ", 3);
+	out.put(raw.data(), raw.size());
+}
+
+// The args walk.  tix keeps every value's text and computes with a few of
+// them, all from the text (to_dim3, to_i32, ...), so a value is never asked
+// of simdjson: its text runs from after its key's ':' to the ',' before the
+// next key, whose position the walk over the fields gives anyway (simdjson
+// skips an unread value on its structural index), and the last one to the
+// '}' before the location after the object.  Asking simdjson for each
+// value (type(), then raw_json() or raw_json_token()) cost ~0.2 s a thread
+// on the 485 MB trace.  Only "name" (M events) is read as a typed string,
+// to unescape it.  Like type(), a value's first byte is checked: one that
+// starts no JSON value goes to simdjson, which fails as before.
+static error_code read_args(shim_parser *p, ondemand::document &doc, ondemand::object &args,
+                            shim_event &ev)
 {
 	text_buf &out = p->args;
 	out.len = 0;
 	out.put('{');
 	bool first = true;
+	std::string_view pkey;       // the field whose value's end is not known yet
+	const char *pval = nullptr;  // its value's first byte
 	for (auto f : args) {
 		ondemand::field field;
 		auto err = std::move(f).get(field);
 		if (err)
 			return err;
 		const char *k = field.key().raw();
-		std::string_view raw;
+		if (pval) { /* the previous value ends before the ',' before this key */
+			const char *e = k - 1;
+			while (e > pval && is_ws(e[-1]))
+				e--;
+			if (e > pval && e[-1] == ',')
+				e--;
+			e = value_end(pval, e);
+			take_arg(p, ev, first, pkey, std::string_view(pval, (size_t)(e - pval)));
+			pval = nullptr;
+		}
+		std::string_view key = raw_key(field);
+		const char *v0 = key.data() + key.size() + 1;
+		while (is_ws(*v0))
+			v0++;
+		if (*v0 == ':')
+			v0++;
+		while (is_ws(*v0))
+			v0++;
 		ondemand::value v = field.value();
-		if (key_is(k, "name")) { // M events: process/thread name, unescaped
+		char c = *v0;
+		bool starts_value = c == '"' || c == '-' || (c >= '0' && c <= '9') || c == '[' || c == '{' ||
+		                    c == 't' || c == 'f' || c == 'n';
+		if (!starts_value || (c == '"' && key == "name")) {
 			ondemand::json_type t;
 			if ((err = v.type().get(t)))
 				return err;
-			if (t == ondemand::json_type::string) {
+			if (t == ondemand::json_type::string) { // M events: process/thread name, unescaped
 				std::string_view s;
 				if ((err = v.get_string().get(s)))
 					return err;
@@ -366,58 +465,19 @@ static error_code read_args(shim_parser *p, ondemand::object &args, shim_event &
 				continue;
 			}
 		}
-		if ((err = raw_of(v, raw)))
-			return err;
-		std::string_view key = key_before(field, k, raw.data());
-		switch (arg_key_of(key)) {
-		case ARG_CORRELATION: {
-			int64_t c;
-			if (to_i64(raw, c))
-				ev.correlation = c;
-			continue; /* per instance: the index keeps the link instead */
-		}
-		case ARG_GRID:
-			to_dim3(raw, ev.grid);
-			ev.has_launch = 1;
-			break;
-		case ARG_BLOCK:
-			to_dim3(raw, ev.block);
-			ev.has_launch = 1;
-			break;
-		case ARG_REGISTERS: ev.registers = to_i32(raw, -1); break;
-		case ARG_SHARED: ev.shared_mem = to_i32(raw, -1); break;
-		case ARG_BLOCKS_PER_SM: ev.blocks_per_sm = to_float(raw); break;
-		case ARG_WARPS_PER_SM: ev.warps_per_sm = to_float(raw); break;
-		case ARG_OCCUPANCY: ev.occupancy = to_float(raw); break;
-		case ARG_DEVICE: ev.device = to_i32(raw, -1); break;
-		case ARG_CONTEXT: ev.context = to_i32(raw, -1); break;
-		case ARG_STREAM: ev.stream = to_i32(raw, -1); break;
-		case ARG_BYTES: {
-			int64_t by;
-			if (to_i64(raw, by))
-				ev.bytes = by;
-			ev.has_launch = 1;
-			break;
-		}
-		case ARG_GRAPH_ID: ev.graph_id = (uint32_t)to_i32(raw, 0); break;
-		case ARG_GRAPH_NODE_ID: ev.graph_node_id = (uint32_t)to_i32(raw, 0); break;
-		case ARG_DIMS: ev.dims = view(raw); break;
-		case ARG_TYPES: ev.types = view(raw); break;
-		case ARG_STRIDES: ev.strides = view(raw); break;
-		case ARG_CONCRETE: ev.concrete = view(raw); break;
-		case ARG_SORT_INDEX: ev.meta_sort = view(raw); break;
-		case ARG_DROPPED:
-			continue; /* a per-instance id: the index keeps links instead */
-		case ARG_OTHER:
-			break;
-		}
-		if (!first)
-			out.put(", ", 2);
-		first = false;
-		out.put('"');
-		out.put(key.data(), key.size()); // already JSON-escaped
-		out.put("\": ", 3);
-		out.put(raw.data(), raw.size());
+		pkey = key;
+		pval = v0;
+	}
+	if (pval) { /* the last value ends before the object's '}' */
+		const char *e = here(doc);
+		if (!e)
+			return TAPE_ERROR;
+		while (e > pval && is_ws(e[-1]))
+			e--;
+		if (e > pval && e[-1] == '}')
+			e--;
+		e = value_end(pval, e);
+		take_arg(p, ev, first, pkey, std::string_view(pval, (size_t)(e - pval)));
 	}
 	out.put('}');
 	ev.args = first ? shim_str{nullptr, 0} : shim_str{out.p, out.len};
@@ -506,7 +566,7 @@ static error_code read_string(ondemand::value &v, shim_str &out)
 	return SUCCESS;
 }
 
-static error_code read_event(shim_parser *p, ondemand::object &obj, shim_event &ev)
+static error_code read_event(shim_parser *p, ondemand::document &doc, ondemand::object &obj, shim_event &ev)
 {
 	for (auto f : obj) {
 		ondemand::field field;
@@ -566,21 +626,13 @@ static error_code read_event(shim_parser *p, ondemand::object &obj, shim_event &
 				ondemand::object args;
 				if ((err = v.get_object().get(args)))
 					return err;
-				err = read_args(p, args, ev);
+				err = read_args(p, doc, args, ev);
 			}
 		}
 		if (err)
 			return err;
 	}
 	return SUCCESS;
-}
-
-static const char *here(ondemand::document &doc)
-{
-	const char *where = nullptr;
-	if (doc.current_location().get(where) != SUCCESS)
-		return nullptr;
-	return where;
 }
 
 static int fail(shim_parser *p, error_code e, const char *where, size_t *err_at,
@@ -612,7 +664,7 @@ extern "C" int SHIM(shim_parse_events)(struct shim_parser *p, const char *buf, s
 			return fail(p, err, where, err_at, err_msg);
 		reset(ev);
 		ev.start = where;
-		if ((err = read_event(p, obj, ev))) {
+		if ((err = read_event(p, doc, obj, ev))) {
 			where = here(doc);
 			return fail(p, err, where, err_at, err_msg);
 		}
@@ -642,7 +694,7 @@ extern "C" int SHIM(shim_parse_one)(struct shim_parser *p, const char *buf, size
 	shim_event ev;
 	reset(ev);
 	ev.start = buf;
-	if ((err = read_event(p, obj, ev))) {
+	if ((err = read_event(p, doc, obj, ev))) {
 		const char *where = nullptr;
 		where = here(doc);
 		return fail(p, err, where, err_at, err_msg);
