@@ -18,6 +18,7 @@ static const char usage[] =
 	"       tix export TRACE [--step N] [--kernel REGEX] [--range T0:T1] -o OUT.json\n"
 	"       tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE] -- CMD [ARGS...]\n"
 	"       tix info FILE.tix\n"
+	"       tix diff BASE NEW [--by kernel|op|step|shape] [--step N] [--top N] [--format text|csv|json]\n"
 	"common options: --step-marker REGEX, --graph-capture CAPTURE, --no-cache, --help,\n"
 	"                --help-keys, --version\n"
 	"exit status: 0 success, 1 usage error, 2 bad input\n";
@@ -110,6 +111,8 @@ int main(int argc, char **argv)
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(verb, "export"))
 		return cmd_export(argc - 1, argv + 1);
+	if (!strcmp(verb, "diff"))
+		return cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(verb, "info"))
 		return cmd_info(argc - 1, argv + 1);
 	if (!strcmp(verb, "capture"))
