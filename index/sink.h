@@ -99,6 +99,15 @@ struct tix_op_in {
 	struct tix_str dims, types, strides, concrete;
 };
 
+enum tix_capture_match { TIX_MATCH_NONE, TIX_MATCH_EXACT, TIX_MATCH_ALIGNED, TIX_MATCH_REORDERED, TIX_MATCH_POSITIONAL, TIX_MATCH_AMBIGUOUS };
+struct tix_frame_in { struct tix_str name, dims, types; enum tix_kind kind; };  /* one CPU frame (op, NVTX range / annotation) */
+struct tix_capture_in {
+    const struct tix_frame_in *frames;  /* outermost first */
+    uint32_t nframes;
+    enum tix_capture_match match;
+    struct tix_str source;              /* where the capture was seen, e.g. the journal's name */
+};
+
 struct tix_event_in {
 	enum tix_kind kind;
 	struct tix_id pid, tid;
@@ -113,6 +122,7 @@ struct tix_event_in {
 	int64_t correlation;   /* CUDA correlation id; -1 none */
 	const struct tix_launch_in *launch; /* GPU work only; may be NULL */
 	const struct tix_op_in *op;         /* CPU ops only; may be NULL */
+	const struct tix_capture_in *captured; /* GPU work replayed from a graph: what captured it; NULL if unknown */
 };
 
 /* One end of a Chrome-trace flow ("s" / "f"): links a launch call to its
