@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "index/sink.h"
 
@@ -28,6 +29,13 @@ struct tixcap_journal_result {
  * with err set when nothing usable is there. */
 int tixcap_journal_read(const char *path, const struct tix_sink *sink,
                         struct tixcap_journal_result *res, struct tix_error *err);
+
+/* Writes what the journal at path holds to out, chunk by chunk and row by
+ * row (the first `rows` rows of each type): the raw record, before any
+ * index, for checks on a GPU host and for debugging.  Returns 0, 1 when
+ * the journal is damaged (the whole prefix is still dumped), or -1 with err
+ * set when it cannot be read at all. */
+int tixcap_journal_dump(const char *path, FILE *out, unsigned rows, struct tix_error *err);
 
 /* How `tix capture` turns a journal into an index: the tix program lends
  * its own ingest door (the one `tix JOURNAL` goes through), so the index is

@@ -82,7 +82,7 @@ static int add_strings(struct rd *r, const uint8_t *q, size_t len)
 }
 
 /* Pass 1: validate the chain of chunks and collect the small tables. */
-static int scan(struct rd *r)
+int tixjr_scan(struct rd *r)
 {
 	size_t off = 0;
 	struct tixj_chunk_hdr h;
@@ -456,7 +456,7 @@ static int emit_ranges(struct rd *r)
 	return 0;
 }
 
-static void rd_free(struct rd *r)
+void tixjr_free(struct rd *r)
 {
 	for (size_t i = 0; i < r->nstr; i++)
 		free(r->dem[i]);
@@ -483,7 +483,7 @@ int tixcap_journal_read_mem(const void *data, size_t n, const char *path,
 		res = &dummy;
 	memset(res, 0, sizeof *res);
 	int rc = -1;
-	if (scan(&r) != 0) {
+	if (tixjr_scan(&r) != 0) {
 		tix_error_set(err, "%s: out of memory reading the journal", r.path);
 		goto out;
 	}
@@ -513,7 +513,7 @@ out:
 	res->records = r.records;
 	res->truncated = r.damaged;
 	res->salvaged_to = r.good_end;
-	rd_free(&r);
+	tixjr_free(&r);
 	return rc;
 }
 

@@ -60,6 +60,13 @@ struct rd {
 
 struct graph_join;
 
+/* Pass 1 over r->p[0..n): checks the chain of chunks (r->damaged,
+ * r->good_end say where it stops) and collects strings, markers, graph
+ * nodes and metadata.  Returns 0, or -1 when out of memory.  tixjr_free
+ * releases what it and the rest of the reader allocated. */
+int tixjr_scan(struct rd *r);
+void tixjr_free(struct rd *r);
+
 /* String id -> bytes in the mapping; "" for unknown ids. */
 struct str tixjr_str(const struct rd *r, uint32_t id);
 /* Journal time (epoch ns) -> row time (relative to the base). */
