@@ -60,20 +60,26 @@ static int add_strings(struct rd *r, const uint8_t *q, size_t len)
 		memcpy(&n, q + off + 4, 4);
 		if (n > len - off - 8 || id >= (1u << 26))
 			break; /* padding at the end of the chunk, or nonsense */
-		if (id >= r->nstr) {
-			size_t nn = (size_t)id + 1;
+		if (id >= r->capstr) {
+			/* doubling: ids come one by one, and a capture of SGLang's
+			 * graphs interns tens of thousands of frame strings */
+			size_t nn = r->capstr ? r->capstr : 256;
+			while (nn <= id)
+				nn *= 2;
 			struct str *s = realloc(r->str, nn * sizeof *s);
-			char **d = realloc(r->dem, nn * sizeof *d);
 			if (s)
 				r->str = s;
+			char **d = s ? realloc(r->dem, nn * sizeof *d) : NULL;
 			if (d)
 				r->dem = d;
 			if (!s || !d)
 				return -1;
-			memset(r->str + r->nstr, 0, (nn - r->nstr) * sizeof *s);
-			memset(r->dem + r->nstr, 0, (nn - r->nstr) * sizeof *d);
-			r->nstr = nn;
+			memset(r->str + r->capstr, 0, (nn - r->capstr) * sizeof *s);
+			memset(r->dem + r->capstr, 0, (nn - r->capstr) * sizeof *d);
+			r->capstr = nn;
 		}
+		if (id >= r->nstr)
+			r->nstr = (size_t)id + 1;
 		r->str[id].p = (const char *)q + off + 8;
 		r->str[id].len = n;
 		off += 8 + (((size_t)n + 3) & ~(size_t)3);
@@ -175,9 +181,16 @@ int tixjr_scan(struct rd *r)
 
 /* ---- names ---- */
 
+/* r->dem[id] for a name that does not demangle: tried once, kept raw. */
+static char raw_name[1];
+
 static const char *kernel_name(struct rd *r, uint32_t id, size_t *len)
 {
 	struct str s = tixjr_str(r, id);
+	if (id < r->nstr && r->dem[id] == raw_name) {
+		*len = s.len;
+		return s.p;
+	}
 	if (id < r->nstr && r->dem[id]) {
 		*len = strlen(r->dem[id]);
 		return r->dem[id];
@@ -196,6 +209,7 @@ static const char *kernel_name(struct rd *r, uint32_t id, size_t *len)
 				return d;
 			}
 			free(d); /* Triton names etc. stay as they are */
+			r->dem[id] = raw_name;
 		}
 	}
 	*len = s.len;
@@ -459,7 +473,8 @@ static int emit_ranges(struct rd *r)
 void tixjr_free(struct rd *r)
 {
 	for (size_t i = 0; i < r->nstr; i++)
-		free(r->dem[i]);
+		if (r->dem[i] != raw_name)
+			free(r->dem[i]);
 	tixjr_graph_free(r);
 	free(r->dem);
 	free(r->str);

@@ -33,7 +33,7 @@ struct rd {
 	size_t cmdline_len;
 	struct str *str;
 	char **dem;                 /* demangled names by string id, lazily */
-	size_t nstr;
+	size_t nstr, capstr;         /* ids seen (highest + 1), room */
 	struct tixj_marker *mk;
 	size_t nmk, capmk;
 	struct tixj_graph_node *gn;

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	uint32_t names[10];
 	for (int k = 0; k < 10; k++) {
 		char name[64];
-		int n = snprintf(name, sizeof name, "_Z12fused_kernel%dPKfPf", k);
+		int n = snprintf(name, sizeof name, "_Z13fused_kernel%dPKfPf", k); /* fused_kernelK(float const*, float*) */
 		names[k] = tixj_intern(&w, name, (size_t)n);
 	}
 	int64_t t = T0 + 1000;
