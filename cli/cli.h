@@ -18,7 +18,19 @@ struct open_opts {
 	int progress;            /* draw a progress bar on stderr while building */
 	const char *out;         /* explicit index path (tix index -o) or NULL */
 	int force;               /* rebuild even when a valid index exists */
+	/* --graph-capture: the capture traces of a CUDA-graph replay trace
+	 * (cli_add_graph_capture expands folders), and how the index records
+	 * them ("; "-joined real paths), which is part of what makes an index
+	 * current.  Owned; cli_open_opts_done frees them. */
+	char **captures;
+	int ncaptures;
+	char *capture_sources;
 };
+
+/* Adds the capture traces at path to o: the file, or each .json / .json.gz
+ * in the folder, in name order.  0, or -1 with err set. */
+int cli_add_graph_capture(struct open_opts *o, const char *path, struct tix_error *err);
+void cli_open_opts_done(struct open_opts *o);
 
 /* Opens the index of a trace (.json, .json.gz, a capture journal, or a
  * .tix), building or reusing it as docs/CLI.md says.  On success *ix is

@@ -17,7 +17,8 @@ static const char usage[] =
 	"       tix export TRACE [--step N] [--kernel REGEX] [--range T0:T1] -o OUT.json\n"
 	"       tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE] -- CMD [ARGS...]\n"
 	"       tix info FILE.tix\n"
-	"common options: --step-marker REGEX, --no-cache, --help, --help-keys, --version\n"
+	"common options: --step-marker REGEX, --graph-capture CAPTURE, --no-cache, --help,\n"
+	"                --help-keys, --version\n"
 	"exit status: 0 success, 1 usage error, 2 bad input\n";
 
 static int open_tui(int argc, char **argv)
@@ -30,9 +31,17 @@ static int open_tui(int argc, char **argv)
 			o.no_cache = 1;
 		} else if (!strcmp(argv[i], "--step-marker") && i + 1 < argc) {
 			o.step_marker = argv[++i];
+		} else if (!strcmp(argv[i], "--graph-capture") && i + 1 < argc) {
+			struct tix_error err;
+			if (cli_add_graph_capture(&o, argv[++i], &err) != 0) {
+				fprintf(stderr, "tix: --graph-capture: %s\n", err.msg);
+				cli_open_opts_done(&o);
+				return EXIT_USAGE;
+			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			char pb[120];
 			fprintf(stderr, "tix: unknown option '%s'\n%s", tix_printable(argv[i], pb, sizeof(pb)), usage);
+			cli_open_opts_done(&o);
 			return EXIT_USAGE;
 		} else if (n < 64) {
 			paths[n++] = argv[i];
@@ -69,6 +78,7 @@ static int open_tui(int argc, char **argv)
 		rc = tui_run(traces, n);
 	for (int i = 0; i < opened; i++)
 		tix_index_close(traces[i].ix);
+	cli_open_opts_done(&o);
 	return rc;
 }
 

@@ -99,13 +99,37 @@ struct tix_op_in {
 	struct tix_str dims, types, strides, concrete;
 };
 
-enum tix_capture_match { TIX_MATCH_NONE, TIX_MATCH_EXACT, TIX_MATCH_ALIGNED, TIX_MATCH_REORDERED, TIX_MATCH_POSITIONAL, TIX_MATCH_AMBIGUOUS };
-struct tix_frame_in { struct tix_str name, dims, types; enum tix_kind kind; };  /* one CPU frame (op, NVTX range / annotation) */
+/* How a kernel replayed from a CUDA graph was tied to the launch recorded
+ * while the graph was captured (docs/FORMAT.md, "Graph attribution"). */
+#define TIX_CAPTURE_MATCHES(X)                                             \
+	X(NONE, "none")                                                    \
+	X(EXACT, "exact")           /* the same name sequence, or a node id */ \
+	X(ALIGNED, "aligned")       /* by the longest common subsequence */    \
+	X(REORDERED, "reordered")   /* a local reorder repaired by name */     \
+	X(POSITIONAL, "positional") /* by position only: names unverified */   \
+	X(AMBIGUOUS, "ambiguous")
+
+enum tix_capture_match {
+#define TIX_MATCH_ENUM(e, label) TIX_MATCH_##e,
+	TIX_CAPTURE_MATCHES(TIX_MATCH_ENUM)
+#undef TIX_MATCH_ENUM
+	TIX_MATCH_COUNT
+};
+const char *tix_capture_match_label(enum tix_capture_match m); /* "aligned"; "?" out of range */
+
+/* One CPU frame above a capture-time launch: an op or an annotation / NVTX
+ * range, with the op's Input Dims and Input type when known (len 0 if not). */
+struct tix_frame_in {
+	struct tix_str name, dims, types;
+	enum tix_kind kind;
+};
+
+/* What captured a replayed kernel. */
 struct tix_capture_in {
-    const struct tix_frame_in *frames;  /* outermost first */
-    uint32_t nframes;
-    enum tix_capture_match match;
-    struct tix_str source;              /* where the capture was seen, e.g. the journal's name */
+	const struct tix_frame_in *frames;  /* outermost first */
+	uint32_t nframes;
+	enum tix_capture_match match;
+	struct tix_str source;              /* where the capture was seen: a trace or journal name */
 };
 
 struct tix_event_in {
