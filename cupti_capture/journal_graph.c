@@ -25,7 +25,6 @@
 struct capture {
 	struct tix_capture_in in;
 	struct tix_frame_in *frames;
-	char *chain;                /* "a > b > cudaLaunchKernel" for the args */
 	int state;                  /* 0 not built, 1 built, -1 nothing known */
 };
 
@@ -146,13 +145,6 @@ static const struct tix_capture_in *build(struct rd *r, int32_t ci)
 		c->frames[k++] = (struct tix_frame_in){
 			.name = tixjr_api_name(tixjr_str(r, n->api)),
 			.kind = n->domain == TIXJ_API_DRIVER ? TIX_KIND_DRIVER : TIX_KIND_RUNTIME};
-	struct sb b = {0};
-	for (size_t i = 0; i < k; i++) {
-		if (i)
-			tixjr_sb_add(&b, " > ", 3);
-		tixjr_sb_add(&b, c->frames[i].name.ptr, c->frames[i].name.len);
-	}
-	c->chain = b.p;
 	c->in = (struct tix_capture_in){.frames = c->frames, .nframes = (uint32_t)k,
 	                                .match = TIX_MATCH_EXACT,
 	                                .source = {r->path, strlen(r->path)}};
@@ -162,21 +154,12 @@ static const struct tix_capture_in *build(struct rd *r, int32_t ci)
 
 const struct tix_capture_in *tixjr_graph_capture(struct rd *r, uint64_t node_id, struct sb *a)
 {
+	/* the full 64-bit id: the index keeps only its low 32 bits */
 	tixjr_sb_printf(a, "\"graph node\":%llu", (unsigned long long)node_id);
 	int32_t ci = r->graph ? origin_of(r, node_id) : -1;
-	const struct tix_capture_in *in = ci >= 0 ? build(r, ci) : NULL;
 	if (ci < 0 && r->graph)
 		r->graph->unknown++;
-	if (!in)
-		return NULL;
-	const char *chain = r->graph->cap[ci].chain;
-	if (chain) {
-		static const char cu[] = ",\"captured under\":", cm[] = ",\"capture match\":\"exact\"";
-		tixjr_sb_add(a, cu, sizeof cu - 1);
-		tixjr_sb_json(a, chain, strlen(chain));
-		tixjr_sb_add(a, cm, sizeof cm - 1);
-	}
-	return in;
+	return ci >= 0 ? build(r, ci) : NULL;
 }
 
 uint64_t tixjr_graph_unknown(const struct rd *r) { return r->graph ? r->graph->unknown : 0; }
@@ -186,10 +169,8 @@ void tixjr_graph_free(struct rd *r)
 	struct graph_join *g = r->graph;
 	if (!g)
 		return;
-	for (size_t i = 0; g->cap && i < r->ngn; i++) {
+	for (size_t i = 0; g->cap && i < r->ngn; i++)
 		free(g->cap[i].frames);
-		free(g->cap[i].chain);
-	}
 	free(g->cap);
 	free(g->slot);
 	free(g->origin);

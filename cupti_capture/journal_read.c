@@ -14,9 +14,10 @@
  * - graph_node_id is 64-bit in CUPTI and 32-bit in tix_launch_in: the low
  *   32 bits go there, the full id goes into the args.
  * - A graph-replayed kernel is joined to the node that captured it by node
- *   id (journal_graph.c), so its capture-time parents are exact; they come
- *   from the graph-node rows, not from the NVTX markers, so a capture window
- *   that opened after the graphs were built keeps them.
+ *   id (journal_graph.c), so its capture-time parents are exact (sent as
+ *   ev.captured, match exact); they come from the graph-node rows, not from
+ *   the NVTX markers, so a capture window that opened after the graphs were
+ *   built keeps them.
  */
 #include "cupti_capture/capture.h"
 #include "cupti_capture/journal.h"

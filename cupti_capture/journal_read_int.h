@@ -78,7 +78,7 @@ struct tix_str tixjr_api_name(struct str cupti_name);
 
 /* journal_graph.c: replayed GPU work -> the graph node it replays, by node
  * id (linear: one hash table).  tixjr_graph_index runs once after pass 1;
- * tixjr_graph_capture appends the node's args to a and returns what
+ * tixjr_graph_capture appends the node id to the args a and returns what
  * captured it (owned by r, valid until tixjr_graph_free), or NULL when the
  * node was never journaled or nothing is known of its capture. */
 int tixjr_graph_index(struct rd *r);

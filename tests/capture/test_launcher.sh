@@ -123,6 +123,10 @@ assert k.get("step_name") == "step[DECODE bs=1]", k.get("step_name")
 g = [x for x in d["launches"] if x.get("graph_replay")]
 assert g, "no graph replay"
 assert g[0]["launch"] is None or g[0]["launch"]["name"] == "cudaGraphLaunch", g[0]
+# what captured it, from the journal's graph-node records, stored in the index
+assert g[0]["capture_match"] == "exact", g[0]
+assert [f["name"] for f in g[0]["captured_under"]] == want + ["cudaLaunchKernel"], g[0]["captured_under"]
+assert g[0]["capture_source"].endswith(".tixj"), g[0]["capture_source"]
 PY
 fi
 

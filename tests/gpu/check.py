@@ -46,31 +46,26 @@ bad = {s: n for s, n in per_step.items() if n != 78}
 if bad: err("steps without 78 casts: %s" % bad)
 extra = ""
 if mode == "graph":
-    # what captured each replayed cast: the structured field when the index
-    # has one, else the args the journal reader writes (export has them)
-    caps = []
-    if L and "captured" in L[0]:
-        for k in L:
-            c = k.get("captured") or {}
-            caps.append((" > ".join(f["name"] for f in c.get("frames", [])), c.get("match"), None))
-    else:
-        ex = tixfile + ".export.json"
-        tixjson("export", tixfile, "--kernel", "unrolled_elementwise", "-o", ex)
-        d = json.load(open(ex))
-        ev = d["traceEvents"] if isinstance(d, dict) else d
-        for e in ev:
-            if e.get("cat") == "kernel" and "unrolled_elementwise" in e.get("name", ""):
-                a = e.get("args", {})
-                caps.append((a.get("captured under", ""), a.get("capture match"), a.get("graph node")))
-    if len(caps) != len(L): err("%d captures for %d casts" % (len(caps), len(L)))
+    # what captured each replayed cast, as the index stores it; the node ids
+    # (their low 32 bits are all the index keeps) from the export's args
     want = re.compile(r"^layer\.(\d\d) > aten::to > aten::_to_copy > aten::copy_ > cudaLaunchKernel$")
-    chains, nodes = set(), set()
-    for chain, match, node in caps:
-        if not want.match(chain) or match != "exact":
-            err("captured under '%s', match %s" % (chain, match)); continue
-        chains.add(chain); nodes.add(node)
+    chains = set()
+    for k in L:
+        frames = k.get("captured_under") or []
+        chain = " > ".join(f["name"] for f in frames)
+        if not want.match(chain) or k.get("capture_match") != "exact":
+            err("captured under '%s', match %s" % (chain, k.get("capture_match"))); continue
+        if [f["kind"] for f in frames] != ["annotation"] * 4 + ["runtime"]:
+            err("frame kinds %s" % [f["kind"] for f in frames])
+        chains.add(chain)
     if len(chains) != 78: err("%d distinct capture chains, want 78 (one per layer)" % len(chains))
-    if None not in nodes and len(nodes) != 78: err("%d distinct graph nodes, want 78" % len(nodes))
+    ex = tixfile + ".export.json"
+    tixjson("export", tixfile, "--kernel", "unrolled_elementwise", "-o", ex)
+    d = json.load(open(ex))
+    ev = d["traceEvents"] if isinstance(d, dict) else d
+    nodes = {e.get("args", {}).get("graph node") for e in ev
+             if e.get("cat") == "kernel" and "unrolled_elementwise" in e.get("name", "")}
+    if len(nodes) != 78: err("%d distinct graph nodes, want 78" % len(nodes))
     extra = ", %d distinct exact capture chains" % len(chains)
 print("; ".join(errs) if errs else "%d casts in %d steps%s" % (len(L), len(per_step), extra))
 sys.exit(1 if errs else 0)
