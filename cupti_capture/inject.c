@@ -42,9 +42,12 @@ _Atomic int tixcap_phase;
  * and deadlock disabling CONCURRENT_KERNEL; both fixed in 13.0 Update 1
  * (CUPTI 13.0 release notes). */
 #define CUPTI_13_0_GA 130000u
-/* No buffer for this many flush periods while kernels are launched: the
- * records are going somewhere else. */
-#define STARVE_PERIODS 40
+/* No buffer after this many of our flushes while kernels are launched: the
+ * records may be going somewhere else.  Only said, never acted on: a GPU
+ * that is never idle also withholds its newest buffer (a running kernel's
+ * record is incomplete) until it is full, which at a low launch rate can
+ * take longer. */
+#define STARVE_FLUSHES 40
 /* CUPTI time and CLOCK_REALTIME drifting apart by more than this: CUPTI's
  * clock was replaced (NTP steps move both). */
 #define CLOCK_JUMP_NS (60 * 1000000000LL)
@@ -294,8 +297,10 @@ static void *flush_main(void *arg)
 			continue; /* flushing now would feed the other client's buffers */
 		if (G.win.windowed)
 			window_timers(now);
-		if (G.flush_safe)
+		if (G.flush_safe) {
 			cuptiActivityFlushAll(0);
+			G.flushes++;
+		}
 		tixcap_queue_kick(&G.queue);
 	}
 	return NULL;
@@ -308,8 +313,7 @@ struct writer {
 	struct { void *ctx; uint32_t stream; } q[MAX_QUEUES]; /* whose drops to read */
 	size_t nq;
 	uint64_t last_dropped, last_lost;
-	int64_t last_buffer;        /* CLOCK_MONOTONIC when a buffer last came */
-	uint64_t launches_then;
+	uint64_t flushes_then, launches_then; /* when a buffer last came */
 	int starved_said;
 };
 
@@ -328,7 +332,7 @@ static void seen_queue(struct writer *wr, const struct tixcap_done *d)
 static void convert(struct writer *wr, const struct tixcap_done *d)
 {
 	seen_queue(wr, d);
-	wr->last_buffer = tixcap_clock_ns(CLOCK_MONOTONIC);
+	wr->flushes_then = G.flushes;
 	wr->launches_then = G.launches;
 	/* Converted even once taken over: what a buffer holds from before is
 	 * good, and the converter stops at the first record on a foreign clock. */
@@ -385,15 +389,17 @@ static void journal_side_rows(struct writer *wr)
 		            (unsigned long long)G.nodes_lost);
 		wr->last_lost = G.nodes_lost;
 	}
-	int64_t mono = tixcap_clock_ns(CLOCK_MONOTONIC);
 	if (G.flush_safe && !G.taken && !wr->starved_said && G.launches > wr->launches_then &&
-	    mono - wr->last_buffer > (int64_t)STARVE_PERIODS * G.o.flush_ms * 1000000) {
+	    G.flushes - wr->flushes_then >= STARVE_FLUSHES) {
 		wr->starved_said = 1;
-		char why[160];
-		snprintf(why, sizeof why, "no CUPTI buffer came back for %.1f s while the program "
-		         "launched %llu kernels", STARVE_PERIODS * G.o.flush_ms / 1000.0,
-		         (unsigned long long)(G.launches - wr->launches_then));
-		taken_over(why);
+		fprintf(stderr, "tixcap: pid %d: warning: no CUPTI buffer came back after %d flushes "
+		                "while the program launched %llu kernels: another CUPTI client "
+		                "(torch.profiler?) may have taken the activity records\n", (int)G.pid,
+		        STARVE_FLUSHES, (unsigned long long)(G.launches - wr->launches_then));
+		tixcap_note("no CUPTI buffer came back after %d flushes while the program launched "
+		            "%llu kernels: another CUPTI client (torch.profiler?) may have taken the "
+		            "activity records", STARVE_FLUSHES,
+		            (unsigned long long)(G.launches - wr->launches_then));
 	}
 	pthread_mutex_lock(&G.mu);
 	if (G.notes[0]) {
@@ -405,14 +411,15 @@ static void journal_side_rows(struct writer *wr)
 	 * written: the bound on what a kill lost. */
 	if (tixj_will_write(&G.w)) {
 		int64_t now = tixcap_now();
-		struct tixj_clock c = {now, tixcap_clock_ns(CLOCK_REALTIME), mono};
+		struct tixj_clock c = {now, tixcap_clock_ns(CLOCK_REALTIME),
+		                       tixcap_clock_ns(CLOCK_MONOTONIC)};
 		tixj_add(&G.w, TIXJ_CLOCKS, &c, now, now);
 	}
 }
 
 static void *writer_main(void *arg)
 {
-	struct writer wr = {.last_buffer = tixcap_clock_ns(CLOCK_MONOTONIC)};
+	struct writer wr = {0};
 	for (;;) {
 		struct tixcap_done d;
 		int rc = tixcap_queue_pop(&G.queue, &d, 2 * G.o.flush_ms);

@@ -73,6 +73,7 @@ struct tixcap_state {
 	int64_t t_init;
 	int64_t clock_offset;       /* CUPTI time - CLOCK_REALTIME at start */
 	_Atomic uint64_t launches;  /* kernel / graph launch calls the API callbacks saw */
+	_Atomic uint64_t flushes;   /* periodic cuptiActivityFlushAll calls made */
 	_Atomic int taken;          /* another CUPTI client took over: record nothing more */
 	struct pending_nodes nodes; /* under mu */
 	uint64_t nodes_lost;

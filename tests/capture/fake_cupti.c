@@ -507,8 +507,11 @@ void tixfake_run(const char *spec)
 	marker(CUPTI_ACTIVITY_FLAG_MARKER_END, window, NULL);
 	if (p.kineto_at >= 0) /* Kineto stops: kernel and API records off */
 		kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] = 0;
-	if (p.steal_at >= 0) { /* keep launching while the records go elsewhere */
-		for (int i = 0; i < 150; i++) {
+	if (p.steal_at >= 0) {
+		/* keep launching while the records go elsewhere, for 60 of tix's
+		 * flushes (it speaks up after 40), however slow the machine */
+		int start = tixfake_stats.flushes_plain;
+		for (int i = 0; i < 2000 && tixfake_stats.flushes_plain - start < 60; i++) {
 			int l = 0;
 			api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
 			    "__cudaLaunchKernel", in_launch, &l);
