@@ -161,6 +161,7 @@ static int is_journal(const char *path)
 
 static int build_with(const char *trace, const char *out, const struct open_opts *o,
                       const struct tix_build_opts *bo, struct tix_error *err);
+static void warn_on_open(const char *path, struct tix_index *ix);
 
 static int add_capture_file(struct open_opts *o, const char *path, struct tix_error *err)
 {
@@ -347,8 +348,12 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 	if (!S_ISREG(st.st_mode)) /* a FIFO would block; a pipe has no place for an index */
 		return tix_error_set(err, "%s: not a regular file (a pipe or device): save the trace to a file first",
 		                     path);
-	if (is_tix(path) || ends_with(path, ".tix"))
-		return tix_index_open(path, ix, err);
+	if (is_tix(path) || ends_with(path, ".tix")) {
+		if (tix_index_open(path, ix, err) != 0)
+			return -1;
+		warn_on_open(path, *ix);
+		return 0;
+	}
 
 	uint64_t size = 0, hash = 0;
 	int64_t mtime = 0;

@@ -77,7 +77,7 @@ static void json_num_or_null(const char *key, double v)
 	if (v < 0)
 		printf(", \"%s\": null", key);
 	else
-		printf(", \"%s\": %.6g", key, v);
+		printf(", \"%s\": %.1f", key, v);
 }
 
 /* A thread or process id as the trace gave it: a number, or a string

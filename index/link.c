@@ -368,16 +368,19 @@ static int mark_launches(struct linker *L, struct tix_error *err)
 	uint32_t gpu_work = b->c.kind_counts[TIX_KIND_KERNEL] + b->c.kind_counts[TIX_KIND_MEMCPY] +
 	                    b->c.kind_counts[TIX_KIND_MEMSET];
 	if (gpu_work == 0) {
+		/* The runtime and driver calls that would have GPU activity:
+		 * those with a correlation id (corr is still there in this phase). */
 		uint32_t launches = 0;
 		for (uint32_t i = 0; i < L->nrows; i++) {
 			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-			if (is_launch_kind(r->kind) && strstr(intern_str(&b->c.strings, r->name), "Launch"))
+			if (is_launch_kind(r->kind) && SPILL_AT(&L->corr, int64_t, i) >= 0)
 				launches++;
 		}
 		if (launches) {
 			snprintf(msg, sizeof(msg),
-			         "%u launch calls and no GPU activity at all: the profiler did not record "
-			         "the GPU side (CUPTI activity off?)", launches);
+			         "%u CUDA runtime/driver calls and no GPU activity at all (no kernel, memcpy "
+			         "or memset): the profiler did not record the GPU side (CUPTI activity off?)",
+			         launches);
 			if (linker_warn(L, msg, err) != 0)
 				return -1;
 		}

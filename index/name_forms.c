@@ -14,6 +14,61 @@
 /* libstdc++'s demangler (the C++ ABI's), declared here as tix_index is C. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
+/* The demangled name (malloc'd), or NULL.  libstdc++ 12 does not know
+ * DF16b (std::bfloat16_t, C++23), which ROCm's aiter and CK kernels use: it
+ * is demangled as Dn (decltype(nullptr)) instead -- a builtin type too, so
+ * never a substitution candidate and every back-reference stays valid --
+ * and the spelling put back.  Only when the name has no Dn of its own. */
+static char *demangle(const char *mangled)
+{
+	int status = -1;
+	char *d = __cxa_demangle(mangled, NULL, NULL, &status);
+	if (d && status == 0)
+		return d;
+	free(d);
+	if (!strstr(mangled, "DF16b") || strstr(mangled, "Dn"))
+		return NULL;
+	size_t len = strlen(mangled);
+	char *m = malloc(len + 1), *w = m;
+	if (!m)
+		return NULL;
+	for (const char *p = mangled; *p;) {
+		if (strncmp(p, "DF16b", 5) == 0) {
+			memcpy(w, "Dn", 2);
+			w += 2;
+			p += 5;
+		} else {
+			*w++ = *p++;
+		}
+	}
+	*w = 0;
+	d = __cxa_demangle(m, NULL, NULL, &status);
+	free(m);
+	if (!d || status != 0) {
+		free(d);
+		return NULL;
+	}
+	static const char from[] = "decltype(nullptr)", to[] = "std::bfloat16_t";
+	char *out = malloc(strlen(d) + 1); /* "to" is shorter than "from" */
+	if (out) {
+		char *o = out;
+		for (const char *p = d;;) {
+			const char *q = strstr(p, from);
+			size_t k = q ? (size_t)(q - p) : strlen(p);
+			memcpy(o, p, k);
+			o += k;
+			if (!q)
+				break;
+			memcpy(o, to, sizeof(to) - 1);
+			o += sizeof(to) - 1;
+			p = q + sizeof(from) - 1;
+		}
+		*o = 0;
+	}
+	free(d);
+	return out;
+}
+
 struct form {
 	uint32_t raw, full, shortened;
 	uint32_t label_len;
@@ -72,9 +127,8 @@ int linker_name_forms(struct linker *L, struct tix_error *err)
 		x->raw = x->full = raw;
 		const char *s = intern_str(S, raw);
 		if (s[0] == '_' && s[1] == 'Z') {
-			int status = -1;
-			char *d = __cxa_demangle(s, NULL, NULL, &status);
-			if (d && status == 0)
+			char *d = demangle(s);
+			if (d)
 				x->full = intern_add(S, d, strlen(d));
 			free(d);
 			if (x->full == TIX_NONE)

@@ -148,6 +148,9 @@ static const struct {
 	const char *has, *and_has;
 	double peak_Bps;
 } peaks[] = {
+	/* GH200 comes with HBM3 (4 TB/s) or HBM3e (4.9 TB/s) and its name does
+	 * not say which: unknown rather than a guess (and not "H200"). */
+	{"GH200", NULL, -1},
 	{"H200", NULL, 4.8e12},      {"H100", NULL, 3.35e12},    {"B200", NULL, 8.0e12},
 	{"MI300X", NULL, 5.3e12},    {"RTX PRO 6000", NULL, 1.79e12},
 	{"A100", "80GB", 2.0e12},    {"A100", NULL, 1.55e12},    {"V100", NULL, 0.9e12},

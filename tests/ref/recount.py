@@ -108,12 +108,15 @@ R6 Traffic (per GPU work event)
   entries, and has exactly one GPU work event launched beneath it (GPU work
   whose launch call it contains): bytes = sum over its first two inputs of
   numel (product of the dims; [] is 1) x element size, basis "aten::copy_".
-  Sizes, after dropping a "c10::" prefix (names compared exactly): Float 4,
-  Double 8, Half 2, BFloat16 2, Float8_* 1, Long 8, Int 4, Short 2, Char 1,
-  Byte 1, Bool 1; any other type: no bytes.  Else bytes null, basis null.
+  Sizes, after dropping a "c10::" prefix (names compared exactly), in the
+  C++ spellings Kineto writes (float 4, double 8, long int 8, int 4, short
+  int 2, bool 1, unsigned/signed char 1, Half 2, BFloat16 2, Float8_* 1,
+  complex<float> 8, ...; see ELEM_SIZE) or the ScalarType names (Float 4,
+  Double 8, Long 8, Int 4, Short 2, Char 1, Byte 1, Bool 1); any other type:
+  no bytes.  Else bytes null, basis null.
   bandwidth = bytes / (dur_ns / 1e9) B/s (null when dur is 0).  peak: the
   top-level deviceProperties entry whose "id" is the event's args "device"
-  (else the first entry); its "name" containing, first hit wins: H200 4.8e12,
+  (else the first entry); its "name" containing, first hit wins: GH200 unknown, H200 4.8e12,
   H100 3.35e12, B200 8.0e12, MI300X 5.3e12, "RTX PRO 6000" 1.79e12, A100 and
   80GB 2.0e12, A100 1.55e12, V100 0.9e12; else null.  bandwidth > peak:
   bandwidth null, over_peak true; else over_peak false.
@@ -221,9 +224,18 @@ STEP_RULES = [
     ("vLLM execute_model", r"^execute_model$"),
 ]
 
+# Kineto writes the C++ names of the element types ("float", "long int",
+# "c10::BFloat16"); the ScalarType names are accepted too.
 ELEM_SIZE = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Long": 8, "Int": 4,
-             "Short": 2, "Char": 1, "Byte": 1, "Bool": 1}
-PEAKS = [(("H200",), 4.8e12), (("H100",), 3.35e12), (("B200",), 8.0e12),
+             "Short": 2, "Char": 1, "Byte": 1, "Bool": 1,
+             "float": 4, "double": 8, "long int": 8, "long": 8, "int64_t": 8, "int": 4,
+             "short int": 2, "short": 2, "bool": 1, "unsigned char": 1, "signed char": 1,
+             "char": 1, "unsigned int": 4, "unsigned short": 2, "unsigned long": 8,
+             "uint8_t": 1, "int8_t": 1, "complex<float>": 8, "complex<double>": 16,
+             "complex<c10::Half>": 4, "qint8": 1, "quint8": 1, "qint32": 4, "quint4x2": 1,
+             "Float4_e2m1fn_x2": 1}
+# GH200 names no memory type (HBM3 4 TB/s or HBM3e 4.9 TB/s): unknown.
+PEAKS = [(("GH200",), None), (("H200",), 4.8e12), (("H100",), 3.35e12), (("B200",), 8.0e12),
          (("MI300X",), 5.3e12), (("RTX PRO 6000",), 1.79e12), (("A100", "80GB"), 2.0e12),
          (("A100",), 1.55e12), (("V100",), 0.9e12)]
 ARG_KEYS = [("grid", "grid"), ("block", "block"), ("registers", "registers per thread"),
