@@ -53,5 +53,6 @@ int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_index(int argc, char **argv);
+int cmd_capture(int argc, char **argv, const char *exe); /* cli/capture.c */
 
 #endif /* TIX_CLI_H */

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cupti_capture/capture.h"
 #include "tui/tui.h"
 
 static const char usage[] =
@@ -116,6 +115,6 @@ int main(int argc, char **argv)
 	if (!strcmp(verb, "info"))
 		return cmd_info(argc - 1, argv + 1);
 	if (!strcmp(verb, "capture"))
-		return tixcap_main(argc - 1, argv + 1, argv[0]);
+		return cmd_capture(argc - 1, argv + 1, argv[0]);
 	return open_tui(argc, argv);
 }
