@@ -15,6 +15,14 @@
 #   SKIP_2X=1     skip the 2x-size trace
 #   REAL_TRACE    real Kineto trace timed for reference
 #                 (default: REPO/../shared/traces/v100_8gpu_train.pt.trace.json.gz)
+#   SKIP_GZ=1     skip the .json.gz rows (zcat, igzip, tix index of the same
+#                 trace gzipped with gzip -6, made once)
+#   BENCH_REOPEN_MB  sizes (MB) of the traces whose index reopen is timed
+#                 besides the main one (default "150 2000 5000"; "" for none).
+#                 Each is generated and indexed once; the index is kept in
+#                 BENCH_DIR, the JSON deleted (disk) unless BENCH_KEEP=1
+#   BENCH_TUI=1   also runs bench/tui_latency.sh on the largest of those
+#                 indexes (needs tmux)
 #
 # Exits non-zero only on errors (a missing binary, a failing command); targets
 # that are missed are reported in the table, not as a failure.
@@ -117,6 +125,10 @@ T_WALK=$(jget "$W" seconds)
 WALK_EVENTS=$(jget "$W" events)
 WALK_IMPL=$(jget "$W" implementation)
 
+log "the floor: two-thread walk that also takes every args value's text"
+WF=$("$WALK" "$TRACE" 3 --threads 2 --args) || die "walk --args failed"
+T_FLOOR=$(jget "$WF" seconds)
+
 JSON_BYTES=$(stat -c %s "$TRACE")
 TIX_BYTES=$(stat -c %s "$TIXOUT")
 
@@ -134,6 +146,60 @@ if [ "${SKIP_2X:-0}" != 1 ]; then
 	JSON2_BYTES=$(stat -c %s "$TRACE2")
 	rm -f "$BENCH_DIR/bench2x.tix"
 	warm "$TRACE"
+fi
+
+# -- the same trace gzipped ----------------------------------------------------
+T_GZ=""; T_ZCAT=""; T_IGZIP=""; GZ_BYTES=""; ANON_GZ=""
+if [ "${SKIP_GZ:-0}" != 1 ]; then
+	GZ=$TRACE.gz
+	if [ ! -s "$GZ" ]; then
+		log "compressing $GZ (gzip -6, once)"
+		gzip -6 -c "$TRACE" >"$GZ.part" && mv "$GZ.part" "$GZ"
+	fi
+	GZ_BYTES=$(stat -c %s "$GZ")
+	warm "$GZ"
+	log "zcat, igzip and tix index of the .gz (best of $INDEX_RUNS each)"
+	T_ZCAT=$(best_of $INDEX_RUNS sh -c 'zcat "$1" >/dev/null' zcat "$GZ")
+	if command -v igzip >/dev/null; then
+		T_IGZIP=$(best_of $INDEX_RUNS sh -c 'igzip -dc "$1" >/dev/null' igzip "$GZ")
+	fi
+	"$TIX" index "$GZ" -o "$BENCH_DIR/gz.tix" >/dev/null 2>&1 || die "tix index of the .gz failed"
+	# the plain and the gzipped trace in turns, so that both see the same load
+	T_GZ=""; T_INDEX_TURNS=""
+	for ((i = 0; i < INDEX_RUNS; i++)); do
+		a=$(best_of 1 "$TIX" index "$TRACE" -o "$TIXOUT")
+		b=$(best_of 1 "$TIX" index "$GZ" -o "$BENCH_DIR/gz.tix")
+		T_INDEX_TURNS=$(python3 -c "print(min(x for x in ($a, ${T_INDEX_TURNS:-1e9})))")
+		T_GZ=$(python3 -c "print(min(x for x in ($b, ${T_GZ:-1e9})))")
+	done
+	PG=$(peak_anon "$TIX" index "$GZ" -o "$BENCH_DIR/gz.tix")
+	ANON_GZ=$(jget "$PG" peak_anon_kb)
+	rm -f "$BENCH_DIR/gz.tix"
+	warm "$TRACE"
+fi
+
+# -- reopen against index size ---------------------------------------------------
+REOPEN_ROWS=""
+for mb in ${BENCH_REOPEN_MB-150 2000 5000}; do
+	RX=$BENCH_DIR/reopen-$mb.tix
+	if [ ! -s "$RX" ]; then
+		gen "$mb" "$BENCH_DIR/reopen-$mb.json"
+		"$TIX" index "$BENCH_DIR/reopen-$mb.json" -o "$RX" >/dev/null 2>&1 || die "tix index of reopen-$mb failed"
+		stat -c %s "$BENCH_DIR/reopen-$mb.json" >"$RX.jsonsize"
+		[ "${BENCH_KEEP:-0}" = 1 ] || rm -f "$BENCH_DIR/reopen-$mb.json"
+	fi
+	cat "$RX" >/dev/null
+	t=$(best_of $REOPEN_RUNS "$TIX" summary "$RX" --top 1)
+	REOPEN_ROWS="$REOPEN_ROWS $mb:$t:$(cat "$RX.jsonsize"):$(stat -c %s "$RX")"
+	LARGEST_TIX=$RX
+done
+
+TUI_MAX=""; TUI_TABLE=""
+if [ "${BENCH_TUI:-0}" = 1 ] && [ -n "${LARGEST_TIX:-}" ]; then
+	log "TUI key latency on $LARGEST_TIX"
+	TUI_TABLE=$(TIX="$TIX" BENCH_DIR="$BENCH_DIR" TUI_TIX="$LARGEST_TIX" "$REPO/bench/tui_latency.sh") ||
+		die "tui_latency.sh failed"
+	TUI_MAX=$(echo "$TUI_TABLE" | sed -n 's/^all [0-9]* keys: max \([0-9.]*\) ms.*/\1/p')
 fi
 
 T_REAL=""; REAL_MSG=""; REAL_BYTES=""; ANON_REAL=""
@@ -158,6 +224,7 @@ if [ "${SKIP_PYTHON:-0}" != 1 ]; then
 fi
 
 # -- report ----------------------------------------------------------------------
+export T_FLOOR T_GZ T_ZCAT T_IGZIP GZ_BYTES ANON_GZ T_INDEX_TURNS REOPEN_ROWS TUI_MAX TUI_TABLE
 export T_INDEX T_WALK T_PY PY_KB ANON1 HWM1 ANON2 T2 JSON_BYTES JSON2_BYTES TIX_BYTES \
 	T_REOPEN WALK_EVENTS WALK_IMPL INDEX_MSG INDEX2_MSG T_REAL REAL_MSG REAL_BYTES ANON_REAL \
 	TIX REAL_TRACE BENCH_DIR
@@ -185,6 +252,22 @@ row("reopen: tix summary X.tix --top 1", f"{1000*f('T_REOPEN'):.1f} ms", "best o
 if e.get("T2"):
     row("tix index, 2x trace", f"{f('T2'):.3f} s", f"{f('JSON2_BYTES')/1e6:.0f} MB; {e['INDEX2_MSG'].strip()}")
     row("tix index peak anon, 2x trace", f"{anon2:.1f} MB", "")
+row("floor: 2-thread walk with args", f"{f('T_FLOOR'):.3f} s", "every args value's text from the key positions")
+if e.get("T_GZ"):
+    row(".json.gz (gzip -6)", f"{f('GZ_BYTES')/1e6:.1f} MB", f"{jb/f('GZ_BYTES'):.1f}x smaller")
+    row("zcat > /dev/null (best of 3)", f"{f('T_ZCAT'):.3f} s", "zlib, one thread")
+    if e.get("T_IGZIP"):
+        row("igzip -dc > /dev/null (best of 3)", f"{f('T_IGZIP'):.3f} s", "ISA-L, one thread")
+    row("tix index .json.gz (best of 3)", f"{f('T_GZ'):.3f} s",
+        f"plain {f('T_INDEX_TURNS'):.3f} s in the same turns; peak anon {f('ANON_GZ')/1024:.1f} MB")
+reopen = []
+for item in e.get("REOPEN_ROWS", "").split():
+    mb, t, jsz, tsz = item.split(":")
+    reopen.append((int(mb), float(t), float(jsz), float(tsz)))
+    row(f"reopen, {float(jsz)/1e9:.2f} GB trace", f"{1000*float(t):.1f} ms",
+        f".tix {float(tsz)/1e6:.0f} MB; summary --top 1, best of 5")
+if e.get("TUI_MAX"):
+    row("TUI keys, largest index", f"{f('TUI_MAX'):.1f} ms", "max over bench/tui_latency.sh's keys")
 if e.get("T_REAL"):
     row(f"tix index, {os.path.basename(e['REAL_TRACE'])}", f"{1000*f('T_REAL'):.0f} ms",
         f"{f('REAL_BYTES')/1e6:.2f} MB gz, peak anon {f('ANON_REAL')/1024:.1f} MB; {e['REAL_MSG'].strip()}")
@@ -196,6 +279,17 @@ checks = []
 if t_py is not None:
     checks.append(("json.load / tix index", t_py / t_index, ">= 60", t_py / t_index >= 60, "x"))
 checks.append(("tix index / bare walk", t_index / t_walk, "<= 2", t_index / t_walk <= 2, "x"))
+checks.append(("tix index / floor", t_index / f("T_FLOOR"), "<= 1.3", t_index / f("T_FLOOR") <= 1.3, "x"))
+if e.get("T_GZ"):
+    r = f("T_GZ") / f("T_INDEX_TURNS")
+    checks.append((".gz index / plain index", r, "<= 1.25", r <= 1.25, "x"))
+    checks.append(("peak anon MB, .gz", f("ANON_GZ") / 1024, "<= 256", f("ANON_GZ") / 1024 <= 256, ""))
+if len(reopen) >= 2:
+    lo, hi = min(reopen), max(reopen)
+    r = hi[1] / lo[1]
+    checks.append((f"reopen {hi[2]/1e9:.1f} GB / {lo[2]/1e9:.2f} GB", r, "<= 1.5", r <= 1.5, "x"))
+if e.get("TUI_MAX"):
+    checks.append(("TUI key ms, largest", f("TUI_MAX"), "< 50", f("TUI_MAX") < 50, ""))
 checks.append(("peak anon MB", anon1, "<= 256", anon1 <= 256, ""))
 if anon2 is not None:
     checks.append(("peak anon MB, 2x trace", anon2, "<= 256", anon2 <= 256, ""))
@@ -204,8 +298,13 @@ checks.append(("reopen ms", 1000 * f("T_REOPEN"), "< 50", 1000 * f("T_REOPEN") <
 print("\n  target                      measured   target   ")
 for name, v, tgt, ok, unit in checks:
     print(f"  {name:<26} {v:>9.2f}{unit:1} {tgt:>8}   {'met' if ok else 'MISSED'}")
+if e.get("TUI_TABLE"):
+    print("\n" + "\n".join("  " + l for l in e["TUI_TABLE"].splitlines()))
 res = {k.lower(): e.get(k) for k in ("T_INDEX", "T_WALK", "T_PY", "T_REOPEN", "T2", "T_REAL",
-                                      "JSON_BYTES", "JSON2_BYTES", "TIX_BYTES", "WALK_EVENTS")}
+                                      "JSON_BYTES", "JSON2_BYTES", "TIX_BYTES", "WALK_EVENTS",
+                                      "T_FLOOR", "T_GZ", "T_ZCAT", "T_IGZIP", "GZ_BYTES",
+                                      "T_INDEX_TURNS", "TUI_MAX")}
+res["reopen"] = [{"mb": m, "seconds": t, "json_bytes": j, "tix_bytes": x} for m, t, j, x in reopen]
 res.update(peak_anon_mb=anon1, peak_anon_2x_mb=anon2,
            checks={n: {"value": round(v, 3), "target": t, "met": ok} for n, v, t, ok, _ in checks})
 with open(os.path.join(e["BENCH_DIR"], "results.json"), "w") as fh:
