@@ -10,9 +10,11 @@
  * are restored.  A guess that landed inside a string or a nested array makes
  * that parse fail; the window is then walked by a careful byte scanner that
  * knows strings and nesting, one event at a time, which also gives exact
- * byte offsets for errors.  Gzip input is inflated into one reused buffer
- * and goes through the same windows.  Memory: one window buffer for gzip,
- * simdjson's buffers for one window, whatever the file size.
+ * byte offsets for errors.  Gzip input is inflated (parse/inflate.c) into
+ * one reused buffer and goes through the same windows; a large one is
+ * parsed by two threads too (see "two threads over one gzip stream").
+ * Memory: one window buffer per gzip thread, simdjson's buffers for one
+ * window per thread, whatever the file size.
  *
  * Known limits:
  * - Invalid UTF-8 inside an event is replaced, byte for byte, by '?', and

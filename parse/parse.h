@@ -6,7 +6,8 @@
  * The file is mapped, not read: windows of events are parsed in place with
  * simdjson On-Demand (see parse.c for how a window is cut and checked), so
  * memory stays bounded whatever the trace size.  Gzip input is inflated
- * through one reused window.  Known limits are listed at the top of parse.c.
+ * (ISA-L, or zlib) through one reused window per thread.  Known limits are
+ * listed at the top of parse.c.
  */
 #ifndef TIX_PARSE_H
 #define TIX_PARSE_H
