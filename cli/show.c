@@ -175,7 +175,7 @@ int cmd_show(int argc, char **argv)
 	struct tix_index *ix;
 	if (args_open(&a, &ix) != 0) {
 		regfree(&re);
-		return EXIT_BAD_INPUT;
+		return a.exit_status;
 	}
 	const struct tix_group *gs;
 	uint32_t ng;

@@ -133,7 +133,7 @@ static int build_index(const char *journal, const char *step_marker)
 		.source_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
 		.step_marker = step_marker,
 	};
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	struct tix_builder *b = tix_builder_new(out, &o, &err);
 	if (!b) {
 		fprintf(stderr, "tix capture: %s\n", err.msg);

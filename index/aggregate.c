@@ -215,7 +215,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 	memset(&ivals, 0, sizeof(ivals));
 	mem.fd = sorted.fd = ivals.fd = -1;
 	if (dedup_init(&keys, sizeof(struct group_key)) != 0)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	if (linker_spill(L, &mem, sizeof(struct member), err))
 		goto out;
 
@@ -420,7 +420,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_set(err, "out of memory");
+	rc = tix_error_env(err, "out of memory");
 out:
 	spill_done(&mem);
 	spill_done(&sorted);
@@ -478,7 +478,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 	int rc = -1;
 	if (!op_of_name || dedup_init(&pairs, sizeof(struct opg_key)) != 0) {
 		free(op_of_name);
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	}
 	memset(op_of_name, 0xff, (nstr + 1) * sizeof(*op_of_name));
 
@@ -642,7 +642,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_set(err, "out of memory");
+	rc = tix_error_env(err, "out of memory");
 out:
 	free(op_of_name);
 	free(acc);

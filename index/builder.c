@@ -29,12 +29,12 @@ static int collector_init(struct collector *c, const char *dir, const char *sour
 	if (intern_init(&c->strings) || dedup_init(&c->details, sizeof(struct tix_detail_disk)) ||
 	    dedup_init(&c->kinfos, sizeof(struct tix_kernel_info)) ||
 	    dedup_init(&c->opinfos, sizeof(struct tix_op_info)))
-		return tix_error_set(err, "%s: out of memory", source_path);
+		return tix_error_env(err, "%s: out of memory", source_path);
 	c->track_nslots = 64;
 	c->track_slots = calloc(c->track_nslots, sizeof(*c->track_slots));
 	c->memo = calloc(DETAIL_MEMO_SIZE, sizeof(*c->memo));
 	if (!c->track_slots || !c->memo)
-		return tix_error_set(err, "%s: out of memory", source_path);
+		return tix_error_env(err, "%s: out of memory", source_path);
 	for (int i = 0; i < DETAIL_MEMO_SIZE; i++)
 		c->memo[i].name = TIX_NONE;
 	if (spill_init(&c->rows, dir, out_path, sizeof(struct brow), err) ||
@@ -192,7 +192,7 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 		goto oom;
 	uint32_t t = track_of(c, &k);
 	if (t == TIX_NONE)
-		return tix_error_set(err, "%s: too many tracks (over 16M threads and streams)",
+		return tix_error_env(err, "%s: too many tracks (over 16M threads and streams)",
 		                     c->source_path);
 
 	uint32_t name = str_id(c, ev->name);
@@ -257,7 +257,7 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	}
 
 	if (c->rows.n >= UINT32_MAX / 2)
-		return tix_error_set(err, "%s: too many events (over 2 billion)", c->source_path);
+		return tix_error_env(err, "%s: too many events (over 2 billion)", c->source_path);
 	struct brow *r = spill_push(&c->rows, 1, err);
 	if (!r)
 		return -1;
@@ -277,7 +277,7 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	c->kind_counts[ev->kind]++;
 	return 0;
 oom:
-	return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+	return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
 }
 
 static int collect_flow(struct collector *c, const struct tix_flow_in *fl, struct tix_error *err)
@@ -286,10 +286,10 @@ static int collect_flow(struct collector *c, const struct tix_flow_in *fl, struc
 		return 0; /* only launch flows link anything tix shows */
 	struct btrack_key k;
 	if (key_of(c, &fl->pid, &fl->tid, &k) != 0)
-		return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+		return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
 	uint32_t t = track_of(c, &k);
 	if (t == TIX_NONE)
-		return tix_error_set(err, "%s: too many tracks", c->source_path);
+		return tix_error_env(err, "%s: too many tracks", c->source_path);
 	struct bflow *f = spill_push(&c->flows, 1, err);
 	if (!f)
 		return -1;
@@ -330,7 +330,7 @@ static int collect_track_meta(struct collector *c, const struct tix_id *pid, con
 		goto oom;
 	return 0;
 oom:
-	return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+	return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
 }
 
 static int push_top_meta(struct collector *c, uint32_t k, uint32_t v)
@@ -354,7 +354,7 @@ static int collect_meta(struct collector *c, struct tix_str key, struct tix_str 
 {
 	uint32_t k = str_id(c, key), v = str_id(c, json);
 	if (k == TIX_NONE || v == TIX_NONE || push_top_meta(c, k, v) != 0)
-		return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+		return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
 	return 0;
 }
 
@@ -362,7 +362,7 @@ static int collect_warn(struct collector *c, const char *msg, size_t n, struct t
 {
 	char *w = realloc(c->warnings, c->warnings_len + n + 3);
 	if (!w)
-		return tix_error_set(err, "%s: out of memory", c->source_path);
+		return tix_error_env(err, "%s: out of memory", c->source_path);
 	if (c->warnings_len) {
 		memcpy(w + c->warnings_len, "; ", 2);
 		c->warnings_len += 2;
@@ -459,7 +459,7 @@ static int collector_merge(struct collector *c, struct collector *x, uint32_t **
 	rc = 0;
 	goto out;
 oom:
-	tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+	tix_error_env(err, "%s: out of memory while indexing", c->source_path);
 out:
 	free(smap);
 	free(dmap);
@@ -493,7 +493,7 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 {
 	struct tix_builder *b = calloc(1, sizeof(*b));
 	if (!b) {
-		tix_error_set(err, "%s: out of memory", out_path);
+		tix_error_env(err, "%s: out of memory", out_path);
 		return NULL;
 	}
 	b->out_fd = -1;
@@ -508,14 +508,14 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 	b->step_marker = strdup(opts && opts->step_marker ? opts->step_marker : "");
 	b->base_time_ns = opts ? opts->base_time_ns : 0;
 	if (!b->out_path || !b->dir || !b->source_path || !b->step_marker) {
-		tix_error_set(err, "%s: out of memory", out_path);
+		tix_error_env(err, "%s: out of memory", out_path);
 		tix_builder_abort(b);
 		return NULL;
 	}
 	size_t n = strlen(out_path) + 16;
 	b->tmp_path = malloc(n);
 	if (!b->tmp_path) {
-		tix_error_set(err, "%s: out of memory", out_path);
+		tix_error_env(err, "%s: out of memory", out_path);
 		tix_builder_abort(b);
 		return NULL;
 	}
@@ -529,7 +529,7 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 	else
 		b->out_fd = mkostemp(b->tmp_path, O_CLOEXEC);
 	if (b->out_fd < 0) {
-		tix_error_set(err, "%s: cannot create the index: %s", out_path, strerror(errno));
+		tix_error_errno(err, errno, "%s: cannot create the index", out_path);
 		free(b->tmp_path);
 		b->tmp_path = NULL;
 		tix_builder_abort(b);
@@ -635,12 +635,12 @@ int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
 		rc = builder_link_and_write(b, err);
 	if (rc == 0) {
 		if (b->unnamed && name_tmpfile(b) != 0) {
-			rc = tix_error_set(err, "%s: cannot name the new index: %s", b->out_path,
+			rc = tix_error_env(err, "%s: cannot name the new index: %s", b->out_path,
 			                   strerror(errno));
 		} else if (close(b->out_fd) != 0) {
-			rc = tix_error_set(err, "%s: %s", b->out_path, strerror(errno));
+			rc = tix_error_env(err, "%s: %s", b->out_path, strerror(errno));
 		} else if (rename(b->tmp_path, b->out_path) != 0) {
-			rc = tix_error_set(err, "%s: cannot rename the index into place: %s",
+			rc = tix_error_env(err, "%s: cannot rename the index into place: %s",
 			                   b->out_path, strerror(errno));
 		} else {
 			free(b->tmp_path);
@@ -713,7 +713,7 @@ int tix_builder_sink_extra(struct tix_builder *b, struct tix_sink *sink, struct 
 	if (!b->extra) {
 		b->extra = malloc(sizeof(*b->extra));
 		if (!b->extra)
-			return tix_error_set(err, "%s: out of memory", b->source_path);
+			return tix_error_env(err, "%s: out of memory", b->source_path);
 		if (collector_init(b->extra, b->dir, b->source_path, b->out_path, err) != 0) {
 			collector_done(b->extra);
 			free(b->extra);

@@ -60,7 +60,7 @@ static int link_parents(struct linker *L, struct tix_error *err)
 {
 	uint32_t cap = 256, *stack = malloc(cap * sizeof(*stack));
 	if (!stack)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	for (uint32_t t = 0; t < L->ntracks; t++) {
 		uint32_t sp = 0;
 		uint32_t end = L->tracks[t].first_row + L->tracks[t].row_count;
@@ -82,7 +82,7 @@ static int link_parents(struct linker *L, struct tix_error *err)
 				uint32_t *s2 = realloc(stack, 2 * cap * sizeof(*stack));
 				if (!s2) {
 					free(stack);
-					return tix_error_set(err, "out of memory");
+					return tix_error_env(err, "out of memory");
 				}
 				stack = s2;
 				cap *= 2;
@@ -273,7 +273,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 	uint8_t *is_name = calloc(nstr + 1, 1);   /* 1: a CPU-side name, 2: a marker name */
 	uint32_t *markers = NULL;
 	if (!is_name)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (is_marker_kind(r->kind))
@@ -371,13 +371,13 @@ static int find_steps(struct linker *L, struct tix_error *err)
 		s->top_group = TIX_NONE;
 		L->step_rule = "none found: one step";
 		if (s->name == TIX_NONE)
-			return tix_error_set(err, "out of memory");
+			return tix_error_env(err, "out of memory");
 	}
 	return 0;
 oom:
 	free(is_name);
 	free(markers);
-	return tix_error_set(err, "out of memory");
+	return tix_error_env(err, "out of memory");
 }
 
 uint32_t linker_step_of(const struct linker *L, uint32_t row)

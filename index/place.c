@@ -59,7 +59,7 @@ uint32_t *linker_order_tracks(struct linker *L, struct tix_error *err)
 	if (!order || !remap || !L->tracks) {
 		free(order);
 		free(remap);
-		tix_error_set(err, "out of memory");
+		tix_error_env(err, "out of memory");
 		return NULL;
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -132,11 +132,11 @@ static int map_out_rows(struct linker *L, uint32_t n, struct tix_error *err)
 		return linker_spill(L, &L->rows, sizeof(struct tix_row_disk), err);
 	size_t bytes = (size_t)n * sizeof(struct tix_row_disk);
 	if (file_reserve(b->out_fd, 0, ROWS_OFFSET + bytes) != 0)
-		return tix_error_set(err, "%s: cannot grow the index to %zu MB: %s", b->out_path,
+		return tix_error_env(err, "%s: cannot grow the index to %zu MB: %s", b->out_path,
 		                     bytes >> 20, strerror(errno));
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, b->out_fd, ROWS_OFFSET);
 	if (p == MAP_FAILED)
-		return tix_error_set(err, "%s: cannot map the index: %s", b->out_path, strerror(errno));
+		return tix_error_env(err, "%s: cannot map the index: %s", b->out_path, strerror(errno));
 	memset(&L->rows, 0, sizeof(L->rows));
 	L->rows.fd = -1; /* the mapping is not a spill file of ours */
 	L->rows.base = p;
@@ -304,7 +304,7 @@ int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	memset(job, 0, sizeof(job));
 	uint32_t *cursor = malloc(2 * (L->ntracks + 1) * sizeof(*cursor));
 	if (!cursor)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	if (map_out_rows(L, n, err) || linker_spill(L, &L->corr, sizeof(int64_t), err) ||
 	    spill_resize(&L->corr, n, err))
 		goto out;
@@ -374,7 +374,7 @@ int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_set(err, "out of memory");
+	rc = tix_error_env(err, "out of memory");
 out:
 	free(cursor);
 	free(job[0].longs);

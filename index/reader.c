@@ -159,7 +159,7 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
 	if (fd < 0)
-		return BAD("%s: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
@@ -173,7 +173,7 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
-		return BAD("%s: cannot map: %s", path, strerror(errno));
+		return tix_error_env(err, "%s: cannot map: %s", path, strerror(errno));
 	struct tix_index *ix = calloc(1, sizeof(*ix));
 	if (!ix) {
 		munmap(map, (size_t)st.st_size);
@@ -210,7 +210,7 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	size_t tbytes = (size_t)h.section_count * sizeof(struct tix_section_disk);
 	unsigned char *hb = malloc(sizeof(h) + tbytes);
 	if (!hb) {
-		tix_error_set(err, "%s: out of memory", path);
+		tix_error_env(err, "%s: out of memory", path);
 		goto fail;
 	}
 	memcpy(hb, map, sizeof(h) + tbytes);

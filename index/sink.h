@@ -24,14 +24,38 @@
 
 #define TIX_NONE UINT32_MAX /* "no row / no string / no record" */
 
-struct tix_error {
-	char msg[512];
+/* What kind of failure an error is, set where the error is made; the CLI's
+ * exit status follows it (docs/CLI.md). */
+enum tix_error_class {
+	TIX_ERR_INPUT = 0, /* the trace, index or file named is bad or missing (exit 2) */
+	TIX_ERR_ENV,       /* the system refused: disk full, permission, memory, a name
+	                    * too long, something in the way of the index (exit 3) */
 };
 
-/* Formats err->msg (printf-style) and returns -1, so callers can
- * `return tix_error_set(err, "...")`.  err may be NULL. */
+struct tix_error {
+	char msg[512];
+	enum tix_error_class cls;
+};
+
+/* Formats err->msg (printf-style), with every byte that is not printable
+ * (control characters, invalid UTF-8: a file name may hold anything) made
+ * printable as by tix_printable(), so a message is always one line and never
+ * reaches the terminal as an escape sequence.  Returns -1, so callers can
+ * `return tix_error_set(err, "...")`.  err may be NULL.
+ *   tix_error_set    class TIX_ERR_INPUT
+ *   tix_error_env    class TIX_ERR_ENV
+ *   tix_error_errno  appends ": strerror(errnum)"; the class is
+ *                    tix_errno_class(errnum) */
 int tix_error_set(struct tix_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+int tix_error_env(struct tix_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int tix_error_errno(struct tix_error *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The class of a failure with errno e on a file the user named: a name
+ * that leads nowhere (ENOENT, ENOTDIR, EISDIR, ELOOP, ENXIO...) is bad
+ * input; anything else (EACCES, ENOSPC, EIO, ENOMEM...) is the environment. */
+enum tix_error_class tix_errno_class(int e);
 
 /* ---- event kinds --------------------------------------------------------
  * One row per kind: enum name, short label (CLI/TUI), Kineto "cat" written
@@ -149,10 +173,14 @@ struct tix_sink {
 	 * share turned out to be invalid).  May be NULL. */
 	void (*discard)(void *ctx);
 };
-/* s made fit for a one-line message: control characters and bytes that are
- * not printable ASCII are written as \xNN, and it is cut (with "...") to fit
- * cap.  Returns buf. */
+/* s made fit for a one-line message: control characters (C0, DEL, C1) and
+ * bytes that are not part of valid UTF-8 are written as \xNN; valid UTF-8
+ * text passes as it is.  Cut (with "...") to fit cap.  Returns buf. */
 const char *tix_printable(const char *s, char *buf, size_t cap);
+/* The length of the valid UTF-8 sequence at p (1-4; avail bytes are there),
+ * or 0 when p[0] does not start one (overlong forms, surrogates and code
+ * points past U+10FFFF are not valid). */
+size_t tix_utf8_len(const unsigned char *p, size_t avail);
 
 /* A fast 64-bit hash of bytes (used for the checksums and the cache key). */
 uint64_t tix_hash64(const void *data, size_t len, uint64_t seed);

@@ -40,7 +40,7 @@ int spill_init(struct spill *s, const char *dir, const char *label, size_t elem,
 		snprintf(path, sizeof(path), "%s/.tix-spill-XXXXXX", dir);
 		s->fd = mkostemp(path, O_CLOEXEC);
 		if (s->fd < 0)
-			return tix_error_set(err, "%s: cannot create a temporary file in %s: %s",
+			return tix_error_env(err, "%s: cannot create a temporary file in %s: %s",
 			                     label, dir, strerror(errno));
 		unlink(path);
 	}
@@ -56,7 +56,7 @@ static int spill_reserve(struct spill *s, size_t need, struct tix_error *err)
 		cap *= 2;
 	size_t bytes = cap * s->elem;
 	if (file_reserve(s->fd, s->cap * s->elem, bytes) != 0)
-		return tix_error_set(err, "%s: cannot grow a temporary file to %zu MB: %s",
+		return tix_error_env(err, "%s: cannot grow a temporary file to %zu MB: %s",
 		                     s->label, (bytes + (1 << 20) - 1) >> 20, strerror(errno));
 	void *p;
 	if (s->base)
@@ -64,7 +64,7 @@ static int spill_reserve(struct spill *s, size_t need, struct tix_error *err)
 	else
 		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
 	if (p == MAP_FAILED)
-		return tix_error_set(err, "%s: cannot map a temporary file: %s", s->label, strerror(errno));
+		return tix_error_env(err, "%s: cannot map a temporary file: %s", s->label, strerror(errno));
 	s->base = p;
 	s->cap = cap;
 	return 0;

@@ -26,7 +26,7 @@ static int write_all(int fd, const void *p, size_t n, uint64_t off, const char *
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return tix_error_set(err, "%s: cannot write the index: %s", path,
+			return tix_error_env(err, "%s: cannot write the index: %s", path,
 			                     strerror(errno));
 		}
 		c += w;
@@ -56,7 +56,7 @@ int linker_write(struct linker *L, struct tix_error *err)
 	memcpy(meta.kind_counts, b->c.kind_counts, sizeof(meta.kind_counts));
 	if (meta.source_path == TIX_NONE || meta.step_marker == TIX_NONE ||
 	    meta.warnings == TIX_NONE || meta.step_rule == TIX_NONE)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 
 	struct out_section secs[] = {
 		{TIX_SEC_META, sizeof(meta), &meta, sizeof(meta)},
@@ -127,7 +127,7 @@ int linker_write(struct linker *L, struct tix_error *err)
 	if (write_all(b->out_fd, hb, sizeof(hb), 0, b->out_path, err) != 0)
 		return -1;
 	if (ftruncate(b->out_fd, (off_t)off) != 0)
-		return tix_error_set(err, "%s: %s", b->out_path, strerror(errno));
+		return tix_error_env(err, "%s: %s", b->out_path, strerror(errno));
 	return 0;
 }
 

@@ -268,14 +268,14 @@ static int same_track(const struct tix_event_in *a, const struct tix_id *pid, co
 static int push_begin(struct event_conv *c, const struct tix_event_in *e, struct tix_error *err)
 {
 	if (reserve_one(&c->open, &c->open_cap, c->nopen, sizeof(*c->open)) != 0)
-		return tix_error_set(err, "%s: out of memory", c->path);
+		return tix_error_env(err, "%s: out of memory", c->path);
 	struct tix_str parts[5] = {e->pid.str, e->tid.str, e->name, e->cat, e->args};
 	size_t total = 0;
 	for (int i = 0; i < 5; i++)
 		total += parts[i].len + 1;
 	char *buf = malloc(total), *w = buf;
 	if (!buf)
-		return tix_error_set(err, "%s: out of memory", c->path);
+		return tix_error_env(err, "%s: out of memory", c->path);
 	struct open_begin *ob = &c->open[c->nopen++];
 	ob->ev = *e;
 	ob->ev.launch = NULL;
@@ -310,11 +310,11 @@ static int pop_end(struct event_conv *c, const struct tix_id *pid, const struct 
 	}
 	if (c->keep_orphan_ends) { /* its "B" may be in the other half */
 		if (reserve_one(&c->orphans, &c->orphans_cap, c->norphans, sizeof(*c->orphans)) != 0)
-			return tix_error_set(err, "%s: out of memory", c->path);
+			return tix_error_env(err, "%s: out of memory", c->path);
 		size_t pl = pid->str.ptr ? pid->str.len : 0, tl = tid->str.ptr ? tid->str.len : 0;
 		char *buf = malloc(pl + tl + 2);
 		if (!buf)
-			return tix_error_set(err, "%s: out of memory", c->path);
+			return tix_error_env(err, "%s: out of memory", c->path);
 		struct orphan_end *o = &c->orphans[c->norphans++];
 		o->pid = *pid;
 		o->tid = *tid;
@@ -343,7 +343,7 @@ int event_conv_adopt(struct event_conv *c, struct event_conv *second, struct tix
 	}
 	for (size_t i = 0; i < second->nopen; i++) {
 		if (reserve_one(&c->open, &c->open_cap, c->nopen, sizeof(*c->open)) != 0)
-			return tix_error_set(err, "%s: out of memory", c->path);
+			return tix_error_env(err, "%s: out of memory", c->path);
 		c->open[c->nopen++] = second->open[i]; /* takes its copies */
 	}
 	second->nopen = 0;

@@ -373,7 +373,7 @@ static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_
 	size_t maplen;
 	char *b = map_padded(fd, size, &maplen);
 	if (!b)
-		return tix_error_set(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
+		return tix_error_env(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
 	struct sigaction old_bus;
 	catch_sigbus(&old_bus);
 	sigjmp_buf jb;
@@ -395,7 +395,7 @@ static int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_pa
 {
 	unsigned char *in = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
 	if (size && in == MAP_FAILED)
-		return tix_error_set(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
+		return tix_error_env(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
 	if (in)
 		madvise(in, size, MADV_SEQUENTIAL);
 	size_t pad = shim_padding();
@@ -405,7 +405,7 @@ static int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_pa
 	memset(&z, 0, sizeof(z));
 	int rc = -1;
 	if (!buf || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-		tix_error_set(r->err, "%s: out of memory", r->path);
+		tix_error_env(r->err, "%s: out of memory", r->path);
 		goto out;
 	}
 	z.next_in = in;
@@ -462,7 +462,7 @@ static int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_pa
 			size_t ncap = cap * 2;
 			char *nb = realloc(buf, ncap + pad);
 			if (!nb) {
-				tix_error_set(r->err, "%s: out of memory", r->path);
+				tix_error_env(r->err, "%s: out of memory", r->path);
 				goto out;
 			}
 			buf = nb;
@@ -499,11 +499,11 @@ int tix_parse_trace(const char *path, const struct tix_sink *sink,
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return tix_error_set(err, "%s: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		close(fd);
-		return tix_error_set(err, "%s: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	}
 	if (S_ISDIR(st.st_mode)) {
 		close(fd);
@@ -517,12 +517,12 @@ int tix_parse_trace(const char *path, const struct tix_sink *sink,
 	unsigned char magic[2] = {0, 0};
 	if (size >= 2 && pread(fd, magic, 2, 0) != 2) {
 		close(fd);
-		return tix_error_set(err, "%s: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	}
 	if (reader_init(&r, path, sink, err) != 0) {
 		reader_done(&r);
 		close(fd);
-		return tix_error_set(err, "%s: out of memory", path);
+		return tix_error_env(err, "%s: out of memory", path);
 	}
 	r.gzip = magic[0] == 0x1f && magic[1] == 0x8b;
 	int rc = r.gzip ? parse_gzip(&r, fd, size, opts, result) : parse_mapped(&r, fd, size, opts, result);

@@ -72,7 +72,7 @@ static int check(const char *lib, const char *scratch, int how)
 	struct tix_sink s;
 	rec_init(&r, &s);
 	struct tixcap_journal_result res;
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	CHECK(n == 1 && tixcap_journal_read(path, &s, &res, &err) == 0);
 	CHECK(!res.truncated);
 	CHECK_EQ_INT(rec_count(&r, TIX_KIND_KERNEL), 9); /* 3 buffers x 3 kernels */
