@@ -61,7 +61,8 @@ static int source_identity(const char *path, struct source_id *id)
 
 static int same_source(const struct tix_source_info *si, const struct source_id *id)
 {
-	return si->size == id->size && si->mtime_ns == id->mtime_ns && si->hash == id->hash;
+	return si->size == id->size && si->mtime_ns == id->mtime_ns && si->hash == id->hash &&
+	       si->dev == id->dev && si->ino == id->ino && si->ctime_ns == id->ctime_ns;
 }
 
 static int dir_writable(const char *file)
@@ -216,6 +217,9 @@ static int build(const char *trace, const char *out, const struct open_opts *o,
 		.source_size = id->size,
 		.source_mtime_ns = id->mtime_ns,
 		.source_hash = id->hash,
+		.source_dev = id->dev,
+		.source_ino = id->ino,
+		.source_ctime_ns = id->ctime_ns,
 		.step_marker = o->step_marker,
 	};
 	struct tix_builder *b = tix_builder_new(out, &bo, err);

@@ -107,7 +107,7 @@ struct tix_long_dur_disk {       /* 16 bytes, sorted by row */
 	int64_t dur_ns;
 };
 
-struct tix_meta_disk {           /* 160 bytes */
+struct tix_meta_disk {           /* 168 bytes */
 	uint64_t source_size;
 	int64_t source_mtime_ns;
 	uint64_t source_hash;
@@ -120,7 +120,13 @@ struct tix_meta_disk {           /* 160 bytes */
 	uint32_t step_rule;
 	uint32_t gpu_without_launch;
 	uint32_t kind_counts[16];
-	uint32_t reserved[5];
+	uint32_t reserved[1];
+	/* The source's st_dev, st_ino and st_ctime: a file of the same size
+	 * moved over it, its mtime put back, is another inode, and its ctime
+	 * changed (utimes sets it). */
+	uint64_t source_dev;
+	uint64_t source_ino;
+	int64_t source_ctime_ns;
 };
 
 enum tix_section_id {
@@ -134,7 +140,7 @@ _Static_assert(sizeof(struct tix_header_disk) == 64, "header layout");
 _Static_assert(sizeof(struct tix_section_disk) == 32, "section layout");
 _Static_assert(sizeof(struct tix_row_disk) == 32, "row layout");
 _Static_assert(sizeof(struct tix_detail_disk) == 16, "detail layout");
-_Static_assert(sizeof(struct tix_meta_disk) == 160, "meta layout");
+_Static_assert(sizeof(struct tix_meta_disk) == 168, "meta layout");
 _Static_assert(sizeof(struct tix_track) == 56, "track layout");
 _Static_assert(sizeof(struct tix_kernel_info) == 72, "kernel info layout");
 _Static_assert(sizeof(struct tix_op_info) == 16, "op info layout");

@@ -39,6 +39,8 @@ struct tix_source_info {
 	uint64_t size;
 	int64_t mtime_ns;
 	uint64_t hash;
+	uint64_t dev, ino;         /* st_dev, st_ino */
+	int64_t ctime_ns;
 	const char *path;          /* as given at build time; "" if none */
 	const char *step_marker;   /* "" when the defaults were used */
 };

@@ -326,6 +326,9 @@ void tix_index_source(const struct tix_index *ix, struct tix_source_info *out)
 	out->size = ix->meta->source_size;
 	out->mtime_ns = ix->meta->source_mtime_ns;
 	out->hash = ix->meta->source_hash;
+	out->dev = ix->meta->source_dev;
+	out->ino = ix->meta->source_ino;
+	out->ctime_ns = ix->meta->source_ctime_ns;
 	out->path = tix_str(ix, ix->meta->source_path);
 	out->step_marker = tix_str(ix, ix->meta->step_marker);
 }

@@ -44,6 +44,9 @@ int linker_write(struct linker *L, struct tix_error *err)
 	meta.source_size = b->opts.source_size;
 	meta.source_mtime_ns = b->opts.source_mtime_ns;
 	meta.source_hash = b->opts.source_hash;
+	meta.source_dev = b->opts.source_dev;
+	meta.source_ino = b->opts.source_ino;
+	meta.source_ctime_ns = b->opts.source_ctime_ns;
 	meta.base_time_ns = b->base_time_ns;
 	meta.first_ns = L->first_ns;
 	meta.last_ns = L->last_ns;
