@@ -214,7 +214,7 @@ static void summary_kernels(struct tix_index *ix, const struct args *a)
 		ng = tix_group_count(ix);
 	}
 	for (uint32_t i = 0; i < ng; i++)
-		total += gs[i].total_ns;
+		total = tix_sat_add(total, gs[i].total_ns);
 	long top = a->top >= 0 ? a->top : (!strcmp(a->format, "text") ? 25 : (long)ng);
 	uint32_t n = ng < (uint64_t)top ? ng : (uint32_t)top;
 	if (!strcmp(a->format, "json")) {
@@ -316,7 +316,7 @@ static const struct tix_group *top_kernel(struct tix_index *ix, uint32_t s, int6
 	for (uint32_t i = 0; i < ng; i++) {
 		if (gs[i].kind != TIX_KIND_KERNEL)
 			continue;
-		*kernel_ns += gs[i].total_ns;
+		*kernel_ns = tix_sat_add(*kernel_ns, gs[i].total_ns);
 		if (!top)
 			top = &gs[i];
 	}

@@ -112,7 +112,7 @@ static int group_stats(struct tix_group *g, const struct member *m, uint32_t n, 
 		s->durs[i] = d;
 		s->infos[i] = m[i].kinfo;
 		same_info &= m[i].kinfo == m[0].kinfo;
-		total += d;
+		total = tix_sat_add(total, d);
 		mn = d < mn ? d : mn;
 		mx = d > mx ? d : mx;
 	}
@@ -251,7 +251,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 		m->dur_ns = row_dur(L, i);
 		m->row = i;
 		m->kinfo = r->detail != TIX_NONE ? details[r->detail].kernel_info : TIX_NONE;
-		totals[g] += m->dur_ns;
+		totals[g] = tix_sat_add(totals[g], m->dur_ns);
 		counts[g]++;
 	}
 	uint32_t ng = keys.n;
@@ -326,7 +326,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 			free(first);
 			goto oom;
 		}
-		L->total_gpu_ns += G->total_ns;
+		L->total_gpu_ns = tix_sat_add(L->total_gpu_ns, G->total_ns);
 		for (uint32_t i = 0; i < n; i++)
 			SPILL_AT(&L->members, uint32_t, first[g] + i) = seg[i].row;
 		/* The same members, cut by step. */
@@ -374,7 +374,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 			if (S->kind == TIX_KIND_KERNEL)
 				st->kernels += S->instances;
 			st->gpu_events += S->instances;
-			st->gpu_ns += S->total_ns;
+			st->gpu_ns = tix_sat_add(st->gpu_ns, S->total_ns);
 		}
 		st->groups_count = j - i;
 		i = j;
@@ -500,7 +500,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 			acc[o].name = r->name;
 		}
 		acc[o].calls++;
-		acc[o].cpu_ns += row_dur(L, i);
+		acc[o].cpu_ns = tix_sat_add(acc[o].cpu_ns, row_dur(L, i));
 	}
 
 	/* Each GPU event counts once for every distinct op name above its
@@ -548,7 +548,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 					chain_cap *= 2;
 				}
 				chain[nchain++] = o;
-				acc[o].gpu_ns += dur;
+				acc[o].gpu_ns = tix_sat_add(acc[o].gpu_ns, dur);
 				acc[o].gpu_events++;
 				uint32_t pi;
 				if (last_group[o] == g) {
@@ -576,7 +576,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 					memset(&pacc[pcap], 0, (ncap - pcap) * sizeof(*pacc));
 					pcap = ncap;
 				}
-				pacc[pi].gpu_ns += dur;
+				pacc[pi].gpu_ns = tix_sat_add(pacc[pi].gpu_ns, dur);
 				pacc[pi].count++;
 			}
 		}

@@ -188,6 +188,10 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	struct btrack_key k;
 	if ((unsigned)ev->kind >= TIX_KIND_COUNT)
 		return tix_error_set(err, "internal: event kind %d out of range", (int)ev->kind);
+	if (ev->start_ns < TIX_TIME_MIN || ev->start_ns > TIX_TIME_MAX) {
+		c->out_of_range++;
+		return 0;
+	}
 	if (key_of(c, &ev->pid, &ev->tid, &k) != 0)
 		goto oom;
 	uint32_t t = track_of(c, &k);
@@ -262,13 +266,21 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	if (!r)
 		return -1;
 	r->start_ns = ev->start_ns;
-	r->dur_ns = ev->dur_ns < 0 ? 0 : ev->dur_ns;
+	r->dur_ns = ev->dur_ns;
+	r->flags = 0;
+	if (ev->dur_ns < 0) {
+		r->dur_ns = 0;
+		r->flags |= TIX_ROW_OPEN_END;
+		c->open_ends++;
+	} else if (ev->dur_ns > TIX_TIME_MAX - ev->start_ns) {
+		r->dur_ns = TIX_TIME_MAX - ev->start_ns;
+		c->cut_at_range++;
+	}
 	r->corr = ev->correlation;
 	r->name = name;
 	r->track = t;
 	r->detail = detail;
 	r->kind = (uint8_t)ev->kind;
-	r->flags = 0;
 	if (ev->launch && ev->launch->graph_id)
 		r->flags |= TIX_ROW_GRAPH_REPLAY;
 	c->tracks[t].count++;
@@ -284,6 +296,8 @@ static int collect_flow(struct collector *c, const struct tix_flow_in *fl, struc
 {
 	if (!fl->is_ac2g)
 		return 0; /* only launch flows link anything tix shows */
+	if (fl->ts_ns < TIX_TIME_MIN || fl->ts_ns > TIX_TIME_MAX)
+		return 0;
 	struct btrack_key k;
 	if (key_of(c, &fl->pid, &fl->tid, &k) != 0)
 		return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
@@ -446,6 +460,9 @@ static int collector_merge(struct collector *c, struct collector *x, uint32_t **
 #undef S
 	for (int k = 0; k < 16; k++)
 		c->kind_counts[k] += x->kind_counts[k];
+	c->out_of_range += x->out_of_range;
+	c->cut_at_range += x->cut_at_range;
+	c->open_ends += x->open_ends;
 	if (x->warnings_len && collect_warn(c, x->warnings, x->warnings_len, err) != 0)
 		goto out;
 	if (x->has_base_time && !c->has_base_time) {
@@ -624,11 +641,40 @@ static int name_tmpfile(struct tix_builder *b)
 	return -1;
 }
 
+/* What the ingest boundary (collect_event) changed, said once. */
+static int warn_times(struct collector *c, struct tix_error *err)
+{
+	char msg[300];
+	if (c->out_of_range) {
+		snprintf(msg, sizeof(msg), "%llu events skipped: they start more than 146 years from the "
+		         "trace's zero (outside the int64 nanosecond range tix keeps)",
+		         (unsigned long long)c->out_of_range);
+		if (collect_warn(c, msg, strlen(msg), err) != 0)
+			return -1;
+	}
+	if (c->cut_at_range) {
+		snprintf(msg, sizeof(msg), "%llu events cut short where the time range ends (%lld ns)",
+		         (unsigned long long)c->cut_at_range, (long long)TIX_TIME_MAX);
+		if (collect_warn(c, msg, strlen(msg), err) != 0)
+			return -1;
+	}
+	if (c->open_ends) {
+		snprintf(msg, sizeof(msg), "%llu events have no known end (a negative duration, a \"B\" with no "
+		         "\"E\"): kept with zero duration; a step marker among them lasts until the next step",
+		         (unsigned long long)c->open_ends);
+		if (collect_warn(c, msg, strlen(msg), err) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
 {
 	int rc = 0;
 	if (b->extra)
 		rc = collector_merge(&b->c, b->extra, &b->xmap_str, &b->xmap_detail, &b->xmap_track, err);
+	if (rc == 0)
+		rc = warn_times(&b->c, err);
 	if (b->c.has_base_time)
 		b->base_time_ns = b->c.base_time_ns;
 	if (rc == 0)

@@ -168,6 +168,9 @@ struct collector {
 
 	char *warnings;
 	size_t warnings_len;
+	/* events outside TIX_TIME_MIN..MAX: skipped (start) or cut (end);
+	 * events with an unknown end (a negative duration) */
+	uint64_t out_of_range, cut_at_range, open_ends;
 	uint32_t kind_counts[16];
 	int has_base_time;
 	int64_t base_time_ns;

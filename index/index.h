@@ -93,6 +93,7 @@ enum tix_row_flag {
 	TIX_ROW_LINK_BY_FLOW = 1 << 2, /* launch found through an ac2g flow */
 	TIX_ROW_LONG_DUR = 1 << 3,     /* duration kept in the long-duration table */
 	TIX_ROW_STEP_MARKER = 1 << 4,  /* this event defines a step */
+	TIX_ROW_OPEN_END = 1 << 5,     /* its end is unknown (negative duration in the trace) */
 };
 
 struct tix_event {             /* a decoded row */

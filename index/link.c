@@ -339,6 +339,9 @@ static int find_steps(struct linker *L, struct tix_error *err)
 		s->marker_row = row;
 		s->start_ns = r->start_ns;
 		s->dur_ns = row_dur(L, row);
+		if (r->flags & TIX_ROW_OPEN_END) /* its end unknown: until the next marker, or the end */
+			s->dur_ns = (m + 1 < nm ? SPILL_AT(&L->rows, struct tix_row_disk, markers[m + 1]).start_ns
+			                        : L->last_ns) - s->start_ns;
 		s->top_group = TIX_NONE;
 		open_end = s->start_ns + s->dur_ns;
 		r->flags |= TIX_ROW_STEP_MARKER;

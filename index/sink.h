@@ -123,11 +123,36 @@ struct tix_op_in {
 	struct tix_str dims, types, strides, concrete;
 };
 
+/* The time range of an index, in ns: about 146 years either side of the
+ * producer's zero (Kineto's epoch microseconds, 1.7e18 ns today, fit).  Any
+ * two times in it differ by less than INT64_MAX, so no end, delay or
+ * offset computed from them overflows.  The builder skips events that start
+ * outside it and cuts those that end past it, with a warning. */
+#define TIX_TIME_MAX (INT64_MAX / 2)
+#define TIX_TIME_MIN (-TIX_TIME_MAX)
+
+/* a + b for sums of durations (totals of a group, a step, the trace):
+ * held at the int64 limits rather than wrapping, since durations may each
+ * be near TIX_TIME_MAX.  Every such sum, in the builder and in its readers,
+ * goes through it. */
+static inline int64_t tix_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 struct tix_event_in {
 	enum tix_kind kind;
 	struct tix_id pid, tid;
-	int64_t start_ns;      /* producer's clock; may be any int64 */
-	int64_t dur_ns;        /* >= 0; 0 for instants and counters */
+	int64_t start_ns;      /* producer's clock; see TIX_TIME_MAX */
+	/* >= 0; 0 for instants and counters.  < 0: the end is unknown (Kineto
+	 * writes a negative "dur" for an event that had not ended when it
+	 * stopped, or whose end it lost; a "B" with no "E"): kept with zero
+	 * duration and flagged TIX_ROW_OPEN_END; a step marker so flagged lasts
+	 * until the next. */
+	int64_t dur_ns;
 	struct tix_str name;
 	struct tix_str cat;    /* original category; may be empty */
 	/* The args object as JSON text, minus per-instance ids (External id,

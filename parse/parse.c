@@ -21,7 +21,8 @@
  *   int64 nanosecond range) are skipped and counted in a warning.
  * - Async ("b"/"e"/"n"), sample, object and mark events are skipped.
  * - "B"/"E" pairs are matched per thread, innermost first; a "B" with no
- *   "E" becomes an event of zero duration.
+ *   "E", an "E" before its "B" and a negative "dur" give an event whose end
+ *   is unknown (zero duration, flagged; a step marker lasts until the next).
  * - A top-level value before traceEvents must fit in the gzip window
  *   buffer, which grows to hold it.
  */

@@ -39,8 +39,8 @@ static int steps_open(struct app *a, struct view *v)
 	p->nsteps = tix_step_count(a->ix);
 	for (uint32_t s = 0; s < p->nsteps; s++) {
 		const struct tix_step *st = tix_step_get(a->ix, s);
-		p->wall += st->dur_ns;
-		p->busy += st->gpu_busy_ns;
+		p->wall = tix_sat_add(p->wall, st->dur_ns);
+		p->busy = tix_sat_add(p->busy, st->gpu_busy_ns);
 		p->kernels += st->kernels;
 	}
 	p->gpu = tix_total_gpu_ns(a->ix);
