@@ -42,29 +42,28 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : (x > y);
 }
 
-/* Scratch buffers reused across groups. */
+/* Scratch arrays reused across groups, in spills: one group may hold
+ * every GPU event of the trace. */
 struct scratch {
 	int64_t *durs;
 	uint32_t *infos;
 	size_t cap;
+	struct linker *L;
+	struct spill sd, si;      /* under durs and infos */
 };
 
-static int scratch_fit(struct scratch *s, size_t n)
+static int scratch_fit(struct scratch *s, size_t n, struct tix_error *err)
 {
 	if (n <= s->cap)
 		return 0;
-	size_t cap = s->cap ? s->cap : 1024;
-	while (cap < n)
-		cap *= 2;
-	int64_t *d = realloc(s->durs, cap * sizeof(*d));
-	if (!d)
+	if (!s->cap && (linker_spill(s->L, &s->sd, sizeof(int64_t), err) ||
+	                linker_spill(s->L, &s->si, sizeof(uint32_t), err)))
 		return -1;
-	s->durs = d;
-	uint32_t *i = realloc(s->infos, cap * sizeof(*i));
-	if (!i)
+	if (spill_resize(&s->sd, n, err) || spill_resize(&s->si, n, err))
 		return -1;
-	s->infos = i;
-	s->cap = cap;
+	s->durs = (int64_t *)s->sd.base;
+	s->infos = (uint32_t *)s->si.base;
+	s->cap = n;
 	return 0;
 }
 
@@ -101,9 +100,10 @@ static int64_t select_kth(int64_t *a, uint32_t n, uint32_t k)
 }
 
 /* Fills the statistics of g from members m[0..n). */
-static int group_stats(struct tix_group *g, const struct member *m, uint32_t n, struct scratch *s)
+static int group_stats(struct tix_group *g, const struct member *m, uint32_t n, struct scratch *s,
+                       struct tix_error *err)
 {
-	if (scratch_fit(s, n) != 0)
+	if (scratch_fit(s, n, err) != 0)
 		return -1;
 	int64_t total = 0, mn = INT64_MAX, mx = INT64_MIN;
 	int same_info = 1;
@@ -142,7 +142,8 @@ static int group_stats(struct tix_group *g, const struct member *m, uint32_t n, 
 		g->common_info = m[0].kinfo;
 		return 0;
 	}
-	qsort(s->infos, n, sizeof(*s->infos), cmp_u32);
+	if (linker_sort(s->L, s->infos, n, sizeof(*s->infos), cmp_u32, err) != 0)
+		return -1;
 	uint32_t best = s->infos[0], best_n = 0;
 	for (uint32_t i = 0; i < n;) {
 		uint32_t j = i;
@@ -207,7 +208,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 	struct spill mem, sorted, ivals;
 	int64_t *totals = NULL;
 	uint32_t *counts = NULL, *rank = NULL, *order = NULL;
-	struct scratch sc = {0};
+	struct scratch sc = {.L = L, .sd.fd = -1, .si.fd = -1};
 	int rc = -1;
 
 	memset(&mem, 0, sizeof(mem));
@@ -313,8 +314,11 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 		uint32_t k = 1;
 		while (k < n && cmp_member(&seg[k - 1], &seg[k]) <= 0)
 			k++;
-		if (k < n) /* one stream's members come in order already */
-			qsort(seg, n, sizeof(*seg), cmp_member);
+		/* one stream's members come in order already */
+		if (k < n && linker_sort(L, seg, n, sizeof(*seg), cmp_member, err) != 0) {
+			free(first);
+			goto out;
+		}
 		struct tix_group *G = &L->groups[g];
 		G->name = gk[order[g]].name;
 		G->kind = (uint8_t)gk[order[g]].kind;
@@ -322,9 +326,9 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 		G->members_count = n;
 		G->group = g;
 		G->step = TIX_NONE;
-		if (group_stats(G, seg, n, &sc) != 0) {
+		if (group_stats(G, seg, n, &sc, err) != 0) {
 			free(first);
-			goto oom;
+			goto out;
 		}
 		L->total_gpu_ns = tix_sat_add(L->total_gpu_ns, G->total_ns);
 		for (uint32_t i = 0; i < n; i++)
@@ -352,9 +356,9 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 				S->members_count = j - i;
 				S->group = g;
 				S->step = seg[i].step;
-				if (group_stats(S, seg + i, j - i, &sc) != 0) {
+				if (group_stats(S, seg + i, j - i, &sc, err) != 0) {
 					free(first);
-					goto oom;
+					goto out;
 				}
 			}
 			i = j;
@@ -398,8 +402,8 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 	}
 	linker_release(L, &sorted);
 	struct interval *iv = (struct interval *)ivals.base;
-	if (ivals.n)
-		qsort(iv, ivals.n, sizeof(*iv), cmp_interval);
+	if (linker_sort(L, iv, ivals.n, sizeof(*iv), cmp_interval, err) != 0)
+		goto out;
 	for (size_t i = 0; i < ivals.n;) {
 		uint32_t s = iv[i].step;
 		int64_t busy = 0, cs = iv[i].start, ce = iv[i].end;
@@ -430,8 +434,8 @@ out:
 	free(counts);
 	free(rank);
 	free(order);
-	free(sc.durs);
-	free(sc.infos);
+	spill_done(&sc.sd);
+	spill_done(&sc.si);
 	return rc;
 }
 

@@ -234,6 +234,11 @@ struct linker {
 int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_error *err);
 /* Gives s back to the pool (or frees it when the pool is full). */
 void linker_release(struct linker *L, struct spill *s);
+/* Sorts base[0..n) by cmp, stably and in place, with a buffer in a spill
+ * (not the heap) when the array is large: use it, not qsort, for arrays
+ * that grow with the trace (sort.c).  0, or -1 with err set. */
+int linker_sort(struct linker *L, void *base, size_t n, size_t size,
+                int (*cmp)(const void *, const void *), struct tix_error *err);
 
 static inline int64_t row_dur(const struct linker *L, uint32_t row)
 {

@@ -199,8 +199,8 @@ static int link_launches(struct linker *L, struct tix_error *err)
 	}
 	struct bflow *fl = (struct bflow *)b->c.flows.base;
 	size_t nf = unlinked ? b->c.flows.n : 0; /* nothing left for flows to link */
-	if (nf)
-		qsort(fl, nf, sizeof(*fl), cmp_flow);
+	if (linker_sort(L, fl, nf, sizeof(*fl), cmp_flow, err) != 0)
+		return -1;
 	for (size_t i = 0; i + 1 < nf; i++) {
 		if (!fl[i].is_start || fl[i + 1].is_start || fl[i + 1].id != fl[i].id)
 			continue;
