@@ -38,9 +38,10 @@ void *spill_push(struct spill *s, size_t n, struct tix_error *err);
 /* Sets the size to exactly n elements (growing if needed). */
 int spill_resize(struct spill *s, size_t n, struct tix_error *err);
 void spill_done(struct spill *s);
-/* Grows fd from `from` to `to` bytes with real blocks (fallocate), falling
- * back on ftruncate where the file system has no fallocate.  0 or -1 with
- * errno (ENOSPC on a full disk). */
+/* Grows fd from `from` to `to` bytes with real blocks (fallocate; where the
+ * file system has none, a byte written in each new block).  0 or -1 with
+ * errno (ENOSPC on a full disk).  TIX_NO_FALLOCATE=1 takes the fallback
+ * everywhere (tests). */
 int file_reserve(int fd, size_t from, size_t to);
 /* Re-types a spill for elements of another size, emptied.  Its pages stay
  * mapped and touched, which is the point: fresh pages cost ~0.3 GB/s here. */

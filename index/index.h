@@ -33,6 +33,10 @@ struct tix_index;
 
 int tix_index_open(const char *path, struct tix_index **out, struct tix_error *err);
 void tix_index_close(struct tix_index *ix);
+/* Whether addr lies in ix's mapping of its file: a SIGBUS there means the
+ * file shrank under the reader (another program truncated it).  Safe in a
+ * signal handler. */
+int tix_index_maps(const struct tix_index *ix, const void *addr);
 
 /* What the index says about its source, for cache validation. */
 struct tix_source_info {

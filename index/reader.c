@@ -311,6 +311,12 @@ void tix_index_close(struct tix_index *ix)
 	free(ix);
 }
 
+int tix_index_maps(const struct tix_index *ix, const void *addr)
+{
+	uintptr_t p = (uintptr_t)addr, m = (uintptr_t)ix->map;
+	return p >= m && p - m < ix->size;
+}
+
 const char *tix_str(const struct tix_index *ix, uint32_t id)
 {
 	return id < ix->nstr ? ix->str_data + ix->str_off[id] : "";

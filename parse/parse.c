@@ -98,15 +98,18 @@ static int finish(struct reader *r, int eof_state_ok, struct tix_parse_result *r
 
 /* ---- a mapped file that shrinks under us ----
  * Reading a page of a mapping past the file's (new) end raises SIGBUS.  While
- * a thread parses a mapped trace, SIGBUS jumps back to its parse, which then
- * fails with one line instead of killing tix. */
+ * a thread parses a mapped trace, SIGBUS in that mapping jumps back to its
+ * parse, which then fails with one line instead of killing tix.  A SIGBUS
+ * elsewhere (a spill file's mapping) is not the trace's fault: not caught. */
 static _Thread_local sigjmp_buf *bus_jump;
+static _Thread_local const char *bus_map; /* the trace's mapping */
+static _Thread_local size_t bus_len;
 
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
-	(void)si;
 	(void)ctx;
-	if (bus_jump)
+	uintptr_t at = si ? (uintptr_t)si->si_addr : 0, lo = (uintptr_t)bus_map;
+	if (bus_jump && at >= lo && at - lo < bus_len)
 		siglongjmp(*bus_jump, 1);
 	signal(sig, SIG_DFL); /* not ours: die as we would have */
 	raise(sig);
@@ -160,6 +163,8 @@ static void *run_second(void *arg)
 		return NULL;
 	}
 	bus_jump = &jb;
+	bus_map = h->b;
+	bus_len = h->size;
 	/* Its first event is parsed on its own, so that it never patches the
 	 * bytes at the cut, which the first thread patches. */
 	int closed = 0, failed = 0;
@@ -383,6 +388,8 @@ static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_
 		rc = shrank(r);
 	} else {
 		bus_jump = &jb;
+		bus_map = b;
+		bus_len = maplen;
 		rc = parse_mapped_in(r, b, size, opts, res);
 	}
 	bus_jump = NULL;
