@@ -244,14 +244,14 @@ static size_t balanced_middle(const char *b, size_t q, size_t size)
 /* Tries the split; returns 1 when it did the whole file (then *used and
  * the reader's state are final), 0 when the caller should go on alone from
  * *p, -1 on an error. */
-static int parse_split(struct reader *r, char *b, size_t *p, size_t size, uint64_t split_min,
+static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
                        const struct tix_parse_opts *opts, size_t *used)
 {
 	size_t q = parse_skip_ws(b, *p, size);
 	/* The events need not fill the file (a large "otherData" before them,
 	 * a run of blanks): split only when they span two windows or more, so
 	 * that the guessed cut and the window after it lie inside the mapping. */
-	if (size - q < 2 * (size_t)r->window || size - q < split_min)
+	if (size - q < 2 * (size_t)r->window)
 		return 0;
 	size_t mid = balanced_middle(b, q, size);
 	if (mid + r->window > size)
@@ -348,7 +348,7 @@ static int parse_mapped_in(struct reader *r, char *b, size_t size, const struct 
 		p = parse_consume(r, b, 0, size, 1, opts, size);
 		r->stop_at_events = 0;
 		if (p != (size_t)-1 && r->state == TOP_EVENTS) {
-			int sr = parse_split(r, b, &p, size, split_min, opts, &used);
+			int sr = parse_split(r, b, &p, size, opts, &used);
 			if (sr < 0)
 				p = (size_t)-1;
 			done = sr > 0;

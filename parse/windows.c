@@ -202,7 +202,7 @@ static int parse_one(struct reader *r, char *b, size_t s, size_t e)
 		sanitize(b + s, e - s);
 		rc = shim_parse_one(r->shim, b + s, e - s, on_event, r, &at, &msg);
 		if (rc == -1 && strstr(msg, "too deep")) {
-			r->conv.skipped++; /* valid JSON nested past simdjson's 1024 levels */
+			r->conv.skipped++; /* should simdjson refuse valid JSON as too deep */
 			return 0;
 		}
 		if (rc == -1)
