@@ -42,29 +42,20 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : (x > y);
 }
 
-/* Scratch arrays reused across groups, in spills: one group may hold
- * every GPU event of the trace. */
+/* Scratch arrays reused across groups (linker_buf: one group may hold
+ * every GPU event of the trace). */
 struct scratch {
 	int64_t *durs;
 	uint32_t *infos;
-	size_t cap;
 	struct linker *L;
-	struct spill sd, si;      /* under durs and infos */
+	struct linker_buf bd, bi; /* under durs and infos */
 };
 
 static int scratch_fit(struct scratch *s, size_t n, struct tix_error *err)
 {
-	if (n <= s->cap)
-		return 0;
-	if (!s->cap && (linker_spill(s->L, &s->sd, sizeof(int64_t), err) ||
-	                linker_spill(s->L, &s->si, sizeof(uint32_t), err)))
-		return -1;
-	if (spill_resize(&s->sd, n, err) || spill_resize(&s->si, n, err))
-		return -1;
-	s->durs = (int64_t *)s->sd.base;
-	s->infos = (uint32_t *)s->si.base;
-	s->cap = n;
-	return 0;
+	s->durs = linker_buf(s->L, &s->bd, n, sizeof(int64_t), err);
+	s->infos = s->durs ? linker_buf(s->L, &s->bi, n, sizeof(uint32_t), err) : NULL;
+	return s->infos ? 0 : -1;
 }
 
 /* The k-th smallest of a[0..n) (0-based), reordering a: quickselect. */
@@ -208,7 +199,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 	struct spill mem, sorted, ivals;
 	int64_t *totals = NULL;
 	uint32_t *counts = NULL, *rank = NULL, *order = NULL;
-	struct scratch sc = {.L = L, .sd.fd = -1, .si.fd = -1};
+	struct scratch sc = {.L = L};
 	int rc = -1;
 
 	memset(&mem, 0, sizeof(mem));
@@ -434,8 +425,8 @@ out:
 	free(counts);
 	free(rank);
 	free(order);
-	spill_done(&sc.sd);
-	spill_done(&sc.si);
+	linker_buf_done(L, &sc.bd);
+	linker_buf_done(L, &sc.bi);
 	return rc;
 }
 

@@ -235,9 +235,22 @@ struct linker {
 int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_error *err);
 /* Gives s back to the pool (or frees it when the pool is full). */
 void linker_release(struct linker *L, struct spill *s);
-/* Sorts base[0..n) by cmp, stably and in place, with a buffer in a spill
- * (not the heap) when the array is large: use it, not qsort, for arrays
- * that grow with the trace (sort.c).  0, or -1 with err set. */
+/* A work buffer whose size may follow the number of events: in the heap
+ * while it is small (no file, no system call), in a spill above 1 MB (no
+ * anonymous memory).  linker_buf returns room for n elements of elem
+ * bytes (the contents of an earlier call are not kept) or NULL with err
+ * set; linker_buf_done frees it.  Zero-initialise before first use. */
+struct linker_buf {
+	void *heap;
+	size_t heap_bytes;
+	struct spill sp;
+	int has_spill;
+};
+void *linker_buf(struct linker *L, struct linker_buf *b, size_t n, size_t elem, struct tix_error *err);
+void linker_buf_done(struct linker *L, struct linker_buf *b);
+/* Sorts base[0..n) by cmp, stably and in place, with its buffer from
+ * linker_buf: use it, not qsort, for arrays that grow with the trace
+ * (sort.c).  0, or -1 with err set. */
 int linker_sort(struct linker *L, void *base, size_t n, size_t size,
                 int (*cmp)(const void *, const void *), struct tix_error *err);
 

@@ -1,13 +1,14 @@
-/* Sorting the builder's large arrays without anonymous memory.
+/* Sorting the builder's large arrays, and work buffers, without anonymous
+ * memory.
  *
  * glibc's qsort is a merge sort that mallocs a copy of the array when it
  * can (below a quarter of physical memory): 24 bytes of anonymous memory
  * per GPU event for the step intervals alone, 960 MB at 40M events
  * (issue 9, item 5).  linker_sort is a stable natural merge sort whose
- * buffer is a spill file (page cache, not anonymous memory) once the array
- * is larger than SMALL_BYTES.  The arrays it gets are mostly made of a few
- * sorted runs (one per stream or per group), which it finds and merges, so
- * sorted input costs one pass of comparisons and no copy. */
+ * buffer comes from linker_buf: the heap below SMALL_BYTES, a spill file
+ * (page cache, not anonymous memory) above.  The arrays it gets are mostly
+ * made of a few sorted runs (one per stream or per group), which it finds
+ * and merges, so sorted input costs one pass of comparisons and no copy. */
 #include "index/index.h"
 
 #include <stdlib.h>
@@ -19,6 +20,41 @@
 #define MAX_ELEM 256           /* element size the insertion step holds on the stack */
 
 typedef int (*cmp_fn)(const void *, const void *);
+
+void *linker_buf(struct linker *L, struct linker_buf *b, size_t n, size_t elem, struct tix_error *err)
+{
+	size_t bytes = n * elem;
+	if (bytes <= SMALL_BYTES) {
+		if (bytes > b->heap_bytes) {
+			void *p = realloc(b->heap, bytes);
+			if (!p) {
+				tix_error_env(err, "out of memory");
+				return NULL;
+			}
+			b->heap = p;
+			b->heap_bytes = bytes;
+		}
+		return b->heap;
+	}
+	if (!b->has_spill) {
+		if (linker_spill(L, &b->sp, elem, err) != 0)
+			return NULL;
+		b->has_spill = 1;
+	}
+	if (b->sp.elem != elem)
+		spill_retype(&b->sp, elem);
+	if (spill_resize(&b->sp, n, err) != 0)
+		return NULL;
+	return b->sp.base;
+}
+
+void linker_buf_done(struct linker *L, struct linker_buf *b)
+{
+	free(b->heap);
+	if (b->has_spill)
+		linker_release(L, &b->sp);
+	memset(b, 0, sizeof(*b));
+}
 
 struct run {
 	size_t start, len;
@@ -87,20 +123,12 @@ int linker_sort(struct linker *L, void *base, size_t n, size_t size, cmp_fn cmp,
 	if (i == n)
 		return 0;
 
-	struct spill sp;
-	memset(&sp, 0, sizeof(sp));
-	sp.fd = -1;
-	unsigned char *buf = NULL;
-	if (n * size <= SMALL_BYTES) {
-		buf = malloc(n * size);
-		if (!buf)
-			return tix_error_env(err, "out of memory");
-	} else {
-		if (linker_spill(L, &sp, size, err) || spill_resize(&sp, n, err)) {
-			spill_done(&sp);
-			return -1;
-		}
-		buf = sp.base;
+	struct linker_buf lb;
+	memset(&lb, 0, sizeof(lb));
+	unsigned char *buf = linker_buf(L, &lb, n, size, err);
+	if (!buf) {
+		linker_buf_done(L, &lb);
+		return -1;
 	}
 	/* Timsort's stack of runs: each run longer than the two above it
 	 * together, so the stack stays shallow (log_phi n) and merges balanced. */
@@ -139,9 +167,6 @@ int linker_sort(struct linker *L, void *base, size_t n, size_t size, cmp_fn cmp,
 		stack[top - 2].len += stack[top - 1].len;
 		top--;
 	}
-	if (sp.base)
-		linker_release(L, &sp);
-	else
-		free(buf);
+	linker_buf_done(L, &lb);
 	return 0;
 }
