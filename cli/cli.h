@@ -26,7 +26,19 @@ struct open_opts {
 	int force;               /* rebuild even when a valid index exists */
 	char *opened;            /* if not NULL: receives the path of the index used */
 	size_t opened_cap;
+	/* --graph-capture: the capture traces of a CUDA-graph replay trace
+	 * (cli_add_graph_capture expands folders), and how the index records
+	 * them ("; "-joined real paths), which is part of what makes an index
+	 * current.  Owned; cli_open_opts_done frees them. */
+	char **captures;
+	int ncaptures;
+	char *capture_sources;
 };
+
+/* Adds the capture traces at path to o: the file, or each .json / .json.gz
+ * in the folder, in name order.  0, or -1 with err set. */
+int cli_add_graph_capture(struct open_opts *o, const char *path, struct tix_error *err);
+void cli_open_opts_done(struct open_opts *o);
 
 /* Opens the index of a trace (.json, .json.gz, a capture journal, or a
  * .tix), building or reusing it as docs/CLI.md says: beside the real file,
@@ -44,8 +56,10 @@ void csv_str(FILE *f, const char *s);
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cmd_summary(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_index(int argc, char **argv);
+int cmd_capture(int argc, char **argv, const char *exe); /* cli/capture.c */
 
 #endif /* TIX_CLI_H */

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cupti_capture/capture.h"
 #include "tui/tui.h"
 
 static const char usage[] =
@@ -19,7 +18,9 @@ static const char usage[] =
 	"       tix export TRACE [--step N] [--kernel REGEX] [--range T0:T1] -o OUT.json\n"
 	"       tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE] -- CMD [ARGS...]\n"
 	"       tix info FILE.tix\n"
-	"common options: --step-marker REGEX, --no-cache, --help, --help-keys, --version\n"
+	"       tix diff BASE NEW [--by kernel|op|step|shape] [--step N] [--top N] [--format text|csv|json]\n"
+	"common options: --step-marker REGEX, --graph-capture CAPTURE, --no-cache, --help,\n"
+	"                --help-keys, --version\n"
 	"exit status: 0 success, 1 usage error, 2 bad input, 3 environment (disk full, permission)\n";
 
 static int open_tui(int argc, char **argv)
@@ -32,10 +33,18 @@ static int open_tui(int argc, char **argv)
 			o.no_cache = 1;
 		} else if (!strcmp(argv[i], "--step-marker") && i + 1 < argc) {
 			o.step_marker = argv[++i];
+		} else if (!strcmp(argv[i], "--graph-capture") && i + 1 < argc) {
+			struct tix_error err;
+			if (cli_add_graph_capture(&o, argv[++i], &err) != 0) {
+				fprintf(stderr, "tix: --graph-capture: %s\n", err.msg);
+				cli_open_opts_done(&o);
+				return EXIT_USAGE;
+			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			char pb[120];
 			fprintf(stderr, "tix: unknown option '%s' (tix --help lists them)\n",
 			        tix_printable(argv[i], pb, sizeof(pb)));
+			cli_open_opts_done(&o);
 			return EXIT_USAGE;
 		} else if (n < 64) {
 			paths[n++] = argv[i];
@@ -73,6 +82,7 @@ static int open_tui(int argc, char **argv)
 		rc = tui_run(traces, n);
 	for (int i = 0; i < opened; i++)
 		tix_index_close(traces[i].ix);
+	cli_open_opts_done(&o);
 	return rc;
 }
 
@@ -103,17 +113,19 @@ int main(int argc, char **argv)
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(verb, "export"))
 		return cmd_export(argc - 1, argv + 1);
+	if (!strcmp(verb, "diff"))
+		return cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(verb, "info"))
 		return cmd_info(argc - 1, argv + 1);
 	if (!strcmp(verb, "capture"))
-		return tixcap_main(argc - 1, argv + 1, argv[0]);
+		return cmd_capture(argc - 1, argv + 1, argv[0]);
 	/* A word that names no file is a command tix does not know (a typo),
 	 * not a trace: traces have a name with a dot or a slash in it, or exist. */
 	struct stat st;
 	if (!strpbrk(verb, "./") && verb[0] != '-' && stat(verb, &st) != 0) {
 		char pb[120];
-		fprintf(stderr, "tix: unknown command '%s' (commands: index, summary, show, export, capture, "
-		                "info; or a trace file, which does not exist by that name)\n",
+		fprintf(stderr, "tix: unknown command '%s' (commands: index, summary, show, export, diff, "
+		                "capture, info; or a trace file, which does not exist by that name)\n",
 		        tix_printable(verb, pb, sizeof(pb)));
 		return EXIT_USAGE;
 	}

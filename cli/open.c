@@ -1,6 +1,7 @@
 /* Finding, validating, building and opening the index of a trace. */
 #include "cli/cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -209,6 +210,88 @@ static int is_journal(const char *path)
 	return n > 0 && tixcap_is_journal(head, (size_t)n);
 }
 
+static int build_with(const char *trace, const char *out, const struct open_opts *o,
+                      const struct tix_build_opts *bo, struct tix_error *err);
+static void warn_on_open(const char *path, struct tix_index *ix);
+
+static int add_capture_file(struct open_opts *o, const char *path, struct tix_error *err)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return tix_error_errno(err, errno, "%s", path);
+	char **c = realloc(o->captures, (size_t)(o->ncaptures + 1) * sizeof(*c));
+	if (!c)
+		return tix_error_env(err, "out of memory");
+	o->captures = c;
+	if (!(c[o->ncaptures] = strdup(real)))
+		return tix_error_env(err, "out of memory");
+	o->ncaptures++;
+	size_t old = o->capture_sources ? strlen(o->capture_sources) : 0;
+	char *srcs = realloc(o->capture_sources, old + strlen(real) + 3);
+	if (!srcs)
+		return tix_error_env(err, "out of memory");
+	if (old)
+		memcpy(srcs + old, "; ", 2), old += 2;
+	strcpy(srcs + old, real);
+	o->capture_sources = srcs;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cli_add_graph_capture(struct open_opts *o, const char *path, struct tix_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return tix_error_errno(err, errno, "%s", path);
+	if (!S_ISDIR(st.st_mode))
+		return add_capture_file(o, path, err);
+	/* A folder of capture traces, as TraceLens's capture_traces/. */
+	DIR *d = opendir(path);
+	if (!d)
+		return tix_error_errno(err, errno, "%s", path);
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	int rc = 0;
+	while ((de = readdir(d)) && rc == 0) {
+		if (!ends_with(de->d_name, ".json") && !ends_with(de->d_name, ".json.gz"))
+			continue;
+		char **p = realloc(names, (n + 1) * sizeof(*p));
+		if (!p || asprintf(&p[n], "%s/%s", path, de->d_name) < 0) {
+			names = p ? p : names;
+			rc = tix_error_env(err, "out of memory");
+			break;
+		}
+		names = p;
+		n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = add_capture_file(o, names[i], err);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (rc == 0 && n == 0)
+		return tix_error_set(err, "%s: no .json or .json.gz capture trace in this folder", path);
+	return rc;
+}
+
+void cli_open_opts_done(struct open_opts *o)
+{
+	for (int i = 0; i < o->ncaptures; i++)
+		free(o->captures[i]);
+	free(o->captures);
+	free(o->capture_sources);
+	o->captures = NULL;
+	o->capture_sources = NULL;
+	o->ncaptures = 0;
+}
+
 static int build(const char *trace, const char *out, const struct open_opts *o,
                  const struct source_id *id, struct tix_error *err)
 {
@@ -221,7 +304,39 @@ static int build(const char *trace, const char *out, const struct open_opts *o,
 		.source_ino = id->ino,
 		.source_ctime_ns = id->ctime_ns,
 		.step_marker = o->step_marker,
+		.capture_sources = o->capture_sources,
 	};
+	/* The capture traces are indexed (or their indexes reused) first, and
+	 * stay open while the replay's index is built. */
+	struct tix_index *cix[64];
+	const char *cnames[64];
+	int nc = 0;
+	if (o->ncaptures > 64)
+		return tix_error_set(err, "at most 64 capture traces");
+	struct open_opts co = {.no_cache = o->no_cache, .progress = o->progress};
+	for (; nc < o->ncaptures; nc++) {
+		int built;
+		if (cli_open_trace(o->captures[nc], &co, &cix[nc], &built, err) != 0) {
+			while (nc > 0)
+				tix_index_close(cix[--nc]);
+			return -1;
+		}
+		const char *slash = strrchr(o->captures[nc], '/');
+		cnames[nc] = slash ? slash + 1 : o->captures[nc];
+	}
+	bo.captures = (const struct tix_index *const *)cix;
+	bo.capture_names = cnames;
+	bo.ncaptures = (uint32_t)nc;
+	int rc = build_with(trace, out, o, &bo, err);
+	while (nc > 0)
+		tix_index_close(cix[--nc]);
+	return rc;
+}
+
+static int build_with(const char *trace, const char *out, const struct open_opts *o,
+                      const struct tix_build_opts *bop, struct tix_error *err)
+{
+	struct tix_build_opts bo = *bop;
 	struct tix_builder *b = tix_builder_new(out, &bo, err);
 	if (!b)
 		return -1;
@@ -257,7 +372,7 @@ static int build(const char *trace, const char *out, const struct open_opts *o,
 }
 
 /* A valid index at out built from this very source, with the same step
- * marker: reused as it is. */
+ * marker and capture traces: reused as it is. */
 static int reuse(const char *out, const struct open_opts *o, const struct source_id *id,
                  struct tix_index **ix)
 {
@@ -268,12 +383,30 @@ static int reuse(const char *out, const struct open_opts *o, const struct source
 	struct tix_source_info si;
 	tix_index_source(old, &si);
 	const char *want = o->step_marker ? o->step_marker : "";
-	if (same_source(&si, id) && strcmp(si.step_marker, want) == 0) {
+	if (same_source(&si, id) && strcmp(si.step_marker, want) == 0 &&
+	    strcmp(si.capture_sources, o->capture_sources ? o->capture_sources : "") == 0) {
 		*ix = old;
 		return 0;
 	}
 	tix_index_close(old);
 	return -1;
+}
+
+/* What the build noticed (a salvaged tail, skipped events, GPU work before
+ * the trace...), said every time the index opens, one line each: an index
+ * reused from the cache must not hide what the first run said. */
+static void warn_on_open(const char *path, struct tix_index *ix)
+{
+	struct tix_summary_info si;
+	tix_index_summary(ix, &si);
+	char pb[512];
+	tix_printable(path, pb, sizeof(pb));
+	for (const char *w = si.warnings; *w;) {
+		const char *e = strstr(w, "; ");
+		size_t n = e ? (size_t)(e - w) : strlen(w);
+		fprintf(stderr, "tix: %s: warning: %.*s\n", pb, (int)n, w);
+		w += n + (e ? 2 : 0);
+	}
 }
 
 int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
@@ -291,7 +424,10 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 	if (is_tix(path) || ends_with(path, ".tix")) {
 		if (o->opened)
 			snprintf(o->opened, o->opened_cap, "%s", path);
-		return tix_index_open(path, ix, err);
+		if (tix_index_open(path, ix, err) != 0)
+			return -1;
+		warn_on_open(path, *ix);
+		return 0;
 	}
 
 	struct source_id id;
@@ -340,16 +476,10 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 		*built = 1;
 		if (tix_index_open(places[at], ix, err) != 0)
 			return -1;
-		/* say once, when it is built, what was salvaged or skipped */
-		struct tix_summary_info si;
-		tix_index_summary(*ix, &si);
-		if (si.warnings[0]) {
-			char pb[600];
-			fprintf(stderr, "tix: %s: warning: %s\n", tix_printable(path, pb, sizeof(pb)), si.warnings);
-		}
 		if (o->no_cache)
 			unlink(places[at]); /* the mapping stays valid */
 	}
+	warn_on_open(path, *ix);
 	if (o->opened)
 		snprintf(o->opened, o->opened_cap, "%s", places[at]);
 	return 0;

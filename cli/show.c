@@ -20,144 +20,341 @@ static int cmp_row_start(const void *a, const void *b, void *ctx)
 	return x.row < y.row ? -1 : (x.row > y.row);
 }
 
-/* The CPU chain above a launch call, outermost first. */
-static uint32_t parent_chain(struct tix_index *ix, uint32_t launch, uint32_t *out, uint32_t cap)
+/* The CPU events containing a launch call (index/rules.h), outermost
+ * first.  *out is malloc'd; returns how many. */
+static uint32_t parent_chain(struct tix_index *ix, uint32_t launch, uint32_t **out)
 {
-	uint32_t n = 0;
-	struct tix_event e;
-	tix_event_get(ix, launch, &e);
-	for (uint32_t p = e.parent; p != TIX_NONE && n < cap; p = e.parent) {
-		tix_event_get(ix, p, &e);
-		out[n++] = p;
+	uint32_t cap = 64, n;
+	uint32_t *a = malloc(cap * sizeof(*a));
+	if (!a)
+		return 0;
+	n = tix_event_ancestors(ix, launch, a, cap);
+	if (n > cap) {
+		uint32_t *b = realloc(a, (size_t)n * sizeof(*b));
+		if (!b) {
+			free(a);
+			*out = NULL;
+			return 0;
+		}
+		a = b;
+		tix_event_ancestors(ix, launch, a, n);
 	}
 	for (uint32_t i = 0; i < n / 2; i++) {
-		uint32_t t = out[i];
-		out[i] = out[n - 1 - i];
-		out[n - 1 - i] = t;
+		uint32_t t = a[i];
+		a[i] = a[n - 1 - i];
+		a[n - 1 - i] = t;
 	}
+	*out = a;
 	return n;
 }
 
+/* A profiler value that is JSON already ("[[495552, 1, 576], []]") is
+ * written as such, else as a string; the ends trimmed first (a pretty-
+ * printed args object leaves a newline after its last value). */
 static void json_raw_or_str(FILE *f, const char *s)
 {
+	while (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')
+		s++;
 	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == '\t'))
+		n--;
 	if (n >= 2 && ((s[0] == '[' && s[n - 1] == ']') || (s[0] == '"' && s[n - 1] == '"')))
-		fputs(s, f);
+		fwrite(s, 1, n, f);
 	else
 		json_str(f, s, n);
 }
 
-static void show_one(struct tix_index *ix, uint32_t row, int idx, int json, int64_t t0)
+static void json_int_or_null(const char *key, int64_t v)
 {
-	struct tix_event e;
+	if (v < 0)
+		printf(", \"%s\": null", key);
+	else
+		printf(", \"%s\": %" PRId64, key, v);
+}
+
+static void json_num_or_null(const char *key, double v)
+{
+	if (v < 0)
+		printf(", \"%s\": null", key);
+	else
+		printf(", \"%s\": %.1f", key, v);
+}
+
+/* A thread or process id as the trace gave it: a number, or a string
+ * ("25738", "Spans"). */
+static void json_id(struct tix_index *ix, int64_t num, uint32_t str)
+{
+	if (str != TIX_NONE)
+		json_str(stdout, tix_str(ix, str), tix_str_len(ix, str));
+	else
+		printf("%" PRId64, num);
+}
+
+static const char *text_id(struct tix_index *ix, int64_t num, uint32_t str, char *buf, size_t cap)
+{
+	if (str != TIX_NONE)
+		tix_printable(tix_str(ix, str), buf, cap);
+	else
+		snprintf(buf, cap, "%" PRId64, num);
+	return buf;
+}
+
+static void json_op_info(struct tix_index *ix, uint32_t op_info)
+{
+	const struct tix_op_info *oi = tix_op_info_get(ix, op_info);
+	if (!oi)
+		return;
+	const char *keys[4] = {"input_dims", "input_types", "input_strides", "concrete_inputs"};
+	uint32_t vals[4] = {oi->dims, oi->types, oi->strides, oi->concrete};
+	for (int k = 0; k < 4; k++) {
+		if (vals[k] == TIX_NONE)
+			continue;
+		printf(", \"%s\": ", keys[k]);
+		json_raw_or_str(stdout, tix_str(ix, vals[k]));
+	}
+}
+
+static void json_dims(const char *key, const int32_t d[3])
+{
+	if (tix_dim3_known(d))
+		printf(", \"%s\": [%d, %d, %d]", key, d[0], d[1], d[2]);
+	else
+		printf(", \"%s\": null", key);
+}
+
+static void show_json(struct tix_index *ix, uint32_t row, int idx, int64_t t0)
+{
+	struct tix_event e, l;
 	tix_event_get(ix, row, &e);
 	const struct tix_kernel_info *ki = tix_kernel_info_get(ix, e.kernel_info);
 	uint32_t step = tix_event_step(ix, row);
 	const struct tix_step *st = tix_step_get(ix, step);
 	const struct tix_track *tr = tix_track_get(ix, e.track);
-	uint32_t chain[64], nchain = 0;
-	struct tix_event l;
+	uint32_t *chain = NULL, nchain = 0;
 	if (e.launch != TIX_NONE) {
 		tix_event_get(ix, e.launch, &l);
-		nchain = parent_chain(ix, e.launch, chain, 64);
+		nchain = parent_chain(ix, e.launch, &chain);
 	}
-	const char *why = e.launch != TIX_NONE ? NULL
-	                  : (e.flags & TIX_ROW_GRAPH_REPLAY) ? "CUDA graph replay: no launch call recorded"
-	                                                      : "no launch call found (lost correlation or flow)";
-	if (json) {
-		printf("%s\n  {\"row\": %u, \"step\": ", idx ? "," : "", row);
-		if (st) {
-			printf("%u, \"step_name\": ", step);
-			json_str(stdout, tix_str(ix, st->name), tix_str_len(ix, st->name));
-		} else {
-			printf("null, \"step_name\": null");
-		}
-		printf(", \"start_ns\": %" PRId64 ", \"offset_ns\": %" PRId64 ", \"dur_ns\": %" PRId64
-		       ", \"kind\": \"%s\", \"name\": ",
-		       e.start_ns, e.start_ns - t0, e.dur_ns, tix_kind_label(e.kind));
+	printf("%s\n  {\"row\": %u, \"step\": ", idx ? "," : "", row);
+	if (st && step == tix_step_before_trace(ix))
+		printf("null, \"before_trace\": true, \"step_name\": null");
+	else if (st) {
+		printf("%u, \"step_name\": ", step);
+		json_str(stdout, tix_str(ix, st->name), tix_str_len(ix, st->name));
+	} else {
+		printf("null, \"step_name\": null");
+	}
+	printf(", \"start_ns\": %" PRId64 ", \"offset_ns\": %" PRId64 ", \"dur_ns\": %" PRId64
+	       ", \"kind\": \"%s\", ",
+	       e.start_ns, e.start_ns - t0, e.dur_ns, tix_kind_label(e.kind));
+	uint32_t full = tix_name_full(ix, e.name), sh = tix_name_short(ix, e.name);
+	printf("\"name\": ");
+	json_str(stdout, tix_str(ix, full), tix_str_len(ix, full));
+	if (sh != TIX_NONE) {
+		printf(", \"short_name\": ");
+		json_str(stdout, tix_str(ix, sh), tix_str_len(ix, sh));
+	}
+	if (full != e.name) {
+		printf(", \"mangled_name\": ");
 		json_str(stdout, tix_str(ix, e.name), tix_str_len(ix, e.name));
-		if (ki) {
-			printf(", \"grid\": [%d, %d, %d], \"block\": [%d, %d, %d], \"registers\": %d"
-			       ", \"shared_mem\": %d, \"device\": %d, \"stream\": %d, \"bytes\": %" PRId64,
-			       ki->grid[0], ki->grid[1], ki->grid[2], ki->block[0], ki->block[1], ki->block[2],
-			       ki->registers, ki->shared_mem, ki->device, tr->stream, ki->bytes);
-		}
-		printf(", \"graph_replay\": %s, \"launch\": ", (e.flags & TIX_ROW_GRAPH_REPLAY) ? "true" : "false");
-		if (e.launch != TIX_NONE) {
-			const struct tix_track *lt = tix_track_get(ix, l.track);
-			printf("{\"name\": ");
-			json_str(stdout, tix_str(ix, l.name), tix_str_len(ix, l.name));
-			printf(", \"pid\": %" PRId64 ", \"tid\": %" PRId64 ", \"start_ns\": %" PRId64
-			       ", \"dur_ns\": %" PRId64 ", \"delay_ns\": %" PRId64 "}",
-			       lt->pid, lt->tid, l.start_ns, l.dur_ns, e.start_ns - l.start_ns);
-		} else {
-			printf("null, \"no_launch\": ");
-			json_str(stdout, why, strlen(why));
-		}
-		printf(", \"parents\": [");
-		for (uint32_t i = 0; i < nchain; i++) {
-			struct tix_event p;
-			tix_event_get(ix, chain[i], &p);
-			const struct tix_op_info *oi = tix_op_info_get(ix, p.op_info);
-			printf("%s{\"name\": ", i ? ", " : "");
-			json_str(stdout, tix_str(ix, p.name), tix_str_len(ix, p.name));
-			printf(", \"kind\": \"%s\"", tix_kind_label(p.kind));
-			if (oi) {
-				const char *keys[4] = {"input_dims", "input_types", "input_strides", "concrete_inputs"};
-				uint32_t vals[4] = {oi->dims, oi->types, oi->strides, oi->concrete};
-				for (int k = 0; k < 4; k++) {
-					if (vals[k] == TIX_NONE)
-						continue;
-					printf(", \"%s\": ", keys[k]);
-					json_raw_or_str(stdout, tix_str(ix, vals[k]));
-				}
-			}
-			printf("}");
-		}
-		printf("]}");
-		return;
 	}
-	char dur[32], off[32], name[200];
+	static const int32_t none3[3] = {0, 0, 0};
+	json_dims("grid", ki ? ki->grid : none3);
+	json_dims("block", ki ? ki->block : none3);
+	json_int_or_null("registers", ki ? ki->registers : -1);
+	json_int_or_null("shared_mem", ki ? ki->shared_mem : -1);
+	json_int_or_null("device", ki ? ki->device : (tr->device >= 0 ? tr->device : -1));
+	json_int_or_null("stream", tr->stream);
+	json_int_or_null("bytes", ki ? ki->bytes : -1);
+	printf(", \"graph_id\": ");
+	if (ki && ki->graph_id)
+		printf("%u", ki->graph_id);
+	else
+		printf("null");
+	int replay = (e.flags & TIX_ROW_GRAPH_REPLAY) != 0;
+	printf(", \"graph_replay\": %s", replay ? "true" : "false");
+
+	struct tix_traffic tf;
+	tix_event_traffic(ix, row, &tf);
+	printf(", \"traffic\": {\"bytes\": ");
+	if (tf.bytes >= 0)
+		printf("%" PRId64, tf.bytes);
+	else
+		printf("null");
+	json_num_or_null("bandwidth_Bps", tf.bandwidth_Bps);
+	json_num_or_null("peak_Bps", tf.peak_Bps);
+	printf(", \"basis\": ");
+	if (tf.basis)
+		json_str(stdout, tf.basis, strlen(tf.basis));
+	else
+		printf("null");
+	printf(", \"over_peak\": %s}", tf.over_peak ? "true" : "false");
+
+	struct tix_capture_view cv;
+	enum tix_capture_match m = tix_event_capture(ix, row, &cv);
+	if (!replay) {
+		printf(", \"capture_match\": null, \"captured_under\": null, \"capture_source\": null");
+	} else {
+		printf(", \"capture_match\": \"%s\", \"captured_under\": ", tix_capture_match_label(m));
+		if (cv.nframes) {
+			printf("[");
+			for (uint32_t i = 0; i < cv.nframes; i++) {
+				const struct tix_capture_frame *f = &cv.frames[i];
+				printf("%s{\"name\": ", i ? ", " : "");
+				json_str(stdout, tix_str(ix, f->name), tix_str_len(ix, f->name));
+				printf(", \"kind\": \"%s\"", tix_kind_label((enum tix_kind)f->kind));
+				if (f->dims != TIX_NONE) {
+					printf(", \"input_dims\": ");
+					json_raw_or_str(stdout, tix_str(ix, f->dims));
+				}
+				if (f->types != TIX_NONE) {
+					printf(", \"input_types\": ");
+					json_raw_or_str(stdout, tix_str(ix, f->types));
+				}
+				printf("}");
+			}
+			printf("], \"capture_source\": ");
+			json_str(stdout, tix_str(ix, cv.source), tix_str_len(ix, cv.source));
+		} else {
+			printf("null, \"capture_source\": null");
+		}
+	}
+
+	printf(", \"launch\": ");
+	if (e.launch != TIX_NONE) {
+		const struct tix_track *lt = tix_track_get(ix, l.track);
+		printf("{\"name\": ");
+		json_str(stdout, tix_str(ix, l.name), tix_str_len(ix, l.name));
+		printf(", \"pid\": ");
+		json_id(ix, lt->pid, lt->pid_str);
+		printf(", \"tid\": ");
+		json_id(ix, lt->tid, lt->tid_str);
+		printf(", \"start_ns\": %" PRId64 ", \"dur_ns\": %" PRId64 ", \"delay_ns\": %" PRId64 "}",
+		       l.start_ns, l.dur_ns, e.start_ns - l.start_ns);
+	} else {
+		const char *why = replay ? "CUDA graph replay: no launch call recorded"
+		                  : (e.flags & TIX_ROW_BEFORE_TRACE) ? "launched before the trace's CPU window"
+		                                                     : "no launch call found (lost correlation or flow)";
+		printf("null, \"no_launch\": ");
+		json_str(stdout, why, strlen(why));
+	}
+	printf(", \"parents\": [");
+	for (uint32_t i = 0; i < nchain; i++) {
+		struct tix_event p;
+		tix_event_get(ix, chain[i], &p);
+		printf("%s{\"name\": ", i ? ", " : "");
+		json_str(stdout, tix_str(ix, p.name), tix_str_len(ix, p.name));
+		printf(", \"kind\": \"%s\", \"start_ns\": %" PRId64 ", \"dur_ns\": %" PRId64,
+		       tix_kind_label(p.kind), p.start_ns, p.dur_ns);
+		json_op_info(ix, p.op_info);
+		printf("}");
+	}
+	printf("]}");
+	free(chain);
+}
+
+static void text_dims(char *buf, size_t cap, const int32_t d[3])
+{
+	if (tix_dim3_known(d))
+		snprintf(buf, cap, "[%d,%d,%d]", d[0], d[1], d[2]);
+	else
+		snprintf(buf, cap, "-");
+}
+
+static const char *text_int(int64_t v, const char *unit, char *buf, size_t cap)
+{
+	if (v < 0)
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%" PRId64 "%s", v, unit);
+	return buf;
+}
+
+static void show_text(struct tix_index *ix, uint32_t row, int idx, int64_t t0)
+{
+	struct tix_event e, l;
+	tix_event_get(ix, row, &e);
+	const struct tix_kernel_info *ki = tix_kernel_info_get(ix, e.kernel_info);
+	uint32_t step = tix_event_step(ix, row);
+	const struct tix_step *st = tix_step_get(ix, step);
+	const struct tix_track *tr = tix_track_get(ix, e.track);
+	char dur[32], off[32], nb[512], fold[4096];
 	tix_fmt_dur(dur, sizeof(dur), e.dur_ns);
 	tix_fmt_dur(off, sizeof(off), e.start_ns - t0);
-	tix_short_name(tix_str(ix, e.name), tix_str_len(ix, e.name), name, sizeof(name));
-	printf("#%d  step %s%s  at +%s  %s  %s\n", idx + 1, st ? tix_str(ix, st->name) : "-",
-	       "", off, dur, name);
-	if (ki && e.kind == TIX_KIND_KERNEL)
-		printf("    grid [%d,%d,%d]  block [%d,%d,%d]  registers %d  shared %d B  stream %d  device %d\n",
-		       ki->grid[0], ki->grid[1], ki->grid[2], ki->block[0], ki->block[1], ki->block[2],
-		       ki->registers, ki->shared_mem, tr->stream, ki->device);
-	else if (ki)
-		printf("    %" PRId64 " bytes  stream %d  device %d\n", ki->bytes, tr->stream, ki->device);
+	uint32_t sh = tix_name_short(ix, e.name);
+	const char *name = sh != TIX_NONE ? tix_str(ix, sh) : tix_str(ix, tix_name_full(ix, e.name));
+	printf("#%d  step %s  at +%s  %s  %s\n", idx + 1,
+	       st ? tix_printable(tix_str(ix, st->name), nb, sizeof(nb)) : "-", off, dur, name);
+	char g[48], b[48], r[24], sm[24], dv[24], sr[24];
+	if (e.kind == TIX_KIND_KERNEL) {
+		text_dims(g, sizeof(g), ki ? ki->grid : (const int32_t[3]){0, 0, 0});
+		text_dims(b, sizeof(b), ki ? ki->block : (const int32_t[3]){0, 0, 0});
+		printf("    grid %s  block %s  registers %s  shared %s  stream %s  device %s\n", g, b,
+		       text_int(ki ? ki->registers : -1, "", r, sizeof(r)),
+		       text_int(ki ? ki->shared_mem : -1, " B", sm, sizeof(sm)),
+		       text_int(tr->stream, "", sr, sizeof(sr)),
+		       text_int(ki ? ki->device : tr->device, "", dv, sizeof(dv)));
+	} else {
+		printf("    %s bytes  stream %s  device %s\n", text_int(ki ? ki->bytes : -1, "", r, sizeof(r)),
+		       text_int(tr->stream, "", sr, sizeof(sr)),
+		       text_int(ki ? ki->device : tr->device, "", dv, sizeof(dv)));
+	}
+	struct tix_traffic tf;
+	tix_event_traffic(ix, row, &tf);
+	printf("    bytes moved: %s\n", tix_traffic_text(&tf, e.dur_ns, fold, sizeof(fold)));
+	if (e.flags & TIX_ROW_GRAPH_REPLAY) {
+		struct tix_capture_view cv;
+		enum tix_capture_match m = tix_event_capture(ix, row, &cv);
+		if (cv.nframes) {
+			printf("    captured under (from %s, match: %s):\n", tix_str(ix, cv.source),
+			       tix_capture_match_label(m));
+			for (uint32_t i = 0; i < cv.nframes; i++) {
+				const struct tix_capture_frame *f = &cv.frames[i];
+				printf("      %*s%s", (int)(2 * i), "", tix_str(ix, f->name));
+				if (f->dims != TIX_NONE)
+					printf("  Input Dims %s", tix_fold_ws(tix_str(ix, f->dims), fold, sizeof(fold)));
+				if (f->types != TIX_NONE)
+					printf("  Input type %s", tix_fold_ws(tix_str(ix, f->types), fold, sizeof(fold)));
+				putchar('\n');
+			}
+		} else {
+			printf("    captured under: %s\n",
+			       m == TIX_MATCH_AMBIGUOUS ? "ambiguous (several capture windows fit)"
+			                                : "unknown (no capture window matched; see --graph-capture)");
+		}
+	}
 	if (e.launch == TIX_NONE) {
-		printf("    %s\n", why);
+		printf("    %s\n", (e.flags & TIX_ROW_GRAPH_REPLAY) ? "CUDA graph replay: no launch call recorded"
+		                   : (e.flags & TIX_ROW_BEFORE_TRACE) ? "launched before the trace's CPU window"
+		                                                      : "no launch call found (lost correlation or flow)");
 		return;
 	}
+	tix_event_get(ix, e.launch, &l);
 	const struct tix_track *lt = tix_track_get(ix, l.track);
-	char ld[32], delay[32];
+	char ld[32], delay[32], tid[128];
 	tix_fmt_dur(ld, sizeof(ld), l.dur_ns);
 	tix_fmt_dur(delay, sizeof(delay), e.start_ns - l.start_ns);
-	printf("    launched by %s on thread %" PRId64 " (%s), %s before the kernel started%s\n",
-	       tix_str(ix, l.name), lt->tid, ld, delay,
+	printf("    launched by %s on thread %s (%s), %s before the kernel started%s\n",
+	       tix_str(ix, l.name), text_id(ix, lt->tid, lt->tid_str, tid, sizeof(tid)), ld, delay,
 	       (e.flags & TIX_ROW_GRAPH_REPLAY) ? " [graph replay]" : "");
+	uint32_t *chain = NULL, nchain = parent_chain(ix, e.launch, &chain);
 	for (uint32_t i = 0; i < nchain; i++) {
 		struct tix_event p;
 		tix_event_get(ix, chain[i], &p);
 		const struct tix_op_info *oi = tix_op_info_get(ix, p.op_info);
-		printf("    %*s%s", (int)(2 * i), "", tix_str(ix, p.name));
+		printf("    %*s%s", (int)(2 * (i < 40 ? i : 40)), "", tix_str(ix, p.name));
 		if (oi && oi->dims != TIX_NONE)
-			printf("  Input Dims %s", tix_str(ix, oi->dims));
+			printf("  Input Dims %s", tix_fold_ws(tix_str(ix, oi->dims), fold, sizeof(fold)));
 		if (oi && oi->types != TIX_NONE)
-			printf("  Input type %s", tix_str(ix, oi->types));
+			printf("  Input type %s", tix_fold_ws(tix_str(ix, oi->types), fold, sizeof(fold)));
 		putchar('\n');
 	}
+	free(chain);
 }
 
-int cmd_show(int argc, char **argv)
+static int cmd_show_run(struct args *ap)
 {
-	struct args a;
-	if (args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_LIMIT | ARG_FORMAT) != 0)
-		return EXIT_USAGE;
+	struct args a = *ap;
 	if (a.help) {
 		puts("usage: tix show TRACE --kernel REGEX [--step N] [--limit N] [--format text|json]");
 		return EXIT_OK;
@@ -187,12 +384,12 @@ int cmd_show(int argc, char **argv)
 	}
 	size_t total = 0;
 	for (uint32_t g = 0; g < ng; g++)
-		if (regexec(&re, tix_str(ix, gs[g].name), 0, NULL, 0) == 0)
+		if (tix_name_matches(ix, gs[g].name, &re))
 			total += gs[g].members_count;
 	uint32_t *rows = malloc((total + 1) * sizeof(*rows));
 	size_t n = 0;
 	for (uint32_t g = 0; rows && g < ng; g++) {
-		if (regexec(&re, tix_str(ix, gs[g].name), 0, NULL, 0) != 0)
+		if (!tix_name_matches(ix, gs[g].name, &re))
 			continue;
 		const uint32_t *m = tix_members(ix, gs[g].members_first, gs[g].members_count);
 		for (uint32_t k = 0; m && k < gs[g].members_count; k++)
@@ -211,8 +408,12 @@ int cmd_show(int argc, char **argv)
 		char pb[200];
 		printf("no GPU event matches '%s'\n", tix_printable(a.kernel, pb, sizeof(pb)));
 	}
-	for (size_t i = 0; i < shown; i++)
-		show_one(ix, rows[i], (int)i, json, si.first_ns);
+	for (size_t i = 0; i < shown; i++) {
+		if (json)
+			show_json(ix, rows[i], (int)i, si.first_ns);
+		else
+			show_text(ix, rows[i], (int)i, si.first_ns);
+	}
 	if (json)
 		printf("\n]}\n");
 	else if (shown < n)
@@ -220,4 +421,12 @@ int cmd_show(int argc, char **argv)
 	free(rows);
 	tix_index_close(ix);
 	return EXIT_OK;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct args a;
+	int rc = args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_LIMIT | ARG_FORMAT) != 0 ? EXIT_USAGE : cmd_show_run(&a);
+	cli_open_opts_done(&a.open);
+	return rc;
 }

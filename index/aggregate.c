@@ -441,12 +441,11 @@ struct opg_key {
 	uint32_t op, group;
 };
 
-static const struct op_acc *op_sort_base;
-
-static int cmp_op(const void *a, const void *b)
+static int cmp_op(const void *a, const void *b, void *ctx)
 {
-	const struct op_acc *x = &op_sort_base[*(const uint32_t *)a];
-	const struct op_acc *y = &op_sort_base[*(const uint32_t *)b];
+	const struct op_acc *base = ctx;
+	const struct op_acc *x = &base[*(const uint32_t *)a];
+	const struct op_acc *y = &base[*(const uint32_t *)b];
 	if (x->gpu_ns != y->gpu_ns)
 		return x->gpu_ns > y->gpu_ns ? -1 : 1;
 	if (x->cpu_ns != y->cpu_ns)
@@ -469,7 +468,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 	struct dedup pairs;
 	struct { int64_t gpu_ns; uint32_t count, pad; } *pacc = NULL;
 	uint32_t pcap = 0;
-	uint32_t *order = NULL, *rank = NULL, *chain = NULL;
+	uint32_t *order = NULL, *rank = NULL, *chain = NULL, *anc = NULL;
 	int rc = -1;
 	if (!op_of_name || dedup_init(&pairs, sizeof(struct opg_key)) != 0) {
 		free(op_of_name);
@@ -498,15 +497,19 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 		acc[o].cpu_ns = tix_sat_add(acc[o].cpu_ns, row_dur(L, i));
 	}
 
-	/* Each GPU event counts once for every distinct op name above its
-	 * launch call. */
-	uint32_t chain_cap = 64, nchain;
+	/* Each GPU event counts once for every distinct op name among the
+	 * ancestors of its launch call (rules.h), and once in the GPU count of
+	 * every ancestor instance. */
+	uint32_t chain_cap = 64, nchain, anc_cap = 64;
 	chain = malloc(chain_cap * sizeof(*chain));
+	anc = malloc(anc_cap * sizeof(*anc));
+	struct tix_rows rv;
+	linker_rows_view(L, &rv);
 	/* Members come group by group: an op's last (group, pair) saves the
 	 * pair lookup for all but the first of a group's events. */
 	uint32_t *last_group = malloc((nacc + 1) * sizeof(*last_group));
 	uint32_t *last_pair = malloc((nacc + 1) * sizeof(*last_pair));
-	if (!chain || !last_group || !last_pair) {
+	if (!chain || !anc || !last_group || !last_pair) {
 		free(last_group);
 		free(last_pair);
 		goto oom;
@@ -521,9 +524,23 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 				continue;
 			int64_t dur = row_dur(L, row);
 			nchain = 0;
-			for (uint32_t p = SPILL_AT(&L->rows, struct tix_row_disk, r->link).link;
-			     p != TIX_NONE; p = SPILL_AT(&L->rows, struct tix_row_disk, p).link) {
-				const struct tix_row_disk *pr = &SPILL_AT(&L->rows, struct tix_row_disk, p);
+			uint32_t nanc = tix_rule_ancestors(&rv, r->link, anc, anc_cap);
+			if (nanc > anc_cap) {
+				uint32_t *q = realloc(anc, (size_t)nanc * sizeof(*q));
+				if (!q) {
+					free(last_group);
+					free(last_pair);
+					goto oom;
+				}
+				anc = q;
+				anc_cap = nanc;
+				tix_rule_ancestors(&rv, r->link, anc, anc_cap);
+			}
+			for (uint32_t a = 0; a < nanc; a++) {
+				uint32_t p = anc[a];
+				struct tix_row_disk *pr = &SPILL_AT(&L->rows, struct tix_row_disk, p);
+				if (pr->gpu_beneath != UINT16_MAX)
+					pr->gpu_beneath++;
 				uint32_t o = op_of_name[pr->name];
 				if (!is_op_kind(pr->kind) || o == TIX_NONE)
 					continue;
@@ -585,8 +602,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 		goto oom;
 	for (uint32_t i = 0; i < nacc; i++)
 		order[i] = i;
-	op_sort_base = acc;
-	qsort(order, nacc, sizeof(*order), cmp_op);
+	qsort_r(order, nacc, sizeof(*order), cmp_op, acc);
 	for (uint32_t i = 0; i < nacc; i++)
 		rank[order[i]] = i;
 
@@ -645,6 +661,7 @@ out:
 	free(order);
 	free(rank);
 	free(chain);
+	free(anc);
 	dedup_done(&pairs);
 	return rc;
 }

@@ -51,6 +51,7 @@ static void collector_done(struct collector *c)
 	dedup_done(&c->details);
 	dedup_done(&c->kinfos);
 	dedup_done(&c->opinfos);
+	capture_store_done(&c->captures);
 	free(c->tracks);
 	free(c->track_slots);
 	free(c->metas);
@@ -202,7 +203,9 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	uint32_t name = str_id(c, ev->name);
 	if (name == TIX_NONE)
 		goto oom;
-	struct tix_detail_disk d = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE};
+	struct tix_detail_disk d;
+	memset(&d, 0, sizeof(d)); /* the padding too: details are compared bytewise */
+	d.cat = d.args = d.kernel_info = d.op_info = d.capture = TIX_NONE;
 	if (ev->cat.len && (d.cat = str_id(c, ev->cat)) == TIX_NONE)
 		goto oom;
 	if (ev->launch) {
@@ -214,7 +217,7 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	}
 	uint32_t detail;
 	struct detail_memo *mo = &c->memo[name % DETAIL_MEMO_SIZE];
-	if (memo_matches(c, mo, name, d.cat, ev)) {
+	if (!ev->captured && memo_matches(c, mo, name, d.cat, ev)) {
 		detail = mo->detail;
 	} else {
 		if (ev->args.len && (d.args = str_id(c, ev->args)) == TIX_NONE)
@@ -252,12 +255,19 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 			if ((d.op_info = dedup_add(&c->opinfos, &oi)) == TIX_NONE)
 				goto oom;
 		}
+		if (ev->captured) {
+			if ((d.capture = capture_store_add(&c->captures, &c->strings, ev->captured)) ==
+			    TIX_NONE)
+				goto oom;
+			d.capture_match = (uint8_t)ev->captured->match;
+		}
 		detail = TIX_NONE;
 		if ((d.cat != TIX_NONE || d.args != TIX_NONE || d.kernel_info != TIX_NONE ||
-		     d.op_info != TIX_NONE) &&
+		     d.op_info != TIX_NONE || d.capture != TIX_NONE) &&
 		    (detail = dedup_add(&c->details, &d)) == TIX_NONE)
 			goto oom;
-		memo_keep(c, mo, name, &d, detail, ev);
+		if (!ev->captured)
+			memo_keep(c, mo, name, &d, detail, ev);
 	}
 
 	if (c->rows.n >= UINT32_MAX / 2)
@@ -396,6 +406,10 @@ static int collect_warn(struct collector *c, const char *msg, size_t n, struct t
 static int collector_merge(struct collector *c, struct collector *x, uint32_t **smap_out,
                            uint32_t **dmap_out, uint32_t **tmap_out, struct tix_error *err)
 {
+	/* Capture chains come from one producer thread (the journal reader). */
+	if (x->captures.nchains)
+		return tix_error_set(err, "%s: internal: capture chains given to the second sink",
+		                     c->source_path);
 	uint32_t *smap = malloc(((size_t)x->strings.n + 1) * sizeof(*smap));
 	uint32_t *dmap = malloc(((size_t)x->details.n + 1) * sizeof(*dmap));
 	uint32_t *kmap = malloc(((size_t)x->kinfos.n + 1) * sizeof(*kmap));

@@ -18,6 +18,8 @@
 
 #include "index/sink.h"
 
+struct tix_index;
+
 struct tix_build_opts {
 	const char *source_path;   /* recorded in the index; may be NULL */
 	/* Source identity recorded for cache validation (see tix_index_source). */
@@ -28,6 +30,16 @@ struct tix_build_opts {
 	int64_t source_ctime_ns;
 	const char *step_marker;   /* user regex (POSIX ERE) or NULL for the defaults */
 	int64_t base_time_ns;      /* added to every time to make it epoch ns; 0 if unknown */
+	/* The capture traces of a CUDA-graph replay trace, already indexed and
+	 * open, with the names the index records for them: each replayed
+	 * kernel is attributed to the launch recorded while its graph was
+	 * captured (docs/FORMAT.md, "Graph attribution").  Borrowed until
+	 * tix_builder_finish() returns.  capture_sources is the "; "-joined
+	 * list the index keeps to tell whether it is current. */
+	const struct tix_index *const *captures;
+	const char *const *capture_names;
+	uint32_t ncaptures;
+	const char *capture_sources;
 };
 
 struct tix_builder;

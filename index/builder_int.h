@@ -18,6 +18,7 @@
 #include "index/builder.h"
 #include "index/format.h"
 #include "index/index.h"
+#include "index/rules.h"
 
 /* A growable array backed by an unlinked temporary file. */
 struct spill {
@@ -87,6 +88,21 @@ struct dedup {
 int dedup_init(struct dedup *d, size_t elem);
 void dedup_done(struct dedup *d);
 uint32_t dedup_add(struct dedup *d, const void *rec);
+
+/* Capture chains (capture.c): deduplicated, referred to by details. */
+struct capture_store {
+	struct tix_capture_frame *frames;
+	uint32_t nframes, frames_cap;
+	struct tix_capture_chain_disk *chains;
+	uint32_t nchains, chains_cap;
+	uint32_t *slots;           /* chain id + 1, 0 = empty */
+	uint32_t nslots;
+};
+/* The id of the chain in, added if new (its strings interned in strings);
+ * TIX_NONE on out of memory. */
+uint32_t capture_store_add(struct capture_store *s, struct intern *strings,
+                           const struct tix_capture_in *in);
+void capture_store_done(struct capture_store *s);
 
 /* A collected event before sorting. */
 struct brow {                 /* 40 bytes */
@@ -167,6 +183,7 @@ struct collector {
 	struct spill flows;        /* struct bflow */
 	struct detail_memo *memo;  /* DETAIL_MEMO_SIZE entries, by name */
 
+	struct capture_store captures; /* the primary collector's only */
 	char *warnings;
 	size_t warnings_len;
 	/* events outside TIX_TIME_MIN..MAX: skipped (start) or cut (end);
@@ -208,8 +225,21 @@ struct linker {
 	struct tix_long_dur_disk *long_durs;
 	uint32_t nlong, long_cap;
 
-	struct tix_step *steps;
-	uint32_t nsteps;
+	struct spill chains;        /* struct tix_chain_disk, by row (parents phase) */
+	struct spill chain_rows;    /* uint32 */
+
+	struct tix_step *steps;     /* the real steps by start, then "before the trace" */
+	uint32_t nsteps;            /* including "before the trace" */
+	uint32_t before_trace_step; /* its id (nsteps - 1), TIX_NONE (steps phase) */
+	uint32_t gpu_before_trace;
+	uint32_t corr_collisions;   /* launches phase */
+	uint32_t unlinked_by_corr;  /* GPU events the correlation ids did not link */
+	char *warnings;             /* what the phases noticed, "; "-joined (linker_warn) */
+	uint32_t replayed;          /* graph phase */
+	uint32_t replayed_by_match[8];
+	char *capture_sources;
+	struct tix_name_form_disk *name_forms; /* names phase, by raw */
+	uint32_t nname_forms;
 	const char *step_rule;
 
 	struct tix_group *groups;       /* overall, sorted by total */
@@ -233,6 +263,8 @@ struct linker {
 /* A spill for elements of elem bytes: a released one when there is one
  * (the largest), else a new file. */
 int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_error *err);
+/* Adds a warning the index keeps and repeats on every open. */
+int linker_warn(struct linker *L, const char *msg, struct tix_error *err);
 /* Gives s back to the pool (or frees it when the pool is full). */
 void linker_release(struct linker *L, struct spill *s);
 /* A work buffer whose size may follow the number of events: in the heap
@@ -254,20 +286,15 @@ void linker_buf_done(struct linker *L, struct linker_buf *b);
 int linker_sort(struct linker *L, void *base, size_t n, size_t size,
                 int (*cmp)(const void *, const void *), struct tix_error *err);
 
+/* The rows as rules.h sees them (pointers into the spills: valid until
+ * one of them grows). */
+void linker_rows_view(const struct linker *L, struct tix_rows *v);
+
 static inline int64_t row_dur(const struct linker *L, uint32_t row)
 {
-	const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, row);
-	if (r->dur_ns != UINT32_MAX)
-		return r->dur_ns;
-	uint32_t lo = 0, hi = L->nlong;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (L->long_durs[mid].row < row)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < L->nlong && L->long_durs[lo].row == row ? L->long_durs[lo].dur_ns : r->dur_ns;
+	struct tix_rows v = {.rows = (const struct tix_row_disk *)L->rows.base,
+	                     .nrows = L->nrows, .long_durs = L->long_durs, .nlong = L->nlong};
+	return tix_rule_dur(&v, row);
 }
 
 /* Where ROWS starts in the output file: the header and section table fit
@@ -281,10 +308,14 @@ int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 /* write.c: every section, then the header. */
 int linker_write(struct linker *L, struct tix_error *err);
 
-/* Step of a row by its launch (GPU work) or its own start; TIX_NONE. */
+/* Step of a row (rules.h), TIX_NONE. */
 uint32_t linker_step_of(const struct linker *L, uint32_t row);
 /* aggregate.c */
 int linker_aggregate(struct linker *L, struct tix_error *err);
+/* graph.c: replayed kernels attributed to their capture-time launches. */
+int linker_graph(struct linker *L, struct tix_error *err);
+/* name_forms.c: demangled and distinct short names of the GPU work groups. */
+int linker_name_forms(struct linker *L, struct tix_error *err);
 
 /* link.c: everything after the last event. */
 int builder_link_and_write(struct tix_builder *b, struct tix_error *err);

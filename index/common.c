@@ -82,6 +82,16 @@ const char *tix_kind_cat(enum tix_kind k)
 	return (unsigned)k < TIX_KIND_COUNT ? kinds[k].cat : "other";
 }
 
+const char *tix_capture_match_label(enum tix_capture_match m)
+{
+	static const char *const labels[TIX_MATCH_COUNT] = {
+#define TIX_MATCH_LABEL(e, label) label,
+		TIX_CAPTURE_MATCHES(TIX_MATCH_LABEL)
+#undef TIX_MATCH_LABEL
+	};
+	return (unsigned)m < TIX_MATCH_COUNT ? labels[m] : "?";
+}
+
 int tix_kind_is_gpu(enum tix_kind k)
 {
 	return (unsigned)k < TIX_KIND_COUNT && kinds[k].gpu;
@@ -157,4 +167,25 @@ uint64_t tix_hash64(const void *data, size_t len, uint64_t seed)
 	h *= P3;
 	h ^= h >> 32;
 	return h;
+}
+
+const char *tix_fold_ws(const char *s, char *buf, size_t cap)
+{
+	size_t j = 0;
+	int space = 0;
+	if (!cap)
+		return buf;
+	for (; *s && j + 1 < cap; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			space = j > 0;
+			continue;
+		}
+		if (space && j + 2 < cap)
+			buf[j++] = ' ';
+		space = 0;
+		buf[j++] = (char)c;
+	}
+	buf[j] = 0;
+	return buf;
 }

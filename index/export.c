@@ -154,7 +154,7 @@ static int select_rows(const struct tix_index *ix, const struct tix_export_sel *
 			ng = tix_group_count(ix);
 		}
 		for (uint32_t g = 0; g < ng; g++) {
-			if (sel->name_regex && regexec(&re, tix_str(ix, gs[g].name), 0, NULL, 0) != 0)
+			if (sel->name_regex && !tix_name_matches(ix, gs[g].name, &re))
 				continue;
 			const uint32_t *m = tix_members(ix, gs[g].members_first, gs[g].members_count);
 			for (uint32_t k = 0; m && k < gs[g].members_count; k++) {
@@ -186,22 +186,43 @@ static int select_rows(const struct tix_index *ix, const struct tix_export_sel *
 	return 0;
 }
 
-/* Adds the launch call and the CPU chain above every selected event. */
-static void close_over_parents(const struct tix_index *ix, uint8_t *bits)
+/* Adds the launch call and the CPU events containing it (its ancestors,
+ * rules.h) for every selected event: what contains a launch in time, and
+ * nothing that had ended before it (no phantom previous step). */
+static int close_over_parents(const struct tix_index *ix, uint8_t *bits)
 {
-	uint32_t n = tix_event_count(ix);
+	uint32_t n = tix_event_count(ix), cap = 256;
+	uint32_t *anc = malloc(cap * sizeof(*anc));
+	if (!anc)
+		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!has_bit(bits, i))
 			continue;
 		struct tix_event e;
 		tix_event_get(ix, i, &e);
-		uint32_t p = tix_kind_is_gpu(e.kind) ? e.launch : e.parent;
-		while (p != TIX_NONE && !has_bit(bits, p)) {
-			set_bit(bits, p);
-			tix_event_get(ix, p, &e);
-			p = e.parent;
+		uint32_t from = i;
+		if (tix_kind_is_gpu(e.kind)) {
+			if (e.launch == TIX_NONE)
+				continue;
+			from = e.launch;
+			set_bit(bits, from);
 		}
+		uint32_t k = tix_event_ancestors(ix, from, anc, cap);
+		if (k > cap) {
+			uint32_t *p = realloc(anc, (size_t)k * sizeof(*p));
+			if (!p) {
+				free(anc);
+				return -1;
+			}
+			anc = p;
+			cap = k;
+			tix_event_ancestors(ix, from, anc, cap);
+		}
+		for (uint32_t a = 0; a < k; a++)
+			set_bit(bits, anc[a]);
 	}
+	free(anc);
+	return 0;
 }
 
 long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *sel,
@@ -215,7 +236,10 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 		free(bits);
 		return -1;
 	}
-	close_over_parents(ix, bits);
+	if (close_over_parents(ix, bits) != 0) {
+		free(bits);
+		return tix_error_set(err, "out of memory");
+	}
 
 	size_t plen = strlen(out_path);
 	char *tmp = malloc(plen + 16);

@@ -1,5 +1,5 @@
 /*
- * The .tix file layout, version 1.  Private to index/: builder.c writes it,
+ * The .tix file layout, version 2.  Private to index/: builder.c writes it,
  * reader.c checks and maps it.  docs/FORMAT.md is the long form.
  *
  *   offset 0                                                        64
@@ -32,8 +32,10 @@
 #include "index/index.h"
 
 #define TIX_MAGIC "TIXINDEX"
-#define TIX_FORMAT_VERSION 1u
-#define TIX_MIN_READER_VERSION 1u
+/* 2: parents by containment (CHAINS), "before the trace", name forms,
+ * graph attribution; a version-1 index is rebuilt, never misread. */
+#define TIX_FORMAT_VERSION 2u
+#define TIX_MIN_READER_VERSION 2u
 #define TIX_ENDIAN_MARK 0x01020304u
 #define TIX_SECTION_ALIGN 64u
 
@@ -76,7 +78,12 @@ struct tix_section_disk {        /* 32 bytes */
 	X(MEMBERS, 13, sizeof(uint32_t))                              \
 	X(OPS, 14, sizeof(struct tix_op))                             \
 	X(OP_GROUPS, 15, sizeof(struct tix_op_group))                 \
-	X(TOP_META, 16, 2 * sizeof(uint32_t))
+	X(TOP_META, 16, 2 * sizeof(uint32_t))                         \
+	X(CHAINS, 17, sizeof(struct tix_chain_disk))                  \
+	X(CHAIN_ROWS, 18, sizeof(uint32_t))                           \
+	X(NAME_FORMS, 19, sizeof(struct tix_name_form_disk))          \
+	X(CAPTURE_CHAINS, 20, sizeof(struct tix_capture_chain_disk))  \
+	X(CAPTURE_FRAMES, 21, sizeof(struct tix_capture_frame))
 
 /* One event.  Rows are sorted by track, then start, then longer first (so
  * a parent precedes the children that start with it). */
@@ -89,16 +96,47 @@ struct tix_row_disk {            /* 32 bytes */
 	uint32_t link;           /* GPU work: launch row; others: parent row */
 	uint8_t kind;            /* enum tix_kind */
 	uint8_t flags;           /* enum tix_row_flag */
-	uint16_t reserved;
+	uint16_t gpu_beneath;    /* CPU ops and annotations: GPU work launched beneath
+	                          * this instance (saturates at 65535) */
 };
+
+/* A row whose ancestors are not those reached by walking links (an event
+ * that starts inside another and outlives it): its ancestors listed,
+ * innermost first, in CHAIN_ROWS[first .. first+count).  Sorted by row. */
+struct tix_chain_disk {          /* 16 bytes */
+	uint32_t row;
+	uint32_t first, count;
+	uint32_t pad;
+};
+
+/* How a GPU work name is shown: demangled in full, and a short label that
+ * no other GPU work name of the trace shares.  Sorted by raw. */
+struct tix_name_form_disk {      /* 16 bytes */
+	uint32_t raw;            /* the name as the trace gave it (strings) */
+	uint32_t full;           /* demangled, or raw */
+	uint32_t shortened;      /* short and distinct */
+	uint32_t pad;
+};
+
+/* What captured a replayed kernel: frames[first .. first+count) of
+ * CAPTURE_FRAMES, outermost first, seen in the capture named source. */
+struct tix_capture_chain_disk {  /* 16 bytes */
+	uint32_t first, count;
+	uint32_t source;         /* string */
+	uint32_t pad;
+};
+
 
 /* What rows share: deduplicated, so the ~80 distinct launches of a decode
  * step cost one record each, not one per step. */
-struct tix_detail_disk {         /* 16 bytes */
+struct tix_detail_disk {         /* 24 bytes */
 	uint32_t cat;            /* original category string */
 	uint32_t args;           /* args JSON text without per-instance ids */
 	uint32_t kernel_info;    /* KERNEL_INFO record or TIX_NONE */
 	uint32_t op_info;        /* OP_INFO record or TIX_NONE */
+	uint32_t capture;        /* CAPTURE_CHAINS record or TIX_NONE */
+	uint8_t capture_match;   /* enum tix_capture_match */
+	uint8_t pad[3];
 };
 
 struct tix_long_dur_disk {       /* 16 bytes, sorted by row */
@@ -107,7 +145,7 @@ struct tix_long_dur_disk {       /* 16 bytes, sorted by row */
 	int64_t dur_ns;
 };
 
-struct tix_meta_disk {           /* 168 bytes */
+struct tix_meta_disk {           /* 256 bytes */
 	uint64_t source_size;
 	int64_t source_mtime_ns;
 	uint64_t source_hash;
@@ -120,27 +158,52 @@ struct tix_meta_disk {           /* 168 bytes */
 	uint32_t step_rule;
 	uint32_t gpu_without_launch;
 	uint32_t kind_counts[16];
-	uint32_t reserved[1];
+	uint32_t before_trace_step;  /* step id of "before the trace" (the last), TIX_NONE */
+	uint32_t gpu_before_trace;   /* GPU work in it */
+	uint32_t corr_collisions;    /* correlation ids carried by several launch calls */
+	uint32_t replayed;           /* GPU work replayed from a graph */
+	uint32_t replayed_by_match[8]; /* ... by enum tix_capture_match */
+	uint32_t capture_sources;    /* string: the capture traces, "; "-joined, or "" */
 	/* The source's st_dev, st_ino and st_ctime: a file of the same size
 	 * moved over it, its mtime put back, is another inode, and its ctime
-	 * changed (utimes sets it). */
+	 * changed (utimes sets it).  Zero in an index from a writer before
+	 * them: such an index is rebuilt once. */
 	uint64_t source_dev;
 	uint64_t source_ino;
 	int64_t source_ctime_ns;
+	uint32_t reserved[10];
 };
 
 enum tix_section_id {
 #define TIX_SECTION_ENUM(name, id, size) TIX_SEC_##name = id,
 	TIX_SECTIONS(TIX_SECTION_ENUM)
 #undef TIX_SECTION_ENUM
-	TIX_SEC_MAX = 16
+	TIX_SEC_MAX = 21
+};
+
+/* How many sections a file has, and each one's record size, from the one
+ * list above: the writer and the reader both take their tables from here. */
+enum {
+#define TIX_SECTION_ONE(name, id, size) +1
+	TIX_SECTION_COUNT = 0 TIX_SECTIONS(TIX_SECTION_ONE)
+#undef TIX_SECTION_ONE
+};
+static const uint32_t tix_section_elem[TIX_SEC_MAX + 1] = {
+#define TIX_SECTION_ELEM(name, id, size) [id] = (uint32_t)(size),
+	TIX_SECTIONS(TIX_SECTION_ELEM)
+#undef TIX_SECTION_ELEM
 };
 
 _Static_assert(sizeof(struct tix_header_disk) == 64, "header layout");
 _Static_assert(sizeof(struct tix_section_disk) == 32, "section layout");
 _Static_assert(sizeof(struct tix_row_disk) == 32, "row layout");
-_Static_assert(sizeof(struct tix_detail_disk) == 16, "detail layout");
-_Static_assert(sizeof(struct tix_meta_disk) == 168, "meta layout");
+_Static_assert(sizeof(struct tix_detail_disk) == 24, "detail layout");
+_Static_assert(sizeof(struct tix_meta_disk) == 256, "meta layout");
+_Static_assert(sizeof(struct tix_chain_disk) == 16, "chain layout");
+_Static_assert(sizeof(struct tix_name_form_disk) == 16, "name form layout");
+_Static_assert(sizeof(struct tix_capture_chain_disk) == 16, "capture chain layout");
+_Static_assert(sizeof(struct tix_capture_frame) == 16, "capture frame layout");
+_Static_assert(TIX_MATCH_COUNT <= 8, "replayed_by_match holds 8 matches");
 _Static_assert(sizeof(struct tix_track) == 56, "track layout");
 _Static_assert(sizeof(struct tix_kernel_info) == 72, "kernel info layout");
 _Static_assert(sizeof(struct tix_op_info) == 16, "op info layout");

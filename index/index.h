@@ -47,6 +47,7 @@ struct tix_source_info {
 	int64_t ctime_ns;
 	const char *path;          /* as given at build time; "" if none */
 	const char *step_marker;   /* "" when the defaults were used */
+	const char *capture_sources; /* --graph-capture traces, "; "-joined, "" */
 };
 void tix_index_source(const struct tix_index *ix, struct tix_source_info *out);
 
@@ -59,6 +60,12 @@ struct tix_summary_info {
 	uint64_t file_size;
 	const char *warnings;         /* "" when none */
 	const char *step_rule;        /* how steps were found, e.g. "ProfilerStep#N" */
+	uint32_t format_version;      /* of the .tix file */
+	uint32_t gpu_before_trace;    /* GPU work launched before the trace's CPU window */
+	uint32_t corr_collisions;     /* correlation ids carried by several launch calls */
+	uint32_t replayed;            /* GPU work replayed from a CUDA graph */
+	uint32_t replayed_by_match[TIX_MATCH_COUNT]; /* ... by how it was attributed */
+	const char *capture_sources;  /* capture traces used ("; "-joined), "" */
 };
 void tix_index_summary(const struct tix_index *ix, struct tix_summary_info *out);
 
@@ -97,7 +104,9 @@ enum tix_row_flag {
 	TIX_ROW_LINK_BY_FLOW = 1 << 2, /* launch found through an ac2g flow */
 	TIX_ROW_LONG_DUR = 1 << 3,     /* duration kept in the long-duration table */
 	TIX_ROW_STEP_MARKER = 1 << 4,  /* this event defines a step */
-	TIX_ROW_OPEN_END = 1 << 5,     /* its end is unknown (negative duration in the trace) */
+	TIX_ROW_CHAIN = 1 << 5,        /* its ancestors are listed, not walked (see rules.h) */
+	TIX_ROW_BEFORE_TRACE = 1 << 6, /* GPU work launched before the trace's CPU window */
+	TIX_ROW_OPEN_END = 1 << 7,     /* its end is unknown (negative duration in the trace) */
 };
 
 struct tix_event {             /* a decoded row */
@@ -115,8 +124,34 @@ struct tix_event {             /* a decoded row */
 uint32_t tix_event_count(const struct tix_index *ix);
 void tix_event_get(const struct tix_index *ix, uint32_t row, struct tix_event *out);
 /* Step of a row: for GPU work the step in which its launch call began,
- * otherwise the step containing its start.  TIX_NONE if in no step. */
+ * otherwise the step containing its start; GPU work launched before the
+ * trace is in tix_step_before_trace().  TIX_NONE if in no step. */
 uint32_t tix_event_step(const struct tix_index *ix, uint32_t row);
+/* The CPU events on a CPU row's thread that contain it in time (Kineto's
+ * 1 us rounding allowed; one that starts inside another and outlives it is
+ * not inside it): up to cap rows into out, innermost first.  Returns how
+ * many there are (may exceed cap); 0 for GPU rows. */
+uint32_t tix_event_ancestors(const struct tix_index *ix, uint32_t row, uint32_t *out,
+                             uint32_t cap);
+/* CPU ops and annotations: GPU work launched beneath this instance
+ * (saturates at 65535). */
+uint32_t tix_event_gpu_beneath(const struct tix_index *ix, uint32_t row);
+
+/* What captured a GPU row replayed from a CUDA graph. */
+struct tix_capture_frame {     /* 16 bytes on disk */
+	uint32_t name, dims, types; /* string ids; dims/types TIX_NONE when absent */
+	uint8_t kind;              /* enum tix_kind */
+	uint8_t pad[3];
+};
+struct tix_capture_view {
+	const struct tix_capture_frame *frames; /* outermost first */
+	uint32_t nframes;
+	uint32_t source;           /* string id of the capture it came from, TIX_NONE */
+};
+/* Fills *out (no frames when unknown) and returns how the row was matched
+ * to its capture (TIX_MATCH_NONE: not attributed, or not a replay). */
+enum tix_capture_match tix_event_capture(const struct tix_index *ix, uint32_t row,
+                                         struct tix_capture_view *out);
 
 struct tix_kernel_info {       /* 72 bytes on disk, deduplicated */
 	int32_t grid[3], block[3];
@@ -127,6 +162,12 @@ struct tix_kernel_info {       /* 72 bytes on disk, deduplicated */
 	int64_t bytes;
 };
 const struct tix_kernel_info *tix_kernel_info_get(const struct tix_index *ix, uint32_t id);
+/* A grid or block the trace gave: Kineto writes none for copies and for
+ * kernels replayed from graphs on ROCm, and tix stores zeros then. */
+static inline int tix_dim3_known(const int32_t d[3])
+{
+	return d[0] > 0 || d[1] > 0 || d[2] > 0;
+}
 
 struct tix_op_info {           /* string ids, TIX_NONE when absent */
 	uint32_t dims, types, strides, concrete;
@@ -146,7 +187,12 @@ struct tix_step {              /* 64 bytes on disk */
 	uint32_t top_group;        /* overall group id of its largest group, TIX_NONE */
 	uint32_t pad;
 };
+/* The real steps, numbered from 0 in time order. */
 uint32_t tix_step_count(const struct tix_index *ix);
+/* The step holding the GPU work launched before the trace (numbered
+ * tix_step_count(), after the real ones), or TIX_NONE when there is none. */
+uint32_t tix_step_before_trace(const struct tix_index *ix);
+/* A real step, or the before-the-trace one; NULL otherwise. */
 const struct tix_step *tix_step_get(const struct tix_index *ix, uint32_t s);
 
 /* ---- kernel groups: GPU work of one name and kind ----
@@ -195,11 +241,51 @@ const struct tix_op_group *tix_op_groups(const struct tix_index *ix, uint32_t op
                                          uint32_t *count);
 
 /* ---- names ---- */
+/* GPU work names as shown: demangled in full, and a short label that no
+ * other GPU work name of the trace shares (computed at build time).  Other
+ * names: tix_name_full gives the name itself, tix_name_short TIX_NONE. */
+uint32_t tix_name_full(const struct tix_index *ix, uint32_t name);
+uint32_t tix_name_short(const struct tix_index *ix, uint32_t name);
+/* 1 when the compiled regex (regex_t *) matches the name as the trace
+ * gave it or as it is shown (demangled). */
+int tix_name_matches(const struct tix_index *ix, uint32_t name, const void *regex);
+
 /* Shortens a C++ kernel name for display: template argument lists and
  * parameter lists collapse to <...> and (...), "void " return types go.
  * Writes at most cap-1 bytes plus NUL into out; returns the full length it
  * wanted.  Never reads past name[len]. */
 size_t tix_short_name(const char *name, size_t len, char *out, size_t cap);
+/* The same, but the first template argument list shows its keep_arg-th
+ * argument ("cutlass::device_kernel<..., Sm90, ...>"): what the build uses
+ * to tell apart kernels whose short names would be equal. */
+size_t tix_short_name_arg(const char *name, size_t len, int keep_arg, char *out, size_t cap);
+
+/* ---- traffic: bytes a GPU event moved (rules in index/traffic.c) ---- */
+struct tix_traffic {
+	int64_t bytes;             /* -1: unknown ("n/a") */
+	double bandwidth_Bps;      /* -1: unknown, or above the peak */
+	double peak_Bps;           /* the device's peak memory bandwidth, -1 unknown */
+	const char *basis;         /* "bytes" (a copy's own size), "aten::copy_", NULL */
+	int over_peak;             /* bytes / duration exceeds the peak: not shown */
+	int64_t elements;          /* aten::copy_: elements per tensor, -1 when they differ */
+	int tensors;
+	int elem_sizes[2];
+	const char *device;        /* the device's name from the trace, NULL */
+	char device_buf[128];
+};
+/* Fills *out for GPU work row; returns 1 when bytes are known, else 0. */
+int tix_event_traffic(const struct tix_index *ix, uint32_t row, struct tix_traffic *out);
+/* Peak memory bandwidth of a device by its name, -1 when not in the table. */
+double tix_device_peak_Bps(const char *device_name);
+/* "285,437,952 elements x (2 + 1) bytes = 856.31 MB in 830.86 us = 1.03 TB/s
+ * (21.5% of peak)", or why there is no figure.  Returns out. */
+char *tix_traffic_text(const struct tix_traffic *t, int64_t dur_ns, char *out, size_t cap);
+/* v with an SI prefix: "856.31 MB" for (856313856, "B"). */
+char *tix_fmt_scaled(double v, const char *unit, char *out, size_t cap);
+
+/* s with every run of white space (newlines of a pretty-printed value)
+ * made one space and the ends trimmed, cut to cap.  Returns buf. */
+const char *tix_fold_ws(const char *s, char *buf, size_t cap);
 
 /* A duration for people: "812 ns", "828.51 us", "64.61 ms", "1.937 s".
  * Writes at most cap bytes including the NUL. */

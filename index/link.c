@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "index/builder_int.h"
+#include "index/rules.h"
 
 static double now_s(void)
 {
@@ -49,49 +50,131 @@ void linker_release(struct linker *L, struct spill *s)
 
 /* ---- links ---- */
 
-static int is_cpu_side(uint8_t kind)
+int linker_warn(struct linker *L, const char *msg, struct tix_error *err)
 {
-	return !tix_kind_is_gpu((enum tix_kind)kind);
+	size_t n = strlen(msg), old = L->warnings ? strlen(L->warnings) : 0;
+	char *w = realloc(L->warnings, old + n + 3);
+	if (!w)
+		return tix_error_env(err, "out of memory");
+	if (old)
+		memcpy(w + old, "; ", 2), old += 2;
+	memcpy(w + old, msg, n + 1);
+	L->warnings = w;
+	return 0;
 }
 
-/* Parent of every CPU-side row: the innermost earlier row on its track
- * that is still open when it starts. */
+void linker_rows_view(const struct linker *L, struct tix_rows *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->rows = (const struct tix_row_disk *)L->rows.base;
+	v->nrows = L->nrows;
+	v->long_durs = L->long_durs;
+	v->nlong = L->nlong;
+	v->chains = (const struct tix_chain_disk *)L->chains.base;
+	v->nchains = (uint32_t)L->chains.n;
+	v->chain_rows = (const uint32_t *)L->chain_rows.base;
+	v->nchain_rows = (uint32_t)L->chain_rows.n;
+	v->steps = L->steps;
+	v->nsteps = L->nsteps - (L->before_trace_step != TIX_NONE);
+	v->before_trace_step = L->before_trace_step;
+}
+
+static int grow_u32(uint32_t **a, uint32_t *cap, uint32_t need)
+{
+	if (need <= *cap)
+		return 0;
+	uint32_t c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	uint32_t *p = realloc(*a, (size_t)c * sizeof(*p));
+	if (!p)
+		return -1;
+	*a = p;
+	*cap = c;
+	return 0;
+}
+
+/* Parents by containment (rules.h).  One pass per track in row order keeps
+ * the container-kind rows that may still contain a later row ("open"); a
+ * row's ancestors are the open rows that contain it.  It links to the
+ * innermost; when walking links from there would not give exactly its
+ * ancestors, the list goes into the chain table.  Nested traces keep
+ * "open" as short as the nesting depth, so the pass is linear in practice. */
 static int link_parents(struct linker *L, struct tix_error *err)
 {
-	uint32_t cap = 256, *stack = malloc(cap * sizeof(*stack));
-	if (!stack)
-		return tix_error_env(err, "out of memory");
+	uint32_t *open = NULL, *anc = NULL, *walk = NULL;
+	uint32_t open_cap = 0, anc_cap = 0, walk_cap = 0, nopen;
+	int rc = -1;
+	if (linker_spill(L, &L->chains, sizeof(struct tix_chain_disk), err) ||
+	    linker_spill(L, &L->chain_rows, sizeof(uint32_t), err))
+		return -1;
 	for (uint32_t t = 0; t < L->ntracks; t++) {
-		uint32_t sp = 0;
+		nopen = 0;
 		uint32_t end = L->tracks[t].first_row + L->tracks[t].row_count;
 		for (uint32_t i = L->tracks[t].first_row; i < end; i++) {
 			struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-			if (!is_cpu_side(r->kind))
+			if (tix_kind_is_gpu((enum tix_kind)r->kind))
 				continue;
-			while (sp > 0) {
-				uint32_t top = stack[sp - 1];
-				const struct tix_row_disk *p = &SPILL_AT(&L->rows, struct tix_row_disk, top);
-				if (p->start_ns + row_dur(L, top) > r->start_ns)
-					break;
-				sp--;
+			int64_t rs = r->start_ns, rd = row_dur(L, i);
+			/* Forget rows that ended before this one starts: no later row
+			 * can be inside them.  Collect the ancestors,
+			 * outermost first, as "open" is in row order. */
+			uint32_t w = 0, nanc = 0;
+			if (grow_u32(&anc, &anc_cap, nopen + 1) != 0)
+				goto oom;
+			for (uint32_t k = 0; k < nopen; k++) {
+				uint32_t p = open[k];
+				int64_t ps = SPILL_AT(&L->rows, struct tix_row_disk, p).start_ns;
+				int64_t pd = row_dur(L, p);
+				if (tix_rule_closed_before(ps, pd, rs))
+					continue;
+				open[w++] = p;
+				if (tix_rule_contains(ps, pd, rs, rd))
+					anc[nanc++] = p;
 			}
-			r->link = sp ? stack[sp - 1] : TIX_NONE;
-			if (r->kind == TIX_KIND_INSTANT || r->kind == TIX_KIND_COUNTER)
-				continue;
-			if (sp == cap) {
-				uint32_t *s2 = realloc(stack, 2 * cap * sizeof(*stack));
-				if (!s2) {
-					free(stack);
-					return tix_error_env(err, "out of memory");
+			nopen = w;
+			r->link = nanc ? anc[nanc - 1] : TIX_NONE;
+			if (nanc > 1) {
+				/* Does the walk from the innermost give the same rows? */
+				struct tix_rows v;
+				linker_rows_view(L, &v);
+				if (grow_u32(&walk, &walk_cap, nanc) != 0)
+					goto oom;
+				uint32_t nw = tix_rule_ancestors(&v, i, walk, nanc);
+				int same = nw == nanc;
+				for (uint32_t k = 0; same && k < nanc; k++)
+					same = walk[k] == anc[nanc - 1 - k];
+				if (!same) {
+					struct tix_chain_disk *c = spill_push(&L->chains, 1, err);
+					if (!c)
+						goto out;
+					c->row = i;
+					c->first = (uint32_t)L->chain_rows.n;
+					c->count = nanc;
+					uint32_t *dst = spill_push(&L->chain_rows, nanc, err);
+					if (!dst)
+						goto out;
+					for (uint32_t k = 0; k < nanc; k++)
+						dst[k] = anc[nanc - 1 - k];
+					r->flags |= TIX_ROW_CHAIN;
 				}
-				stack = s2;
-				cap *= 2;
 			}
-			stack[sp++] = i;
+			if (!tix_rule_is_container_kind(r->kind))
+				continue;
+			if (grow_u32(&open, &open_cap, nopen + 1) != 0)
+				goto oom;
+			open[nopen++] = i;
 		}
 	}
-	free(stack);
-	return 0;
+	rc = 0;
+	goto out;
+oom:
+	rc = tix_error_env(err, "out of memory");
+out:
+	free(open);
+	free(anc);
+	free(walk);
+	return rc;
 }
 
 struct corr_slot {
@@ -142,7 +225,8 @@ static uint32_t flow_end_row(const struct linker *L, const struct bflow *f, int 
 	return TIX_NONE;
 }
 
-static int link_launches(struct linker *L, struct tix_error *err)
+/* Launch calls by correlation id (rule: docs/FORMAT.md, "Links"). */
+static int link_by_correlation(struct linker *L, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
 	uint32_t nlaunch = b->c.kind_counts[TIX_KIND_RUNTIME] + b->c.kind_counts[TIX_KIND_DRIVER];
@@ -158,6 +242,16 @@ static int link_launches(struct linker *L, struct tix_error *err)
 	struct corr_slot *slots = (struct corr_slot *)table.base;
 	memset(slots, 0, (size_t)nslots * sizeof(*slots));
 	uint32_t mask = nslots - 1;
+	/* Launch calls by correlation id.  Merged traces of several processes
+	 * (and some single ones) reuse ids: the slot keeps a list, through
+	 * next[], of every launch with its id. */
+	struct spill nexts;
+	if (linker_spill(L, &nexts, sizeof(uint32_t), err) || spill_resize(&nexts, L->nrows, err)) {
+		spill_done(&nexts);
+		linker_release(L, &table);
+		return -1;
+	}
+	uint32_t *next = (uint32_t *)nexts.base;
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		int64_t c = SPILL_AT(&L->corr, int64_t, i);
 		if (c < 0 || !is_launch_kind(SPILL_AT(&L->rows, struct tix_row_disk, i).kind))
@@ -165,8 +259,12 @@ static int link_launches(struct linker *L, struct tix_error *err)
 		uint32_t j = (uint32_t)tix_hash64(&c, 8, 3) & mask;
 		while (slots[j].used && slots[j].corr != c)
 			j = (j + 1) & mask;
-		if (!slots[j].used) /* a reused id keeps its first launch */
-			slots[j] = (struct corr_slot){c, i, 1};
+		next[i] = slots[j].used ? slots[j].row : TIX_NONE;
+		if (slots[j].used == 1)
+			L->corr_collisions++;
+		slots[j].corr = c;
+		slots[j].row = i;
+		slots[j].used++;
 	}
 	uint32_t unlinked = 0;
 	for (uint32_t i = 0; i < L->nrows; i++) {
@@ -181,24 +279,43 @@ static int link_launches(struct linker *L, struct tix_error *err)
 		uint32_t j = (uint32_t)tix_hash64(&c, 8, 3) & mask;
 		while (slots[j].used && slots[j].corr != c)
 			j = (j + 1) & mask;
-		if (slots[j].used)
-			r->link = slots[j].row;
-		else
+		if (!slots[j].used) {
 			unlinked += tix_kind_is_gpu_work(r->kind);
+			continue;
+		}
+		/* The launch that precedes the GPU event most closely; when none
+		 * precedes it, the earliest. */
+		uint32_t best = TIX_NONE, first = TIX_NONE;
+		for (uint32_t k = slots[j].row; k != TIX_NONE; k = next[k]) {
+			int64_t ks = SPILL_AT(&L->rows, struct tix_row_disk, k).start_ns;
+			if (ks <= r->start_ns &&
+			    (best == TIX_NONE || ks > SPILL_AT(&L->rows, struct tix_row_disk, best).start_ns))
+				best = k;
+			if (first == TIX_NONE || ks < SPILL_AT(&L->rows, struct tix_row_disk, first).start_ns)
+				first = k;
+		}
+		r->link = best != TIX_NONE ? best : first;
 	}
+	linker_release(L, &nexts);
 	linker_release(L, &table);
 
-	/* ac2g flows, for GPU events whose correlation id led nowhere. */
-	if (unlinked) {
-		if (builder_merge_flows(b, err) != 0)
-			return -1;
-		for (size_t i = 0; i < b->c.flows.n; i++) { /* flows name tracks too */
-			struct bflow *f = &SPILL_AT(&b->c.flows, struct bflow, i);
-			f->track = L->track_remap[f->track];
-		}
+	L->unlinked_by_corr = unlinked;
+	return 0;
+}
+
+/* ac2g flows, for GPU events whose correlation id led nowhere: the driver
+ * runs this (after merging the second producer's flows) only when some
+ * did. */
+static int link_by_flows(struct linker *L, struct tix_error *err)
+{
+	struct tix_builder *b = L->b;
+	(void)err;
+	for (size_t i = 0; i < b->c.flows.n; i++) { /* flows name tracks too */
+		struct bflow *f = &SPILL_AT(&b->c.flows, struct bflow, i);
+		f->track = L->track_remap[f->track];
 	}
 	struct bflow *fl = (struct bflow *)b->c.flows.base;
-	size_t nf = unlinked ? b->c.flows.n : 0; /* nothing left for flows to link */
+	size_t nf = b->c.flows.n;
 	if (linker_sort(L, fl, nf, sizeof(*fl), cmp_flow, err) != 0)
 		return -1;
 	for (size_t i = 0; i + 1 < nf; i++) {
@@ -216,7 +333,15 @@ static int link_launches(struct linker *L, struct tix_error *err)
 			r->flags |= TIX_ROW_LINK_BY_FLOW;
 		}
 	}
+	return 0;
+}
 
+/* What the links say of each GPU event: no launch found, or replayed from
+ * a graph (launched by cudaGraphLaunch / hipGraphLaunch); and what the
+ * launches say of the trace. */
+static int mark_launches(struct linker *L, struct tix_error *err)
+{
+	struct tix_builder *b = L->b;
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (!tix_kind_is_gpu_work(r->kind))
@@ -229,6 +354,35 @@ static int link_launches(struct linker *L, struct tix_error *err)
 			                            SPILL_AT(&L->rows, struct tix_row_disk, r->link).name);
 			if (strstr(ln, "GraphLaunch"))
 				r->flags |= TIX_ROW_GRAPH_REPLAY;
+		}
+	}
+	char msg[300];
+	if (L->corr_collisions) {
+		snprintf(msg, sizeof(msg),
+		         "%u correlation ids are carried by several launch calls (merged processes?): "
+		         "each GPU event was linked to the launch that precedes it most closely",
+		         L->corr_collisions);
+		if (linker_warn(L, msg, err) != 0)
+			return -1;
+	}
+	uint32_t gpu_work = b->c.kind_counts[TIX_KIND_KERNEL] + b->c.kind_counts[TIX_KIND_MEMCPY] +
+	                    b->c.kind_counts[TIX_KIND_MEMSET];
+	if (gpu_work == 0) {
+		/* The runtime and driver calls that would have GPU activity:
+		 * those with a correlation id (corr is still there in this phase). */
+		uint32_t launches = 0;
+		for (uint32_t i = 0; i < L->nrows; i++) {
+			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
+			if (is_launch_kind(r->kind) && SPILL_AT(&L->corr, int64_t, i) >= 0)
+				launches++;
+		}
+		if (launches) {
+			snprintf(msg, sizeof(msg),
+			         "%u CUDA runtime/driver calls and no GPU activity at all (no kernel, memcpy "
+			         "or memset): the profiler did not record the GPU side (CUPTI activity off?)",
+			         launches);
+			if (linker_warn(L, msg, err) != 0)
+				return -1;
 		}
 	}
 	return 0;
@@ -244,17 +398,18 @@ struct step_rule {
 static const struct step_rule default_rules[] = {
 	{"ProfilerStep#N", "^ProfilerStep#[0-9]+$"},
 	{"SGLang step[...]", "^step\\[(DECODE|EXTEND|PREFILL|MIXED|IDLE)([] ,].*)?$"},
-	{"vLLM execute_*", "^execute_[A-Za-z0-9_]+$"},
+	/* vLLM v1's annotations: execute_context_1(888_788544)_generation_0(0),
+	 * execute_32_context_0(sq0sk0...)_generation_32(...) */
+	{"vLLM execute_*_context_*_generation_*",
+	 "^execute_([0-9]+_)?context_[0-9]+(\\(.*\\))?_generation_[0-9]+(\\(.*\\))?$"},
+	{"vLLM execute_model", "^execute_model$"},
 };
 
-static struct linker *step_sort_linker;
-
-static int cmp_marker(const void *a, const void *b)
+static int cmp_marker(const void *a, const void *b, void *ctx)
 {
-	const struct tix_row_disk *x = &SPILL_AT(&step_sort_linker->rows, struct tix_row_disk,
-	                                         *(const uint32_t *)a);
-	const struct tix_row_disk *y = &SPILL_AT(&step_sort_linker->rows, struct tix_row_disk,
-	                                         *(const uint32_t *)b);
+	const struct linker *L = ctx;
+	const struct tix_row_disk *x = &SPILL_AT(&L->rows, struct tix_row_disk, *(const uint32_t *)a);
+	const struct tix_row_disk *y = &SPILL_AT(&L->rows, struct tix_row_disk, *(const uint32_t *)b);
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
@@ -264,6 +419,58 @@ static int is_marker_kind(uint8_t k)
 {
 	return k == TIX_KIND_CPU_OP || k == TIX_KIND_USER_ANNOTATION || k == TIX_KIND_PYTHON ||
 	       k == TIX_KIND_OTHER;
+}
+
+/* GPU work launched before the profiler's CPU window: no launch call, and a
+ * correlation id below every launch call's or a start before the first CPU
+ * event.  Counted in a step of its own, after the real ones, so that it does
+ * not inflate the first. */
+static int mark_before_trace(struct linker *L, struct tix_error *err)
+{
+	int64_t min_corr = INT64_MAX, cpu_start = INT64_MAX;
+	for (uint32_t i = 0; i < L->nrows; i++) {
+		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
+		if (!tix_rule_is_container_kind(r->kind))
+			continue;
+		cpu_start = r->start_ns < cpu_start ? r->start_ns : cpu_start;
+		int64_t c = SPILL_AT(&L->corr, int64_t, i);
+		if (is_launch_kind(r->kind) && c >= 0 && c < min_corr)
+			min_corr = c;
+	}
+	L->before_trace_step = TIX_NONE;
+	if (cpu_start == INT64_MAX) /* no CPU side at all: no window to be before */
+		return 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (uint32_t i = 0; i < L->nrows; i++) {
+		struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
+		if (!tix_kind_is_gpu_work(r->kind) || r->link != TIX_NONE)
+			continue;
+		int64_t c = SPILL_AT(&L->corr, int64_t, i);
+		if (!((c >= 0 && c < min_corr && min_corr != INT64_MAX) || r->start_ns < cpu_start))
+			continue;
+		r->flags |= TIX_ROW_BEFORE_TRACE;
+		L->gpu_before_trace++;
+		int64_t e = r->start_ns + row_dur(L, i);
+		lo = r->start_ns < lo ? r->start_ns : lo;
+		hi = e > hi ? e : hi;
+	}
+	if (!L->gpu_before_trace)
+		return 0;
+	struct tix_step *s = &L->steps[L->nsteps];
+	memset(s, 0, sizeof(*s));
+	s->name = intern_add(&L->b->c.strings, "(before the trace)", 18);
+	if (s->name == TIX_NONE)
+		return tix_error_env(err, "out of memory");
+	s->marker_row = TIX_NONE;
+	s->start_ns = lo;
+	s->dur_ns = hi - lo;
+	s->top_group = TIX_NONE;
+	L->before_trace_step = L->nsteps++;
+	char msg[200];
+	snprintf(msg, sizeof(msg),
+	         "%u GPU events were launched before the trace's CPU window: shown apart, as \"before the trace\"",
+	         L->gpu_before_trace);
+	return linker_warn(L, msg, err);
 }
 
 static int find_steps(struct linker *L, struct tix_error *err)
@@ -317,13 +524,12 @@ static int find_steps(struct linker *L, struct tix_error *err)
 			}
 			markers[nm++] = i;
 		}
-		step_sort_linker = L;
-		qsort(markers, nm, sizeof(*markers), cmp_marker);
+		qsort_r(markers, nm, sizeof(*markers), cmp_marker, L);
 	}
 	free(is_name);
 	is_name = NULL;
 
-	L->steps = calloc(nm ? nm : 1, sizeof(*L->steps));
+	L->steps = calloc((nm ? nm : 1) + 1, sizeof(*L->steps)); /* + before the trace */
 	if (!L->steps)
 		goto oom;
 	int64_t open_end = INT64_MIN;
@@ -352,7 +558,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 			char msg[300], pb[200];
 			snprintf(msg, sizeof(msg), "--step-marker '%s' matched no event: the trace is one step",
 			         tix_printable(b->step_marker, pb, sizeof(pb)));
-			if (tix_builder_warn(b, msg, err) != 0)
+			if (linker_warn(L, msg, err) != 0)
 				return -1;
 		}
 		/* The span of the events that have one (not instants or counters). */
@@ -376,7 +582,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 		if (s->name == TIX_NONE)
 			return tix_error_env(err, "out of memory");
 	}
-	return 0;
+	return mark_before_trace(L, err);
 oom:
 	free(is_name);
 	free(markers);
@@ -385,25 +591,9 @@ oom:
 
 uint32_t linker_step_of(const struct linker *L, uint32_t row)
 {
-	const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, row);
-	int64_t t = r->start_ns;
-	if (tix_kind_is_gpu(r->kind) && r->link != TIX_NONE)
-		t = SPILL_AT(&L->rows, struct tix_row_disk, r->link).start_ns;
-	uint32_t lo = 0, hi = L->nsteps;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (L->steps[mid].start_ns <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return TIX_NONE;
-	const struct tix_step *s = &L->steps[lo - 1];
-	/* The implicit whole-trace step holds everything. */
-	if (s->marker_row == TIX_NONE || t < s->start_ns + s->dur_ns)
-		return lo - 1;
-	return TIX_NONE;
+	struct tix_rows v;
+	linker_rows_view(L, &v);
+	return tix_rule_step_of(&v, row);
 }
 
 int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
@@ -411,7 +601,8 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 	struct linker L;
 	memset(&L, 0, sizeof(L));
 	L.b = b;
-	L.rows.fd = L.corr.fd = L.members.fd = -1;
+	L.rows.fd = L.corr.fd = L.members.fd = L.chains.fd = L.chain_rows.fd = -1;
+	L.before_trace_step = TIX_NONE;
 	L.nrows = (uint32_t)(b->c.rows.n + (b->extra ? b->extra->rows.n : 0));
 	int rc = -1;
 	int timing = getenv("TIX_TIMING") != NULL;
@@ -431,10 +622,17 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 	L.track_remap = remap;
 	PHASE("place", linker_place_rows(&L, remap, err));
 	PHASE("parents", link_parents(&L, err));
-	PHASE("launches", link_launches(&L, err));
+	PHASE("launches", link_by_correlation(&L, err));
+	if (L.unlinked_by_corr) {
+		PHASE("flows", builder_merge_flows(b, err));
+		PHASE("by-flow", link_by_flows(&L, err));
+	}
+	PHASE("marks", mark_launches(&L, err));
 	PHASE("steps", find_steps(&L, err));
+	PHASE("graph", linker_graph(&L, err));
 	linker_release(&L, &L.corr);
 	PHASE("aggregate", linker_aggregate(&L, err));
+	PHASE("names", linker_name_forms(&L, err));
 	PHASE("write", linker_write(&L, err));
 #undef PHASE
 	rc = 0;
@@ -445,6 +643,8 @@ out:
 	spill_done(&L.rows);
 	spill_done(&L.corr);
 	spill_done(&L.members);
+	spill_done(&L.chains);
+	spill_done(&L.chain_rows);
 	free(L.tracks);
 	free(L.long_durs);
 	free(L.steps);
@@ -452,5 +652,8 @@ out:
 	free(L.step_groups);
 	free(L.ops);
 	free(L.op_groups);
+	free(L.name_forms);
+	free(L.warnings);
+	free(L.capture_sources);
 	return rc;
 }

@@ -21,15 +21,47 @@ static void put(struct out *o, const char *s, size_t n)
 	}
 }
 
-/* Index just past the bracket closing the one at name[i]. */
-static size_t skip_group(const char *name, size_t len, size_t i, char open, char close)
+/* "operator" followed by its symbol at name[i] ("operator()", "operator<<"):
+ * returns the index past the symbol, or i when it is not an operator name. */
+static size_t skip_operator(const char *name, size_t len, size_t i)
 {
-	int depth = 0;
+	if (len - i <= 8 || memcmp(name + i, "operator", 8) != 0 ||
+	    (i > 0 && (name[i - 1] == '_' || (name[i - 1] >= 'a' && name[i - 1] <= 'z'))))
+		return i;
+	size_t j = i + 8;
+	if (j + 1 < len && name[j] == '(' && name[j + 1] == ')')
+		return j + 2;
+	while (j < len && j < i + 11 && strchr("<>=!+-*/%&|^~[],", name[j]))
+		j++;
+	return j;
+}
+
+/* Index just past the bracket closing the '<' or '(' at name[i].  Angle
+ * brackets nest only outside parentheses, so the "(8)>(0)" of an
+ * enable_if condition closes nothing, and "operator<" is a name. */
+static size_t skip_group(const char *name, size_t len, size_t i)
+{
+	int ang = 0, par = 0;
 	for (; i < len; i++) {
-		if (name[i] == open)
-			depth++;
-		else if (name[i] == close && --depth == 0)
-			return i + 1;
+		size_t j = skip_operator(name, len, i);
+		if (j != i) {
+			i = j - 1;
+			continue;
+		}
+		char c = name[i];
+		if (c == '(') {
+			par++;
+		} else if (c == ')') {
+			if (--par < 0)
+				return len;
+			if (par == 0 && ang == 0)
+				return i + 1;
+		} else if (par == 0 && c == '<') {
+			ang++;
+		} else if (par == 0 && c == '>') {
+			if (--ang == 0)
+				return i + 1;
+		}
 	}
 	return len;
 }
@@ -52,39 +84,104 @@ static int looks_cpp(const char *name, size_t len)
 	return 0;
 }
 
-size_t tix_short_name(const char *name, size_t len, char *out, size_t cap)
+/* Where the qualified name starts and ends: past a return type ("void ",
+ * "std::enable_if<...>::type "), before the parameter list. */
+static void name_span(const char *name, size_t len, size_t *from, size_t *to)
+{
+	size_t start = 0, params = len;
+	for (size_t i = 0; i < len;) {
+		size_t j = skip_operator(name, len, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		if (name[i] == '<' || name[i] == '(') {
+			static const char anon[] = "(anonymous namespace)";
+			j = skip_group(name, len, i);
+			if (name[i] == '(' && j >= len &&
+			    !(len - i >= sizeof(anon) - 1 && memcmp(name + i, anon, sizeof(anon) - 1) == 0)) {
+				params = i; /* the parameter list ends the name */
+				break;
+			}
+			i = j;
+		} else {
+			if (name[i] == ' ' && i + 1 < len)
+				start = i + 1;
+			i++;
+		}
+	}
+	if (start >= params) /* a space only before the parameters: no return type */
+		start = 0;
+	*from = start;
+	*to = params;
+}
+
+/* The shortener.  keep_arg < 0: every template argument list is "<...>".
+ * keep_arg = k: the first list shows its k-th top-level argument (itself
+ * shortened), "<..., 256, ...>", which tells apart kernels that differ only
+ * there. */
+static size_t shorten(const char *name, size_t len, int keep_arg, char *out, size_t cap)
 {
 	struct out o = {out, cap, 0, 0};
 	if (!looks_cpp(name, len)) {
 		put(&o, name, len);
 	} else {
-		size_t i = 0;
-		if (len >= 5 && memcmp(name, "void ", 5) == 0)
-			i = 5;
-		while (i < len) {
+		size_t i, end;
+		int first_group = 1;
+		name_span(name, len, &i, &end);
+		while (i < end) {
 			char c = name[i];
-			if (c == '<') {
-				put(&o, "<...>", 5);
-				i = skip_group(name, len, i, '<', '>');
+			size_t j = skip_operator(name, end, i);
+			if (j != i) {
+				put(&o, name + i, j - i);
+				i = j;
+			} else if (c == '<') {
+				j = skip_group(name, end, i);
+				if (keep_arg >= 0 && first_group) {
+					/* the k-th argument: split at top-level commas */
+					size_t a = i + 1, stop = j > i + 1 ? j - 1 : j;
+					int k = 0, nargs = 0;
+					size_t arg_from = 0, arg_to = 0;
+					for (size_t q = a; q <= stop; q++) {
+						if (q == stop || name[q] == ',') {
+							if (k == keep_arg) {
+								arg_from = a;
+								arg_to = q;
+							}
+							k++;
+							a = q + 1;
+						} else if (name[q] == '<' || name[q] == '(') {
+							q = skip_group(name, stop, q) - 1;
+						}
+					}
+					nargs = k;
+					while (arg_from < arg_to && name[arg_from] == ' ')
+						arg_from++;
+					put(&o, "<", 1);
+					if (keep_arg > 0)
+						put(&o, "..., ", 5);
+					if (keep_arg < nargs) {
+						char sub[256];
+						size_t n = shorten(name + arg_from, arg_to - arg_from, -1, sub, sizeof(sub));
+						put(&o, sub, n < sizeof(sub) ? n : sizeof(sub) - 1);
+					}
+					if (keep_arg + 1 < nargs)
+						put(&o, ", ...", 5);
+					put(&o, ">", 1);
+				} else {
+					put(&o, "<...>", 5);
+				}
+				first_group = 0;
+				i = j;
 			} else if (c == '(') {
 				static const char anon[] = "(anonymous namespace)";
-				if (len - i >= sizeof(anon) - 1 && memcmp(name + i, anon, sizeof(anon) - 1) == 0) {
+				if (end - i >= sizeof(anon) - 1 && memcmp(name + i, anon, sizeof(anon) - 1) == 0) {
 					put(&o, anon, sizeof(anon) - 1);
 					i += sizeof(anon) - 1;
 					continue;
 				}
-				size_t j = skip_group(name, len, i, '(', ')');
-				if (j >= len) /* the parameter list: drop it */
-					break;
 				put(&o, "(...)", 5);
-				i = j;
-			} else if (c == 'o' && len - i > 8 && memcmp(name + i, "operator", 8) == 0) {
-				/* operator(), operator<< ...: keep the symbol as is */
-				size_t j = i + 8;
-				while (j < len && strchr("()<>=!+-*/%&|^~[],", name[j]) && j < i + 11)
-					j++;
-				put(&o, name + i, j - i);
-				i = j;
+				i = skip_group(name, end, i);
 			} else {
 				put(&o, &c, 1);
 				i++;
@@ -95,6 +192,16 @@ size_t tix_short_name(const char *name, size_t len, char *out, size_t cap)
 	if (cap)
 		out[o.len < cap ? o.len : cap - 1] = '\0';
 	return o.len;
+}
+
+size_t tix_short_name(const char *name, size_t len, char *out, size_t cap)
+{
+	return shorten(name, len, -1, out, cap);
+}
+
+size_t tix_short_name_arg(const char *name, size_t len, int keep_arg, char *out, size_t cap)
+{
+	return shorten(name, len, keep_arg < 0 ? 0 : keep_arg, out, cap);
 }
 
 void tix_fmt_dur(char *buf, size_t cap, int64_t ns)

@@ -24,13 +24,12 @@ static int track_class(const struct tix_builder *b, const struct btrack *t)
 	return TIX_TRACK_CPU;
 }
 
-static const struct tix_builder *sort_builder; /* qsort has no context argument */
-
-static int cmp_track(const void *a, const void *b)
+static int cmp_track(const void *a, const void *b, void *ctx)
 {
-	const struct btrack *x = &sort_builder->c.tracks[*(const uint32_t *)a];
-	const struct btrack *y = &sort_builder->c.tracks[*(const uint32_t *)b];
-	int cx = track_class(sort_builder, x), cy = track_class(sort_builder, y);
+	const struct tix_builder *sb = ctx;
+	const struct btrack *x = &sb->c.tracks[*(const uint32_t *)a];
+	const struct btrack *y = &sb->c.tracks[*(const uint32_t *)b];
+	int cx = track_class(sb, x), cy = track_class(sb, y);
 	if (cx != cy)
 		return cx - cy;
 	if (x->key.pid != y->key.pid)
@@ -64,8 +63,7 @@ uint32_t *linker_order_tracks(struct linker *L, struct tix_error *err)
 	}
 	for (uint32_t i = 0; i < n; i++)
 		order[i] = i;
-	sort_builder = b;
-	qsort(order, n, sizeof(*order), cmp_track);
+	qsort_r(order, n, sizeof(*order), cmp_track, b);
 	uint32_t first = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct btrack *bt = &b->c.tracks[order[i]];
@@ -265,7 +263,7 @@ static void *scatter_rows(void *arg)
 		r->link = TIX_NONE;
 		r->kind = s->kind;
 		r->flags = s->flags;
-		r->reserved = 0;
+		r->gpu_beneath = 0;
 		if (s->dur_ns >= UINT32_MAX) {
 			if (j->nlong == j->long_cap) {
 				j->long_cap = j->long_cap ? j->long_cap * 2 : 64;

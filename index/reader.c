@@ -3,6 +3,7 @@
 #include "index/index.h"
 
 #include <errno.h>
+#include <regex.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "index/format.h"
+#include "index/rules.h"
 
 struct tix_index {
 	const unsigned char *map;
@@ -46,6 +48,19 @@ struct tix_index {
 	uint32_t nop_groups;
 	const uint32_t *top_meta;
 	uint32_t ntop_meta;
+	const struct tix_chain_disk *chains;
+	uint32_t nchains;
+	const uint32_t *chain_rows;
+	uint32_t nchain_rows;
+	const struct tix_name_form_disk *name_forms;
+	uint32_t nname_forms;
+	const struct tix_capture_chain_disk *cap_chains;
+	uint32_t ncap_chains;
+	const struct tix_capture_frame *cap_frames;
+	uint32_t ncap_frames;
+	struct tix_rows view;      /* the rows as rules.h sees them */
+	uint32_t version;          /* the file's format version */
+	uint32_t nsteps_real;      /* steps less "before the trace" */
 };
 
 #define BAD(...) (tix_error_set(err, __VA_ARGS__), -1)
@@ -92,9 +107,13 @@ static int validate(struct tix_index *ix, const char *path, struct tix_error *er
 		const struct tix_track *tr = &ix->tracks[t];
 		for (uint32_t i = tr->first_row; i < tr->first_row + tr->row_count; i++) {
 			const struct tix_row_disk *r = &ix->rows[i];
+			/* A CPU row's parent precedes it on its track, so walking
+			 * parents always ends. */
+			int cpu = r->kind < TIX_KIND_COUNT && !tix_kind_is_gpu((enum tix_kind)r->kind);
 			if (r->track != t || !check_str(ix, r->name, 0) ||
 			    !check_ref(r->detail, ix->ndetails) || !check_ref(r->link, ix->nrows) ||
 			    r->kind >= TIX_KIND_COUNT ||
+			    (cpu && r->link != TIX_NONE && (r->link >= i || ix->rows[r->link].track != t)) ||
 			    (i > tr->first_row && r->start_ns < ix->rows[i - 1].start_ns))
 				return BAD("%s: damaged index (event %u)", path, i);
 		}
@@ -102,7 +121,8 @@ static int validate(struct tix_index *ix, const char *path, struct tix_error *er
 	for (uint32_t i = 0; i < ix->ndetails; i++) {
 		const struct tix_detail_disk *d = &ix->details[i];
 		if (!check_str(ix, d->cat, 1) || !check_str(ix, d->args, 1) ||
-		    !check_ref(d->kernel_info, ix->nkinfos) || !check_ref(d->op_info, ix->nopinfos))
+		    !check_ref(d->kernel_info, ix->nkinfos) || !check_ref(d->op_info, ix->nopinfos) ||
+		    !check_ref(d->capture, ix->ncap_chains) || d->capture_match >= TIX_MATCH_COUNT)
 			return BAD("%s: damaged index (detail %u)", path, i);
 	}
 	for (uint32_t i = 0; i < ix->nopinfos; i++) {
@@ -120,7 +140,7 @@ static int validate(struct tix_index *ix, const char *path, struct tix_error *er
 		if (!check_str(ix, s->name, 0) || !check_ref(s->marker_row, ix->nrows) ||
 		    !check_ref(s->top_group, ix->ngroups) ||
 		    (uint64_t)s->groups_first + s->groups_count > ix->nstep_groups ||
-		    (i && s->start_ns < ix->steps[i - 1].start_ns))
+		    (i && i < ix->nsteps_real && s->start_ns < ix->steps[i - 1].start_ns))
 			return BAD("%s: damaged index (step %u)", path, i);
 	}
 	const struct tix_group *gs[2] = {ix->groups, ix->step_groups};
@@ -151,6 +171,36 @@ static int validate(struct tix_index *ix, const char *path, struct tix_error *er
 	for (uint32_t i = 0; i < 2 * ix->ntop_meta; i++)
 		if (!check_str(ix, ix->top_meta[i], 0))
 			return BAD("%s: damaged index (trace metadata)", path);
+	for (uint32_t i = 0; i < ix->nchains; i++) {
+		const struct tix_chain_disk *c = &ix->chains[i];
+		if (c->row >= ix->nrows || (i && c->row <= ix->chains[i - 1].row) ||
+		    (uint64_t)c->first + c->count > ix->nchain_rows)
+			return BAD("%s: damaged index (chain %u)", path, i);
+		for (uint32_t k = 0; k < c->count; k++) {
+			uint32_t a = ix->chain_rows[c->first + k];
+			if (a >= c->row || ix->rows[a].track != ix->rows[c->row].track)
+				return BAD("%s: damaged index (chain %u)", path, i);
+		}
+	}
+	for (uint32_t i = 0; i < ix->nname_forms; i++) {
+		const struct tix_name_form_disk *f = &ix->name_forms[i];
+		if (!check_str(ix, f->raw, 0) || !check_str(ix, f->full, 0) ||
+		    !check_str(ix, f->shortened, 0) || (i && f->raw <= ix->name_forms[i - 1].raw))
+			return BAD("%s: damaged index (name form %u)", path, i);
+	}
+	for (uint32_t i = 0; i < ix->ncap_chains; i++) {
+		const struct tix_capture_chain_disk *c = &ix->cap_chains[i];
+		if (!check_str(ix, c->source, 0) || (uint64_t)c->first + c->count > ix->ncap_frames)
+			return BAD("%s: damaged index (capture chain %u)", path, i);
+	}
+	for (uint32_t i = 0; i < ix->ncap_frames; i++) {
+		const struct tix_capture_frame *f = &ix->cap_frames[i];
+		if (!check_str(ix, f->name, 0) || !check_str(ix, f->dims, 1) ||
+		    !check_str(ix, f->types, 1) || f->kind >= TIX_KIND_COUNT)
+			return BAD("%s: damaged index (capture frame %u)", path, i);
+	}
+	if (!check_str(ix, m->capture_sources, 0))
+		return BAD("%s: damaged index (meta)", path);
 	return 0;
 }
 
@@ -188,6 +238,12 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 		goto bad_magic;
 	if (h.endian != TIX_ENDIAN_MARK) {
 		tix_error_set(err, "%s: index written on a machine of another byte order", path);
+		goto fail;
+	}
+	if (h.version < TIX_MIN_READER_VERSION) {
+		tix_error_set(err, "%s: index format version %u is older than this tix reads (%u): "
+		              "it is rebuilt from its trace",
+		              path, h.version, TIX_MIN_READER_VERSION);
 		goto fail;
 	}
 	if (h.min_reader_version > TIX_FORMAT_VERSION) {
@@ -233,9 +289,10 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	uint32_t dummy;
 #define WANT(id, p, c, e)                     \
 	do {                                  \
+		_Static_assert((e) > 0, "record size"); \
 		want[id].ptr = (const void **)(p); \
 		want[id].count = (c);         \
-		want[id].elem = (e);          \
+		want[id].elem = tix_section_elem[id]; \
 	} while (0)
 	WANT(TIX_SEC_META, &ix->meta, &dummy, sizeof(struct tix_meta_disk));
 	WANT(TIX_SEC_STRING_OFFSETS, &ix->str_off, &ix->nstr, 8);
@@ -253,7 +310,19 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	WANT(TIX_SEC_OPS, &ix->ops, &ix->nops, sizeof(struct tix_op));
 	WANT(TIX_SEC_OP_GROUPS, &ix->op_groups, &ix->nop_groups, sizeof(struct tix_op_group));
 	WANT(TIX_SEC_TOP_META, &ix->top_meta, &ix->ntop_meta, 8);
+	WANT(TIX_SEC_CHAINS, &ix->chains, &ix->nchains, sizeof(struct tix_chain_disk));
+	WANT(TIX_SEC_CHAIN_ROWS, &ix->chain_rows, &ix->nchain_rows, 4);
+	WANT(TIX_SEC_NAME_FORMS, &ix->name_forms, &ix->nname_forms, sizeof(struct tix_name_form_disk));
+	WANT(TIX_SEC_CAPTURE_CHAINS, &ix->cap_chains, &ix->ncap_chains,
+	     sizeof(struct tix_capture_chain_disk));
+	WANT(TIX_SEC_CAPTURE_FRAMES, &ix->cap_frames, &ix->ncap_frames,
+	     sizeof(struct tix_capture_frame));
 	(void)ptrs;
+	for (int id = 1; id <= TIX_SEC_MAX; id++) /* every section of format.h is wanted */
+		if (tix_section_elem[id] && !want[id].ptr) {
+			tix_error_set(err, "%s: internal: section %d has no reader", path, id);
+			goto fail;
+		}
 	uint64_t str_data_size = 0;
 	for (uint32_t i = 0; i < h.section_count; i++) {
 		struct tix_section_disk s;
@@ -291,6 +360,18 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 		goto fail;
 	}
 	ix->nstr -= 1; /* n+1 offsets */
+	uint32_t bt = ix->meta->before_trace_step;
+	if (bt != TIX_NONE && (ix->nsteps == 0 || bt != ix->nsteps - 1)) {
+		tix_error_set(err, "%s: damaged index (before-the-trace step)", path);
+		goto fail;
+	}
+	ix->nsteps_real = ix->nsteps - (bt != TIX_NONE);
+	ix->version = h.version;
+	ix->view = (struct tix_rows){
+		.rows = ix->rows, .nrows = ix->nrows, .long_durs = ix->long_durs, .nlong = ix->nlong,
+		.chains = ix->chains, .nchains = ix->nchains, .chain_rows = ix->chain_rows,
+		.nchain_rows = ix->nchain_rows, .steps = ix->steps, .nsteps = ix->nsteps_real,
+		.before_trace_step = bt};
 	if (validate(ix, path, err) != 0)
 		goto fail;
 	*out = ix;
@@ -337,6 +418,7 @@ void tix_index_source(const struct tix_index *ix, struct tix_source_info *out)
 	out->ctime_ns = ix->meta->source_ctime_ns;
 	out->path = tix_str(ix, ix->meta->source_path);
 	out->step_marker = tix_str(ix, ix->meta->step_marker);
+	out->capture_sources = tix_str(ix, ix->meta->capture_sources);
 }
 
 void tix_index_summary(const struct tix_index *ix, struct tix_summary_info *out)
@@ -345,7 +427,14 @@ void tix_index_summary(const struct tix_index *ix, struct tix_summary_info *out)
 	out->events = ix->nrows;
 	out->tracks = ix->ntracks;
 	out->strings = ix->nstr;
-	out->steps = ix->nsteps;
+	out->steps = ix->nsteps_real;
+	out->gpu_before_trace = ix->meta->gpu_before_trace;
+	out->format_version = ix->version;
+	out->corr_collisions = ix->meta->corr_collisions;
+	out->replayed = ix->meta->replayed;
+	for (int k = 0; k < TIX_MATCH_COUNT; k++)
+		out->replayed_by_match[k] = ix->meta->replayed_by_match[k];
+	out->capture_sources = tix_str(ix, ix->meta->capture_sources);
 	out->groups = ix->ngroups;
 	out->ops = ix->nops;
 	for (int k = 0; k < TIX_KIND_COUNT; k++)
@@ -393,19 +482,7 @@ uint32_t tix_event_count(const struct tix_index *ix) { return ix->nrows; }
 
 static int64_t dur_of(const struct tix_index *ix, uint32_t row)
 {
-	const struct tix_row_disk *r = &ix->rows[row];
-	if (r->dur_ns != UINT32_MAX)
-		return r->dur_ns;
-	uint32_t lo = 0, hi = ix->nlong;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (ix->long_durs[mid].row < row)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->nlong && ix->long_durs[lo].row == row ? ix->long_durs[lo].dur_ns
-	                                                      : r->dur_ns;
+	return tix_rule_dur(&ix->view, row);
 }
 
 void tix_event_get(const struct tix_index *ix, uint32_t row, struct tix_event *out)
@@ -440,24 +517,70 @@ uint32_t tix_event_step(const struct tix_index *ix, uint32_t row)
 {
 	if (row >= ix->nrows || ix->nsteps == 0)
 		return TIX_NONE;
-	const struct tix_row_disk *r = &ix->rows[row];
-	int64_t t = r->start_ns;
-	if (tix_kind_is_gpu((enum tix_kind)r->kind) && r->link != TIX_NONE)
-		t = ix->rows[r->link].start_ns;
-	uint32_t lo = 0, hi = ix->nsteps;
+	return tix_rule_step_of(&ix->view, row);
+}
+
+uint32_t tix_event_ancestors(const struct tix_index *ix, uint32_t row, uint32_t *out, uint32_t cap)
+{
+	if (row >= ix->nrows || tix_kind_is_gpu((enum tix_kind)ix->rows[row].kind))
+		return 0;
+	return tix_rule_ancestors(&ix->view, row, out, cap);
+}
+
+uint32_t tix_event_gpu_beneath(const struct tix_index *ix, uint32_t row)
+{
+	return row < ix->nrows ? ix->rows[row].gpu_beneath : 0;
+}
+
+enum tix_capture_match tix_event_capture(const struct tix_index *ix, uint32_t row,
+                                         struct tix_capture_view *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->source = TIX_NONE;
+	if (row >= ix->nrows || ix->rows[row].detail == TIX_NONE)
+		return TIX_MATCH_NONE;
+	const struct tix_detail_disk *d = &ix->details[ix->rows[row].detail];
+	if (d->capture == TIX_NONE)
+		return (enum tix_capture_match)d->capture_match;
+	const struct tix_capture_chain_disk *c = &ix->cap_chains[d->capture];
+	out->nframes = c->count;
+	out->source = c->source;
+	out->frames = ix->cap_frames + c->first;
+	return (enum tix_capture_match)d->capture_match;
+}
+
+static const struct tix_name_form_disk *name_form(const struct tix_index *ix, uint32_t name)
+{
+	uint32_t lo = 0, hi = ix->nname_forms;
 	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (ix->steps[mid].start_ns <= t)
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ix->name_forms[mid].raw < name)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0)
-		return TIX_NONE;
-	const struct tix_step *s = &ix->steps[lo - 1];
-	if (s->marker_row == TIX_NONE || t < s->start_ns + s->dur_ns)
-		return lo - 1;
-	return TIX_NONE;
+	return lo < ix->nname_forms && ix->name_forms[lo].raw == name ? &ix->name_forms[lo] : NULL;
+}
+
+uint32_t tix_name_full(const struct tix_index *ix, uint32_t name)
+{
+	const struct tix_name_form_disk *f = name_form(ix, name);
+	return f ? f->full : name;
+}
+
+int tix_name_matches(const struct tix_index *ix, uint32_t name, const void *regex)
+{
+	const regex_t *re = regex;
+	if (regexec(re, tix_str(ix, name), 0, NULL, 0) == 0)
+		return 1;
+	uint32_t full = tix_name_full(ix, name);
+	return full != name && regexec(re, tix_str(ix, full), 0, NULL, 0) == 0;
+}
+
+uint32_t tix_name_short(const struct tix_index *ix, uint32_t name)
+{
+	const struct tix_name_form_disk *f = name_form(ix, name);
+	return f ? f->shortened : TIX_NONE;
 }
 
 const struct tix_kernel_info *tix_kernel_info_get(const struct tix_index *ix, uint32_t id)
@@ -470,7 +593,9 @@ const struct tix_op_info *tix_op_info_get(const struct tix_index *ix, uint32_t i
 	return id < ix->nopinfos ? &ix->opinfos[id] : NULL;
 }
 
-uint32_t tix_step_count(const struct tix_index *ix) { return ix->nsteps; }
+uint32_t tix_step_count(const struct tix_index *ix) { return ix->nsteps_real; }
+
+uint32_t tix_step_before_trace(const struct tix_index *ix) { return ix->meta->before_trace_step; }
 
 const struct tix_step *tix_step_get(const struct tix_index *ix, uint32_t s)
 {

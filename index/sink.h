@@ -142,6 +142,38 @@ static inline int64_t tix_sat_add(int64_t a, int64_t b)
 		return b > 0 ? INT64_MAX : INT64_MIN;
 	return r;
 }
+/* How a kernel replayed from a CUDA graph was tied to the launch recorded
+ * while the graph was captured (docs/FORMAT.md, "Graph attribution"). */
+#define TIX_CAPTURE_MATCHES(X)                                             \
+	X(NONE, "none")                                                    \
+	X(EXACT, "exact")           /* the same name sequence, or a node id */ \
+	X(ALIGNED, "aligned")       /* by the longest common subsequence */    \
+	X(REORDERED, "reordered")   /* a local reorder repaired by name */     \
+	X(POSITIONAL, "positional") /* by position only: names unverified */   \
+	X(AMBIGUOUS, "ambiguous")
+
+enum tix_capture_match {
+#define TIX_MATCH_ENUM(e, label) TIX_MATCH_##e,
+	TIX_CAPTURE_MATCHES(TIX_MATCH_ENUM)
+#undef TIX_MATCH_ENUM
+	TIX_MATCH_COUNT
+};
+const char *tix_capture_match_label(enum tix_capture_match m); /* "aligned"; "?" out of range */
+
+/* One CPU frame above a capture-time launch: an op or an annotation / NVTX
+ * range, with the op's Input Dims and Input type when known (len 0 if not). */
+struct tix_frame_in {
+	struct tix_str name, dims, types;
+	enum tix_kind kind;
+};
+
+/* What captured a replayed kernel. */
+struct tix_capture_in {
+	const struct tix_frame_in *frames;  /* outermost first */
+	uint32_t nframes;
+	enum tix_capture_match match;
+	struct tix_str source;              /* where the capture was seen: a trace or journal name */
+};
 
 struct tix_event_in {
 	enum tix_kind kind;
@@ -162,6 +194,7 @@ struct tix_event_in {
 	int64_t correlation;   /* CUDA correlation id; -1 none */
 	const struct tix_launch_in *launch; /* GPU work only; may be NULL */
 	const struct tix_op_in *op;         /* CPU ops only; may be NULL */
+	const struct tix_capture_in *captured; /* GPU work replayed from a graph: what captured it; NULL if unknown */
 };
 
 /* One end of a Chrome-trace flow ("s" / "f"): links a launch call to its

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -53,12 +54,37 @@ int linker_write(struct linker *L, struct tix_error *err)
 	meta.total_gpu_ns = L->total_gpu_ns;
 	meta.source_path = intern_add(&b->c.strings, b->source_path, strlen(b->source_path));
 	meta.step_marker = intern_add(&b->c.strings, b->step_marker, strlen(b->step_marker));
-	meta.warnings = intern_add(&b->c.strings, b->c.warnings ? b->c.warnings : "", b->c.warnings_len);
+	/* What the producer said (a salvaged tail...), then what the phases
+	 * noticed. */
+	{
+		const char *pw = b->c.warnings ? b->c.warnings : "";
+		size_t pl = b->c.warnings ? b->c.warnings_len : 0, ll = L->warnings ? strlen(L->warnings) : 0;
+		char *all = malloc(pl + ll + 3);
+		if (!all)
+			return tix_error_set(err, "out of memory");
+		memcpy(all, pw, pl);
+		size_t n = pl;
+		if (pl && ll)
+			memcpy(all + n, "; ", 2), n += 2;
+		if (ll)
+			memcpy(all + n, L->warnings, ll), n += ll;
+		all[n] = 0;
+		meta.warnings = intern_add(&b->c.strings, all, n);
+		free(all);
+	}
 	meta.step_rule = intern_add(&b->c.strings, L->step_rule, strlen(L->step_rule));
 	meta.gpu_without_launch = L->gpu_without_launch;
 	memcpy(meta.kind_counts, b->c.kind_counts, sizeof(meta.kind_counts));
+	meta.before_trace_step = L->before_trace_step;
+	meta.gpu_before_trace = L->gpu_before_trace;
+	meta.corr_collisions = L->corr_collisions;
+	meta.replayed = L->replayed;
+	memcpy(meta.replayed_by_match, L->replayed_by_match, sizeof(meta.replayed_by_match));
+	const char *srcs = L->capture_sources ? L->capture_sources : "";
+	meta.capture_sources = intern_add(&b->c.strings, srcs, strlen(srcs));
 	if (meta.source_path == TIX_NONE || meta.step_marker == TIX_NONE ||
-	    meta.warnings == TIX_NONE || meta.step_rule == TIX_NONE)
+	    meta.warnings == TIX_NONE || meta.step_rule == TIX_NONE ||
+	    meta.capture_sources == TIX_NONE)
 		return tix_error_env(err, "out of memory");
 
 	struct out_section secs[] = {
@@ -88,8 +114,18 @@ int linker_write(struct linker *L, struct tix_error *err)
 		{TIX_SEC_OP_GROUPS, sizeof(struct tix_op_group), L->op_groups,
 		 (uint64_t)L->nop_groups * sizeof(struct tix_op_group)},
 		{TIX_SEC_TOP_META, 8, b->c.top_meta, (uint64_t)b->c.ntop_meta * 8},
+		{TIX_SEC_CHAINS, sizeof(struct tix_chain_disk), L->chains.base,
+		 (uint64_t)L->chains.n * sizeof(struct tix_chain_disk)},
+		{TIX_SEC_CHAIN_ROWS, 4, L->chain_rows.base, (uint64_t)L->chain_rows.n * 4},
+		{TIX_SEC_NAME_FORMS, sizeof(struct tix_name_form_disk), L->name_forms,
+		 (uint64_t)L->nname_forms * sizeof(struct tix_name_form_disk)},
+		{TIX_SEC_CAPTURE_CHAINS, sizeof(struct tix_capture_chain_disk), b->c.captures.chains,
+		 (uint64_t)b->c.captures.nchains * sizeof(struct tix_capture_chain_disk)},
+		{TIX_SEC_CAPTURE_FRAMES, sizeof(struct tix_capture_frame), b->c.captures.frames,
+		 (uint64_t)b->c.captures.nframes * sizeof(struct tix_capture_frame)},
 	};
 	enum { NSEC = sizeof(secs) / sizeof(secs[0]) };
+	_Static_assert((int)NSEC == (int)TIX_SECTION_COUNT, "every section of format.h is written");
 	struct tix_section_disk table[NSEC];
 	_Static_assert(sizeof(struct tix_header_disk) + sizeof(table) <= ROWS_OFFSET,
 	               "header and table fit before the rows");
@@ -101,7 +137,10 @@ int linker_write(struct linker *L, struct tix_error *err)
 		uint64_t at = in_place ? ROWS_OFFSET
 		                       : (off + TIX_SECTION_ALIGN - 1) & ~(uint64_t)(TIX_SECTION_ALIGN - 1);
 		table[i].id = secs[i].id;
-		table[i].elem_size = secs[i].elem;
+		table[i].elem_size = tix_section_elem[secs[i].id];
+		if (secs[i].elem != tix_section_elem[secs[i].id])
+			return tix_error_set(err, "internal: section %u written with records of %u bytes",
+			                     secs[i].id, secs[i].elem);
 		table[i].offset = at;
 		table[i].size = secs[i].size;
 		table[i].checksum = tix_hash64(secs[i].size ? secs[i].data : "", secs[i].size, 0);

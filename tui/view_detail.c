@@ -130,69 +130,35 @@ static void track_desc(struct app *a, uint32_t track, char *buf, size_t cap)
 	         tid);
 }
 
-/* Input Dims and friends of a CPU op; returns 1 and fills *tr when its
- * tensors could be counted. */
-static int add_op_info(struct app *a, struct detail *d, int indent, const struct tix_event *e,
-                       struct traffic *tr)
+/* Input Dims and friends of a CPU op, each folded to one line. */
+static void add_op_info(struct app *a, struct detail *d, int indent, const struct tix_event *e)
 {
 	if (e->op_info == TIX_NONE)
-		return 0;
+		return;
 	const struct tix_op_info *oi = tix_op_info_get(a->ix, e->op_info);
-	if (oi->dims != TIX_NONE)
-		add_kv(d, indent, "Input Dims", tix_str(a->ix, oi->dims), R_TEXT);
-	if (oi->types != TIX_NONE)
-		add_kv(d, indent, "Input type", tix_str(a->ix, oi->types), R_TEXT);
-	if (oi->strides != TIX_NONE)
-		add_kv(d, indent, "Input Strides", tix_str(a->ix, oi->strides), R_TEXT);
-	if (oi->concrete != TIX_NONE)
-		add_kv(d, indent, "Concrete Inputs", tix_str(a->ix, oi->concrete), R_TEXT);
-	if (oi->dims == TIX_NONE || oi->types == TIX_NONE)
-		return 0;
-	struct shape_in s;
-	if (shape_parse(tix_str(a->ix, oi->dims), tix_str(a->ix, oi->types), &s) != 0)
-		return 0;
-	return traffic_from_shape(&s, tr);
+	const char *keys[4] = {"Input Dims", "Input type", "Input Strides", "Concrete Inputs"};
+	uint32_t vals[4] = {oi->dims, oi->types, oi->strides, oi->concrete};
+	char buf[4096];
+	for (int k = 0; k < 4; k++)
+		if (vals[k] != TIX_NONE)
+			add_kv(d, indent, keys[k], tix_fold_ws(tix_str(a->ix, vals[k]), buf, sizeof buf),
+			       R_TEXT);
 }
 
-/* The chain of events enclosing row `from` (itself included), innermost
- * first.  Returns how many. */
-static int chain_of(struct app *a, uint32_t from, uint32_t *rows)
+/* The ancestors of a CPU row (index/rules.h: by containment), innermost
+ * first.  Returns how many (at most CHAIN_MAX). */
+static int chain_of(struct app *a, uint32_t row, uint32_t *rows)
 {
-	int n = 0;
-	while (from != TIX_NONE && n < CHAIN_MAX) {
-		struct tix_event e;
-		tix_event_get(a->ix, from, &e);
-		rows[n++] = from;
-		from = e.parent;
-	}
-	return n;
-}
-
-/* The innermost op of a chain whose tensors can be counted (its index in
- * rows, or -1), with what they count to. */
-static int innermost_counted(struct app *a, const uint32_t *rows, int n, struct traffic *t)
-{
-	for (int i = 0; i < n; i++) {
-		struct tix_event e;
-		tix_event_get(a->ix, rows[i], &e);
-		if (e.kind == TIX_KIND_PYTHON || e.op_info == TIX_NONE)
-			continue;
-		const struct tix_op_info *oi = tix_op_info_get(a->ix, e.op_info);
-		struct shape_in s;
-		if (oi->dims != TIX_NONE && oi->types != TIX_NONE &&
-		    shape_parse(tix_str(a->ix, oi->dims), tix_str(a->ix, oi->types), &s) == 0 &&
-		    traffic_from_shape(&s, t))
-			return i;
-	}
-	return -1;
+	uint32_t n = tix_event_ancestors(a->ix, row, rows, CHAIN_MAX);
+	return (int)(n < CHAIN_MAX ? n : CHAIN_MAX);
 }
 
 /* The story in four lines, before the sections: which op launched this,
  * on what shapes, and the bytes and bandwidth that implies. */
-static void add_summary(struct app *a, struct detail *d, const uint32_t *rows, int n, int64_t gpu_dur)
+static void add_summary(struct app *a, struct detail *d, const uint32_t *rows, int n,
+                        const struct tix_event *gpu_ev)
 {
-	char buf[2048];
-	struct traffic tr;
+	char buf[4096];
 	int op = -1;
 	for (int i = 0; i < n && op < 0; i++) {
 		struct tix_event e;
@@ -200,33 +166,81 @@ static void add_summary(struct app *a, struct detail *d, const uint32_t *rows, i
 		if (e.kind == TIX_KIND_CPU_OP)
 			op = i;
 	}
-	if (op < 0) {
-		add_kv(d, 2, "launched by", "(no enclosing CPU op)", R_NOTE);
-		return;
+	struct tix_capture_view cv;
+	tix_event_capture(a->ix, gpu_ev->row, &cv);
+	const struct tix_capture_frame *cop = NULL; /* the innermost op at capture time */
+	for (uint32_t i = 0; i < cv.nframes; i++)
+		if (cv.frames[i].kind == TIX_KIND_CPU_OP)
+			cop = &cv.frames[i];
+	if (op < 0 && cop) {
+		add_kv(d, 2, "captured under", tix_str(a->ix, cop->name), R_NOTE);
+		if (cop->dims != TIX_NONE)
+			add_kv(d, 2, "Input Dims", tix_fold_ws(tix_str(a->ix, cop->dims), buf, sizeof buf), R_TEXT);
+		if (cop->types != TIX_NONE)
+			add_kv(d, 2, "Input type", tix_fold_ws(tix_str(a->ix, cop->types), buf, sizeof buf), R_TEXT);
+	} else if (op < 0) {
+		add_kv(d, 2, "launched by",
+		       gpu_ev->flags & TIX_ROW_GRAPH_REPLAY ? "a CUDA graph launch (see Captured under)"
+		                                            : "(no enclosing CPU op)",
+		       R_NOTE);
+	} else {
+		struct tix_event e;
+		tix_event_get(a->ix, rows[op], &e);
+		add_kv(d, 2, "launched by", tix_str(a->ix, e.name), R_NOTE);
+		if (e.op_info != TIX_NONE) {
+			const struct tix_op_info *oi = tix_op_info_get(a->ix, e.op_info);
+			if (oi->dims != TIX_NONE)
+				add_kv(d, 2, "Input Dims", tix_fold_ws(tix_str(a->ix, oi->dims), buf, sizeof buf),
+				       R_TEXT);
+			if (oi->types != TIX_NONE)
+				add_kv(d, 2, "Input type", tix_fold_ws(tix_str(a->ix, oi->types), buf, sizeof buf),
+				       R_TEXT);
+		}
 	}
-	struct tix_event e;
-	tix_event_get(a->ix, rows[op], &e);
-	add_kv(d, 2, "launched by", tix_str(a->ix, e.name), R_NOTE);
-	if (e.op_info != TIX_NONE) {
-		const struct tix_op_info *oi = tix_op_info_get(a->ix, e.op_info);
-		if (oi->dims != TIX_NONE)
-			add_kv(d, 2, "Input Dims", tix_str(a->ix, oi->dims), R_TEXT);
-		if (oi->types != TIX_NONE)
-			add_kv(d, 2, "Input type", tix_str(a->ix, oi->types), R_TEXT);
-	}
-	int c = innermost_counted(a, rows, n, &tr);
-	if (c >= 0)
-		add_kv(d, 2, "bytes moved", fmt_traffic(&tr, gpu_dur, buf, sizeof buf), R_NOTE);
+	struct tix_traffic tr;
+	tix_event_traffic(a->ix, gpu_ev->row, &tr);
+	add_kv(d, 2, "bytes moved", tix_traffic_text(&tr, gpu_ev->dur_ns, buf, sizeof buf), R_NOTE);
 }
 
-/* The CPU ops (then the python frames) of a chain, outermost first.  The
- * innermost op whose tensors can be counted gets a "bytes moved" line timed
- * by gpu_dur (the kernel's duration) when that is known. */
-static void add_chain(struct app *a, struct detail *d, const uint32_t *rows, int n, int64_t gpu_dur)
+/* What captured a kernel replayed from a CUDA graph (its ops and shapes at
+ * capture time), or why that is not known. */
+static void add_captured(struct app *a, struct detail *d, const struct tix_event *ev)
+{
+	struct tix_capture_view cv;
+	enum tix_capture_match m = tix_event_capture(a->ix, ev->row, &cv);
+	char buf[4096], dims[2048];
+	struct tix_summary_info si;
+	tix_index_summary(a->ix, &si);
+	add_head(d, "Captured under");
+	if (!cv.nframes) {
+		add_kv(d, 2, NULL,
+		       m == TIX_MATCH_AMBIGUOUS ? "ambiguous: several capture windows fit this replay"
+		       : si.capture_sources[0]
+		               ? "not attributed: no capture window matches this replay"
+		               : "unknown: give the capture trace with --graph-capture",
+		       R_NOTE);
+		return;
+	}
+	snprintf(buf, sizeof buf, "from %s, match: %s", tix_str(a->ix, cv.source),
+	         tix_capture_match_label(m));
+	add_kv(d, 2, NULL, buf, R_NOTE);
+	for (uint32_t i = 0; i < cv.nframes; i++) {
+		const struct tix_capture_frame *f = &cv.frames[i];
+		add_kvf(d, 2 + 2 * (int)(i < 8 ? i : 8), NULL, "%s  (%s)", tix_str(a->ix, f->name),
+		        tix_kind_label((enum tix_kind)f->kind));
+		if (f->dims != TIX_NONE)
+			add_kv(d, 4 + 2 * (int)(i < 8 ? i : 8), "Input Dims",
+			       tix_fold_ws(tix_str(a->ix, f->dims), dims, sizeof dims), R_TEXT);
+		if (f->types != TIX_NONE)
+			add_kv(d, 4 + 2 * (int)(i < 8 ? i : 8), "Input type",
+			       tix_fold_ws(tix_str(a->ix, f->types), dims, sizeof dims), R_TEXT);
+	}
+}
+
+/* The CPU ops (then the python frames) of a chain, outermost first. */
+static void add_chain(struct app *a, struct detail *d, const uint32_t *rows, int n)
 {
 	char dur[32], buf[2048];
-	struct traffic tr;
-	int counted = innermost_counted(a, rows, n, &tr);
 	int ops = 0, py = 0;
 	for (int i = n - 1; i >= 0; i--) {
 		struct tix_event e;
@@ -240,8 +254,7 @@ static void add_chain(struct app *a, struct detail *d, const uint32_t *rows, int
 		snprintf(buf, sizeof buf, "%s  (%s, %s)", tix_str(a->ix, e.name), tix_kind_label(e.kind),
 		         fmt_dur(e.dur_ns, dur, sizeof dur));
 		add_kv(d, 2, NULL, buf, R_TEXT);
-		if (add_op_info(a, d, 4, &e, &tr) && i == counted)
-			add_kv(d, 4, "bytes moved", fmt_traffic(&tr, gpu_dur, buf, sizeof buf), R_NOTE);
+		add_op_info(a, d, 4, &e);
 	}
 	if (!ops)
 		add_kv(d, 2, NULL, "(no enclosing CPU op)", R_TEXT);
@@ -266,10 +279,16 @@ static void add_kernel(struct app *a, struct view *v, struct detail *d, const st
 	if (ev->kind == TIX_KIND_KERNEL) {
 		int64_t threads = (int64_t)ki->grid[0] * ki->grid[1] * ki->grid[2] * ki->block[0] *
 		                  ki->block[1] * ki->block[2];
-		add_kvf(d, 2, "grid", "%s  (%s blocks)", fmt_dim3(ki->grid, x, sizeof x),
-		        fmt_count((uint64_t)((int64_t)ki->grid[0] * ki->grid[1] * ki->grid[2]), y, sizeof y));
-		add_kvf(d, 2, "block", "%s  (%s threads in all)", fmt_dim3(ki->block, x, sizeof x),
-		        fmt_count((uint64_t)(threads > 0 ? threads : 0), y, sizeof y));
+		if (tix_dim3_known(ki->grid))
+			add_kvf(d, 2, "grid", "%s  (%s blocks)", fmt_dim3(ki->grid, x, sizeof x),
+			        fmt_count((uint64_t)((int64_t)ki->grid[0] * ki->grid[1] * ki->grid[2]), y, sizeof y));
+		else
+			add_kv(d, 2, "grid", "-  (not in the trace)", R_TEXT);
+		if (tix_dim3_known(ki->grid) && tix_dim3_known(ki->block))
+			add_kvf(d, 2, "block", "%s  (%s threads in all)", fmt_dim3(ki->block, x, sizeof x),
+			        fmt_count((uint64_t)(threads > 0 ? threads : 0), y, sizeof y));
+		else
+			add_kvf(d, 2, "block", "%s", fmt_dim3(ki->block, x, sizeof x));
 		if (ki->registers >= 0)
 			add_kvf(d, 2, "registers", "%d per thread", ki->registers);
 		if (ki->shared_mem >= 0)
@@ -283,15 +302,16 @@ static void add_kernel(struct app *a, struct view *v, struct detail *d, const st
 		if (ki->occupancy >= 0)
 			add_kvf(d, 2, "occupancy", "%.0f %%", ki->occupancy);
 	}
-	if (ki->bytes >= 0) {
+	if (ki->bytes >= 0)
 		add_kvf(d, 2, "bytes", "%s (%s B)", fmt_bytes((double)ki->bytes, x, sizeof x),
 		        fmt_count((uint64_t)ki->bytes, y, sizeof y));
-		if (ev->dur_ns > 0)
-			add_kvf(d, 2, "bandwidth", "%s", fmt_rate((double)ki->bytes * 1e9 / ev->dur_ns, x, sizeof x));
-	}
-	add_kvf(d, 2, "device", "%d, context %d, stream %d", ki->device, ki->context, ki->stream);
-	if (ki->graph_id || (ev->flags & TIX_ROW_GRAPH_REPLAY))
+	char dev[3][16];
+	add_kvf(d, 2, "device", "%s, context %s, stream %s", fmt_id(ki->device, dev[0], sizeof dev[0]),
+	        fmt_id(ki->context, dev[1], sizeof dev[1]), fmt_id(ki->stream, dev[2], sizeof dev[2]));
+	if (ki->graph_id)
 		add_kvf(d, 2, "CUDA graph", "id %u (replayed from a graph)", ki->graph_id);
+	else if (ev->flags & TIX_ROW_GRAPH_REPLAY)
+		add_kv(d, 2, "CUDA graph", "replayed from a graph (id -)", R_TEXT);
 }
 
 static void build(struct app *a, struct view *v)
@@ -335,11 +355,13 @@ static void build(struct app *a, struct view *v)
 	} else if (ev.launch != TIX_NONE) {
 		struct tix_event l;
 		tix_event_get(a->ix, ev.launch, &l);
-		int n = chain_of(a, l.parent, rows);
-		add_summary(a, d, rows, n, ev.dur_ns);
+		int n = chain_of(a, l.row, rows);
+		add_summary(a, d, rows, n, &ev);
 	}
 	if (gpu)
 		add_kernel(a, v, d, &ev);
+	if (tix_kind_is_gpu_work(ev.kind) && (ev.flags & TIX_ROW_GRAPH_REPLAY))
+		add_captured(a, d, &ev);
 	if (tix_kind_is_gpu_work(ev.kind) || ev.launch != TIX_NONE) {
 		add_head(d, "Launch call");
 		if (ev.launch == TIX_NONE) {
@@ -362,19 +384,17 @@ static void build(struct app *a, struct view *v)
 			        after_end < 0 ? "-" : "", fmt_dur(after_end < 0 ? -after_end : after_end, y, sizeof y));
 			if (ev.flags & TIX_ROW_LINK_BY_FLOW)
 				add_kv(d, 2, NULL, "(linked by an ac2g flow: no correlation id)", R_TEXT);
-			int n = chain_of(a, l.parent, rows);
-			add_chain(a, d, rows, n, ev.dur_ns);
+			int n = chain_of(a, l.row, rows);
+			add_chain(a, d, rows, n);
 		}
 	} else {
 		if (ev.op_info != TIX_NONE) {
-			struct traffic tr;
 			add_head(d, "Inputs");
-			if (add_op_info(a, d, 2, &ev, &tr))
-				add_kv(d, 2, "bytes in inputs", fmt_traffic(&tr, 0, buf, sizeof buf), R_NOTE);
+			add_op_info(a, d, 2, &ev);
 		}
-		int n = chain_of(a, ev.parent, rows);
+		int n = chain_of(a, ev.row, rows);
 		if (n)
-			add_chain(a, d, rows, n, 0);
+			add_chain(a, d, rows, n);
 	}
 	if (ev.args != TIX_NONE && tix_str_len(a->ix, ev.args) > 2) {
 		add_head(d, "Args");

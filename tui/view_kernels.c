@@ -48,7 +48,7 @@ static int kernels_open(struct app *a, struct view *v)
 		p->op_groups = tix_op_groups(a->ix, v->args.op, &n);
 		p->whole = tix_op_get(a->ix, v->args.op)->gpu_ns;
 		v->args.step = TIX_NONE;
-	} else if (v->args.step != TIX_NONE && v->args.step < tix_step_count(a->ix)) {
+	} else if (v->args.step != TIX_NONE && tix_step_get(a->ix, v->args.step)) {
 		p->scope = SCOPE_STEP;
 		p->step_groups = tix_step_groups(a->ix, v->args.step, &n);
 		p->whole = tix_step_get(a->ix, v->args.step)->gpu_ns;

@@ -82,14 +82,18 @@ static int launches_open(struct app *a, struct view *v)
 		for (uint32_t i = 0; i < n; i++) {
 			struct tix_event e;
 			tix_event_get(a->ix, p->members[i], &e);
-			uint32_t up = e.launch;
-			for (int depth = 0; up != TIX_NONE && depth < 256; depth++) {
-				tix_event_get(a->ix, up, &e);
-				if (e.name == op_name && e.row != p->members[i]) {
+			if (e.launch == TIX_NONE)
+				continue;
+			/* beneath an instance of the op: the op contains its launch */
+			uint32_t anc[256];
+			uint32_t na = tix_event_ancestors(a->ix, e.launch, anc, 256);
+			for (uint32_t d = 0; d < na && d < 256; d++) {
+				struct tix_event up;
+				tix_event_get(a->ix, anc[d], &up);
+				if (up.name == op_name) {
 					p->scoped[k++] = p->members[i];
 					break;
 				}
-				up = e.parent;
 			}
 		}
 		p->members = p->scoped;
@@ -120,10 +124,11 @@ static uint32_t launcher_op(struct app *a, const struct tix_event *ev)
 {
 	if (ev->launch == TIX_NONE)
 		return TIX_NONE;
-	struct tix_event e;
-	tix_event_get(a->ix, ev->launch, &e);
-	for (int depth = 0; e.parent != TIX_NONE && depth < 256; depth++) {
-		tix_event_get(a->ix, e.parent, &e);
+	uint32_t anc[256];
+	uint32_t n = tix_event_ancestors(a->ix, ev->launch, anc, 256);
+	for (uint32_t d = 0; d < n && d < 256; d++) {
+		struct tix_event e;
+		tix_event_get(a->ix, anc[d], &e);
 		if (e.kind == TIX_KIND_CPU_OP)
 			return e.name;
 	}

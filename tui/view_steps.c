@@ -1,7 +1,9 @@
 /*
  * Steps, the home view: one row per step (ProfilerStep#N, SGLang/vLLM step
  * markers, or the one implicit step) and a totals row on top.  Row 0 is the
- * totals row; row s+1 is step s.
+ * totals row; then, when the trace has GPU work launched before its CPU
+ * window, a "before the trace" row (as it came first in time); then the
+ * steps in order.  row_step() maps a row to its step id.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,7 @@ static const struct col cols[] = {
 
 struct steps {
 	uint32_t nsteps;
+	uint32_t before;        /* step id of "before the trace", TIX_NONE */
 	int64_t wall, busy, gpu;
 	uint64_t kernels;
 };
@@ -37,16 +40,42 @@ static int steps_open(struct app *a, struct view *v)
 	if (!p)
 		return -1;
 	p->nsteps = tix_step_count(a->ix);
+	p->before = tix_step_before_trace(a->ix);
 	for (uint32_t s = 0; s < p->nsteps; s++) {
 		const struct tix_step *st = tix_step_get(a->ix, s);
 		p->wall = tix_sat_add(p->wall, st->dur_ns);
 		p->busy = tix_sat_add(p->busy, st->gpu_busy_ns);
 		p->kernels += st->kernels;
 	}
+	if (p->before != TIX_NONE) { /* GPU work of the trace, though in no step */
+		p->busy += tix_step_get(a->ix, p->before)->gpu_busy_ns;
+		p->kernels += tix_step_get(a->ix, p->before)->kernels;
+	}
 	p->gpu = tix_total_gpu_ns(a->ix);
 	v->priv = p;
-	view_set_rows(v, p->nsteps + 1);
+	view_set_rows(v, p->nsteps + 1 + (p->before != TIX_NONE));
 	return 0;
+}
+
+/* The step id of a row: TIX_NONE for the totals row. */
+static uint32_t row_step(const struct view *v, uint32_t row)
+{
+	const struct steps *p = v->priv;
+	if (row == 0)
+		return TIX_NONE;
+	if (p->before != TIX_NONE)
+		return row == 1 ? p->before : row - 2;
+	return row - 1;
+}
+
+static uint32_t step_row(const struct view *v, uint32_t step)
+{
+	const struct steps *p = v->priv;
+	if (step == TIX_NONE)
+		return 0;
+	if (p->before != TIX_NONE)
+		return step == p->before ? 1 : step + 2;
+	return step + 1;
 }
 
 static void steps_close(struct view *v)
@@ -55,22 +84,24 @@ static void steps_close(struct view *v)
 }
 
 /* The largest group of a row and its total, with the row's GPU time. */
-static const struct tix_group *top_group(struct app *a, uint32_t row, int64_t *whole)
+static const struct tix_group *top_group(struct app *a, const struct view *v, uint32_t row,
+                                         int64_t *whole)
 {
-	if (row == 0) {
+	uint32_t s = row_step(v, row);
+	if (s == TIX_NONE) {
 		*whole = tix_total_gpu_ns(a->ix);
 		return tix_group_count(a->ix) ? tix_group_get(a->ix, 0) : NULL;
 	}
 	uint32_t n;
-	const struct tix_group *g = tix_step_groups(a->ix, row - 1, &n);
-	*whole = tix_step_get(a->ix, row - 1)->gpu_ns;
+	const struct tix_group *g = tix_step_groups(a->ix, s, &n);
+	*whole = tix_step_get(a->ix, s)->gpu_ns;
 	return n ? &g[0] : NULL;
 }
 
 static double steps_share(struct app *a, struct view *v, uint32_t row)
 {
 	int64_t whole;
-	const struct tix_group *g = top_group(a, row, &whole);
+	const struct tix_group *g = top_group(a, v, row, &whole);
 	return g && whole > 0 ? (double)g->total_ns / (double)whole : 0;
 }
 
@@ -78,14 +109,17 @@ static const char *steps_cell(struct app *a, struct view *v, uint32_t row, int c
                               size_t cap)
 {
 	struct steps *p = v->priv;
-	const struct tix_step *st = row ? tix_step_get(a->ix, row - 1) : NULL;
+	uint32_t sid = row_step(v, row);
+	const struct tix_step *st = sid != TIX_NONE ? tix_step_get(a->ix, sid) : NULL;
 	int64_t wall = st ? st->dur_ns : p->wall;
 	int64_t busy = st ? st->gpu_busy_ns : p->busy;
 	switch (col) {
 	case C_NUM:
 		if (!st)
 			return "all";
-		snprintf(buf, cap, "%u", row - 1);
+		if (sid == p->before)
+			return "-";
+		snprintf(buf, cap, "%u", sid);
 		return buf;
 	case C_NAME:
 		if (!st) {
@@ -100,27 +134,27 @@ static const char *steps_cell(struct app *a, struct view *v, uint32_t row, int c
 	case C_KERNELS: return fmt_count(st ? st->kernels : p->kernels, buf, cap);
 	case C_TOPPCT: {
 		int64_t whole;
-		const struct tix_group *g = top_group(a, row, &whole);
+		const struct tix_group *g = top_group(a, v, row, &whole);
 		return g ? fmt_pct(g->total_ns, whole, buf, cap) : "-";
 	}
 	case C_TOP: {
 		int64_t whole;
-		const struct tix_group *g = top_group(a, row, &whole);
+		const struct tix_group *g = top_group(a, v, row, &whole);
 		return g ? app_name(a, g->name, buf, cap) : "(no GPU work)";
 	}
 	}
 	return "";
 }
 
-static int64_t steps_key(struct app *a, uint32_t row, int col)
+static int64_t steps_key(struct app *a, const struct view *v, uint32_t row, int col)
 {
-	const struct tix_step *st = tix_step_get(a->ix, row - 1);
+	const struct tix_step *st = tix_step_get(a->ix, row_step(v, row));
 	switch (col) {
 	case C_WALL: return st->dur_ns;
 	case C_BUSY: return st->gpu_busy_ns;
 	case C_BUSYPCT: return st->dur_ns ? st->gpu_busy_ns * 10000 / st->dur_ns : 0;
 	case C_KERNELS: return st->kernels;
-	case C_TOPPCT: return (int64_t)(steps_share(a, NULL, row) * 1e6);
+	case C_TOPPCT: return (int64_t)(steps_share(a, (struct view *)v, row) * 1e6);
 	}
 	return 0;
 }
@@ -131,25 +165,25 @@ static int steps_cmp(struct app *a, struct view *v, uint32_t ra, uint32_t rb, in
 	case C_NUM:
 	case C_START: return cmp_small_first(ra, rb);
 	case C_NAME:
-		return strcmp(tix_str(a->ix, tix_step_get(a->ix, ra - 1)->name),
-		              tix_str(a->ix, tix_step_get(a->ix, rb - 1)->name));
+		return strcmp(tix_str(a->ix, tix_step_get(a->ix, row_step(v, ra))->name),
+		              tix_str(a->ix, tix_step_get(a->ix, row_step(v, rb))->name));
 	case C_TOP: {
 		char x[512], y[512];
 		int64_t w;
-		const struct tix_group *ga = top_group(a, ra, &w), *gb = top_group(a, rb, &w);
+		const struct tix_group *ga = top_group(a, v, ra, &w), *gb = top_group(a, v, rb, &w);
 		return strcmp(ga ? app_name(a, ga->name, x, sizeof x) : "",
 		              gb ? app_name(a, gb->name, y, sizeof y) : "");
 	}
 	}
-	return cmp_big_first(steps_key(a, ra, col), steps_key(a, rb, col));
+	return cmp_big_first(steps_key(a, v, ra, col), steps_key(a, v, rb, col));
 }
 
 static const char *steps_text(struct app *a, struct view *v, uint32_t row, char *buf, size_t cap)
 {
 	char name[512];
 	int64_t w;
-	const struct tix_group *g = top_group(a, row, &w);
-	snprintf(buf, cap, "%s %s", row ? tix_str(a->ix, tix_step_get(a->ix, row - 1)->name) : "all",
+	const struct tix_group *g = top_group(a, v, row, &w);
+	snprintf(buf, cap, "%s %s", row ? tix_str(a->ix, tix_step_get(a->ix, row_step(v, row))->name) : "all",
 	         g ? app_name(a, g->name, name, sizeof name) : "");
 	return buf;
 }
@@ -157,7 +191,7 @@ static const char *steps_text(struct app *a, struct view *v, uint32_t row, char 
 static int steps_enter(struct app *a, struct view *v, uint32_t row)
 {
 	struct view_args va = view_args_none();
-	va.step = row ? row - 1 : TIX_NONE;
+	va.step = row_step(v, row);
 	return app_push(a, &view_kernels_ops, &va) ? 0 : -1;
 }
 
@@ -170,7 +204,7 @@ static uint32_t steps_hottest(struct app *a, struct view *v)
 		int64_t d = tix_step_get(a->ix, s)->dur_ns;
 		if (d > max) {
 			max = d;
-			best = s + 1;
+			best = step_row(v, s);
 		}
 	}
 	return best;
@@ -179,12 +213,12 @@ static uint32_t steps_hottest(struct app *a, struct view *v)
 static void steps_context(struct app *a, struct view *v, struct ctx *c)
 {
 	uint32_t row = view_cur_row(v);
-	c->step = row == TIX_NONE || row == 0 ? TIX_NONE : row - 1;
+	c->step = row == TIX_NONE ? TIX_NONE : row_step(v, row);
 }
 
 static void steps_select(struct app *a, struct view *v, const struct ctx *c)
 {
-	view_goto_row(v, c->step == TIX_NONE ? 0 : c->step + 1);
+	view_goto_row(v, step_row(v, c->step));
 }
 
 static int steps_export(struct app *a, struct view *v, struct tix_export_sel *sel, char *path,
@@ -196,8 +230,11 @@ static int steps_export(struct app *a, struct view *v, struct tix_export_sel *se
 		return 0;
 	}
 	sel->has_step = 1;
-	sel->step = row - 1;
-	snprintf(path, cap, "./tix-export-step%u.json", row - 1);
+	sel->step = row_step(v, row);
+	if (sel->step == tix_step_before_trace(a->ix))
+		snprintf(path, cap, "./tix-export-before-trace.json");
+	else
+		snprintf(path, cap, "./tix-export-step%u.json", sel->step);
 	return 0;
 }
 

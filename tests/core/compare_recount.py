@@ -7,10 +7,12 @@ the contract).
 
 Kernel groups: exact instances, total, min, max, median, average; stddev
 within 1 ns.  Steps: same names, starts, walls, and the same GPU events in
-each (counts, kernel time, top kernel).  Ops: every op recount lists (GPU
-time > 0) with the same GPU time and GPU event count, except the step
-markers, which tix leaves out of the op ranking; ops tix lists with GPU time
-that recount does not are reported too.
+each (counts, kernel and GPU time, busy time, top kernel); the GPU work
+launched before the trace in "before_trace" (null when there is none).
+Ops (parents by containment, R2): every op the recount lists (GPU events >
+0) with the same GPU time, GPU events, calls and CPU time, except the step
+markers, which tix leaves out of the op ranking; ops tix lists with GPU
+events that the recount does not are reported too.
 """
 
 import json
@@ -67,22 +69,37 @@ def compare_kernels(chk, label, tj, ref):
                   "%s: Time %% adds up to 100" % label, "sum %.3f" % pct)
 
 
+STEP_FIELDS = ("start_ns", "wall_ns", "kernels", "gpu_events", "kernel_ns", "gpu_ns", "gpu_busy_ns", "top_ns")
+
+
 def compare_steps(chk, label, tj, ref):
     if tj is None:
         return
     got, want = tj["steps"], ref["steps"]
     chk.eq([s["name"] for s in got], [s["name"] for s in want], "%s: step names" % label)
-    if len(got) != len(want):
-        return
-    bad = []
-    for g, w in zip(got, want):
-        for f in ("index", "start_ns", "wall_ns", "kernels", "gpu_events", "kernel_ns", "top_ns"):
-            if g.get(f) != w[f]:
-                bad.append("step %d %s: %r != %r" % (w["index"], f, g.get(f), w[f]))
-        if g.get("top_kernel") != w["top_kernel"] and g.get("top_ns") != w["top_ns"]:
-            bad.append("step %d top_kernel: %r != %r" % (w["index"], g.get("top_kernel"), w["top_kernel"]))
-    chk.check(not bad, "%s: %d steps: start, wall, membership (kernels, gpu_events, kernel_ns, top)"
-              % (label, len(want)), "; ".join(bad[:6]))
+    if len(got) == len(want):
+        bad = []
+        for g, w in zip(got, want):
+            for f in ("index",) + STEP_FIELDS:
+                if g.get(f) != w[f]:
+                    bad.append("step %d %s: %r != %r" % (w["index"], f, g.get(f), w[f]))
+            if g.get("top_kernel") != w["top_kernel"] and g.get("top_ns") != w["top_ns"]:
+                bad.append("step %d top_kernel: %r != %r" % (w["index"], g.get("top_kernel"), w["top_kernel"]))
+        chk.check(not bad, "%s: %d steps: start, wall, membership (kernels, gpu_events, kernel_ns, gpu_ns, "
+                  "busy, top)" % (label, len(want)), "; ".join(bad[:6]))
+    # R4: GPU work launched before the trace is its own row, never in a step
+    gb, wb = tj.get("before_trace", "absent"), ref["before_trace"]
+    if wb is None:
+        chk.check(gb is None, "%s: before_trace is null" % label, "got %r" % (gb,))
+    elif not isinstance(gb, dict):
+        chk.check(False, "%s: before_trace row (%d GPU events)" % (label, wb["gpu_events"]), "got %r" % (gb,))
+    else:
+        bad = ["%s: %r != %r" % (f, gb.get(f), wb[f])
+               for f in ("kernels", "gpu_events", "kernel_ns", "gpu_ns", "top_ns") if gb.get(f) != wb[f]]
+        if gb.get("name") != wb["name"] or gb.get("index", "absent") is not None:
+            bad.append("name/index %r/%r" % (gb.get("name"), gb.get("index", "absent")))
+        chk.check(not bad, "%s: before_trace: %d GPU events, %d kernels, %d ns" % (
+            label, wb["gpu_events"], wb["kernels"], wb["kernel_ns"]), "; ".join(bad))
 
 
 def compare_ops(chk, label, tj, ref, marker_names):
@@ -101,10 +118,11 @@ def compare_ops(chk, label, tj, ref, marker_names):
         g = got.get(name)
         if g is None:
             bad.append("%s: missing" % name[:60])
-        elif g["gpu_ns"] != w["gpu_ns"] or g["gpu_events"] != w["gpu_events"]:
-            bad.append("%s: gpu_ns/events %d/%d != %d/%d" % (name[:60], g["gpu_ns"], g["gpu_events"],
-                                                            w["gpu_ns"], w["gpu_events"]))
-    extra = [n for n, g in got.items() if g["gpu_ns"] > 0 and n not in want and n not in marker_names]
+        elif any(g.get(f) != w[f] for f in ("gpu_ns", "gpu_events", "calls", "cpu_ns")):
+            bad.append("%s: gpu_ns/gpu_events/calls/cpu_ns %s/%s/%s/%s != %d/%d/%d/%d" % (
+                name[:60], g.get("gpu_ns"), g.get("gpu_events"), g.get("calls"), g.get("cpu_ns"),
+                w["gpu_ns"], w["gpu_events"], w["calls"], w["cpu_ns"]))
+    extra = [n for n, g in got.items() if g["gpu_events"] > 0 and n not in want and n not in marker_names]
     chk.check(not bad, "%s: %d ops with GPU time agree" % (label, len(want)),
               "; ".join(bad[:6]) + (" (+%d more)" % (len(bad) - 6) if len(bad) > 6 else ""))
     chk.check(not extra, "%s: no op with GPU time that the recount lacks" % label, "extra %s" % extra[:5])
@@ -112,13 +130,14 @@ def compare_ops(chk, label, tj, ref, marker_names):
     chk.check(gns == sorted(gns, reverse=True), "%s: ops sorted by GPU time, descending" % label)
 
 
-def compare_trace(args, chk, trace, marker=None, label=None):
+def compare_trace(args, chk, trace, marker=None, label=None, partial=False, tr=None):
     """All three views of one trace against the recount.  Returns the tix
     JSON outputs (kernel, step, op) for further checks."""
     label = label or os.path.basename(trace)
     if marker:
         label += " [--step-marker %s]" % marker
-    tr = recount.Trace(recount.load_events(trace))
+    if tr is None:
+        tr = recount.load_trace(trace, partial=partial, marker=marker)
     k_ref = recount.by_kernel(tr)
     s_ref = recount.by_step(tr, marker)
     o_ref = recount.by_op(tr)

@@ -123,6 +123,28 @@ static void test_short_name(void)
 	short_name("cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<a, b> >(cutlass::Params)",
 	           "cutlass::device_kernel<...>");
 	short_name("", "");
+	/* a return type with brackets and a ">" inside parentheses (vLLM on B200) */
+	short_name("std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
+	           "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, long, float, int)",
+	           "vllm::fused_add_rms_norm_kernel<...>");
+	short_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<long>, "
+	           "std::array<char*, 1ul> >(int, at::native::FillFunctor<long>, std::array<char*, 1ul>)",
+	           "at::native::vectorized_elementwise_kernel<...>");
+	short_name("void f<((4)>(3))>(int)", "f<...>");
+	{
+		char o[128];
+		const char *k = "void aiter::add_rmsnorm_quant_kernel<__hip_bfloat16, __hip_bfloat16, 256, 16, "
+		                "false>(float*, int)";
+		tix_short_name_arg(k, strlen(k), 2, o, sizeof(o));
+		CHECK(strcmp(o, "aiter::add_rmsnorm_quant_kernel<..., 256, ...>") == 0,
+		      "tix_short_name_arg keeps the third argument: \"%s\"", o);
+		tix_short_name_arg(k, strlen(k), 0, o, sizeof(o));
+		CHECK(strcmp(o, "aiter::add_rmsnorm_quant_kernel<__hip_bfloat16, ...>") == 0,
+		      "tix_short_name_arg keeps the first argument: \"%s\"", o);
+		tix_short_name_arg(k, strlen(k), 4, o, sizeof(o));
+		CHECK(strcmp(o, "aiter::add_rmsnorm_quant_kernel<..., false>") == 0,
+		      "tix_short_name_arg keeps the last argument: \"%s\"", o);
+	}
 	/* unbalanced brackets must not run past the end */
 	char out[64];
 	const char *bad = "void f<<<<<<<<(((((";
@@ -626,8 +648,103 @@ static int build_index(const char *path, int reverse, const char *marker)
 	return 0;
 }
 
+/* Containment, as Kineto writes with_stack=True: profiler.step()'s frame
+ * starts inside ProfilerStep#1 and outlives it; ProfilerStep#2 starts inside
+ * that frame.  A launch in step 2 must have ProfilerStep#2 (and the frame
+ * only while it is open) as ancestors, never ProfilerStep#1.  Also: GPU
+ * work launched before the trace, and a correlation id two processes use. */
+static void add_overlap(void)
+{
+	cpu(TIX_KIND_PYTHON, 1, 0, 100000, S("main.py(1): <module>"), -1, NULL);
+	cpu(TIX_KIND_USER_ANNOTATION, 1, 1000, 40000, S("ProfilerStep#1"), -1, NULL);
+	cpu(TIX_KIND_PYTHON, 1, 30000, 20000, S("profiler.py(9): step"), -1, NULL);   /* outlives #1 */
+	cpu(TIX_KIND_USER_ANNOTATION, 1, 41000, 50000, S("ProfilerStep#2"), -1, NULL);/* inside step() */
+	cpu(TIX_KIND_RUNTIME, 1, 45000, 2000, S("cudaLaunchKernel"), 10, NULL);        /* in frame and #2 */
+	cpu(TIX_KIND_CPU_OP, 1, 60000, 5000, S("aten::mm"), -1, NULL);
+	cpu(TIX_KIND_RUNTIME, 1, 61000, 4500, S("cudaLaunchKernel"), 11, NULL);       /* ends 0.5 us late: inside */
+	cpu(TIX_KIND_RUNTIME, 1, 65600, 300, S("cudaLaunchKernel"), 12, NULL);        /* starts after mm ends, within 1 us: sibling */
+	gpu(TIX_KIND_KERNEL, 46000, 1000, S("k_a"), 10, NULL);
+	gpu(TIX_KIND_KERNEL, 62000, 1000, S("k_b"), 11, NULL);
+	gpu(TIX_KIND_KERNEL, 66000, 1000, S("k_c"), 12, NULL);
+	gpu(TIX_KIND_KERNEL, 100, 200, S("k_early"), 3, NULL);                         /* before the trace */
+	/* a second process reuses correlation 11, much later */
+	ev(TIX_KIND_RUNTIME, 77, 77, 95000, 1000, S("cudaLaunchKernel"), 11, NULL, NULL, S(""));
+	ev(TIX_KIND_KERNEL, 9, 9, 96000, 1000, S("k_other"), 11, NULL, NULL, S(""));
+}
+
+static void ancestors_are(struct tix_index *ix, uint32_t row, const char *want, const char *label)
+{
+	uint32_t a[16], n = tix_event_ancestors(ix, row, a, 16);
+	char got[512] = "";
+	for (uint32_t i = n; i-- > 0;) { /* outermost first */
+		struct tix_event e;
+		tix_event_get(ix, a[i], &e);
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", got[0] ? " > " : "",
+		         tix_str(ix, e.name));
+	}
+	CHECK(strcmp(got, want) == 0, "%s: ancestors \"%s\" (want \"%s\")", label, got, want);
+}
+
+static void test_containment(const char *dir)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/units-overlap.tix", dir);
+	unlink(path);
+	struct tix_build_opts bo = {.source_path = "overlap"};
+	B = tix_builder_new(path, &bo, &E);
+	struct tix_index *ix;
+	if (!B) {
+		CHECK(0, "builder: %s", E.msg);
+		return;
+	}
+	build_failed = 0;
+	add_overlap();
+	if (tix_builder_finish(B, &E) != 0 || build_failed || tix_index_open(path, &ix, &E) != 0) {
+		CHECK(0, "overlap index: %s", E.msg);
+		return;
+	}
+	ancestors_are(ix, find_row(ix, "cudaLaunchKernel", 45000),
+	              "main.py(1): <module> > profiler.py(9): step > ProfilerStep#2",
+	              "a launch inside step() and ProfilerStep#2, not #1");
+	ancestors_are(ix, find_row(ix, "ProfilerStep#2", 41000), "main.py(1): <module>",
+	              "ProfilerStep#2 starts inside step() but outlives it: a sibling");
+	ancestors_are(ix, find_row(ix, "profiler.py(9): step", 30000), "main.py(1): <module>",
+	              "step() starts inside ProfilerStep#1 and outlives it: a sibling");
+	ancestors_are(ix, find_row(ix, "cudaLaunchKernel", 61000),
+	              "main.py(1): <module> > ProfilerStep#2 > aten::mm", "overrunning by 0.5 us is inside");
+	ancestors_are(ix, find_row(ix, "cudaLaunchKernel", 65600), "main.py(1): <module> > ProfilerStep#2",
+	              "starting after the op ended is not inside it, even within the slack");
+	uint32_t before = tix_step_before_trace(ix);
+	CHECK(tix_step_count(ix) == 2 && before == 2, "two steps and before-the-trace (%u, %u)",
+	      tix_step_count(ix), before);
+	uint32_t early = find_row(ix, "k_early", 100);
+	CHECK(early != TIX_NONE && tix_event_step(ix, early) == before, "GPU work before the trace is apart");
+	const struct tix_step *s0 = tix_step_get(ix, 0), *s1 = tix_step_get(ix, 1);
+	CHECK(s0 && s0->kernels == 0 && s1 && s1->kernels == 3,
+	      "step 0 launched nothing, step 1 three kernels (%u, %u)", s0 ? s0->kernels : 99,
+	      s1 ? s1->kernels : 99);
+	struct tix_event k;
+	tix_event_get(ix, find_row(ix, "k_other", 96000), &k);
+	CHECK(k.launch == find_row(ix, "cudaLaunchKernel", 95000),
+	      "a reused correlation id links to the launch just before the kernel");
+	tix_event_get(ix, find_row(ix, "k_b", 62000), &k);
+	CHECK(k.launch == find_row(ix, "cudaLaunchKernel", 61000), "... and the other kernel to its own");
+	struct tix_summary_info si;
+	tix_index_summary(ix, &si);
+	CHECK(si.corr_collisions == 1 && strstr(si.warnings, "correlation ids") &&
+	      strstr(si.warnings, "before the trace"),
+	      "warnings recorded: \"%s\"", si.warnings);
+	/* --by op over containment: aten::mm holds k_b only; the frame k_a only */
+	uint32_t pos;
+	const struct tix_op *mm = find_op(ix, "aten::mm", &pos);
+	CHECK(mm && mm->gpu_events == 1 && mm->gpu_ns == 1000, "aten::mm: one GPU event beneath it");
+	CHECK(tix_event_gpu_beneath(ix, find_row(ix, "aten::mm", 60000)) == 1, "gpu_beneath of aten::mm is 1");
+	tix_index_close(ix);
+}
+
 static void test_builder(const char *dir)
 {
+	test_containment(dir);
 	char path[4096], path2[4096], path3[4096];
 	snprintf(path, sizeof(path), "%s/units.tix", dir);
 	snprintf(path2, sizeof(path2), "%s/units-reversed.tix", dir);

@@ -25,9 +25,21 @@ their kernel in the file, cudaEventRecord carries an "f" flow with no "s",
 cudaStreamWaitEvent / cudaStreamSynchronize carry an "s" flow with no "f",
 correlation ids skip numbers, python frames share "Ev Idx" with ops.
 
+Variants for the rules of issue 8 (each off by default; with all of them off
+the output is byte for byte what it was before they existed):
+  --with-stack       profiler.step() frames and ProfilerStep#N overlapping as
+                     Kineto writes them with with_stack=True;
+  --graph            CUDA graph replays (cudaGraphLaunch), with --capture-out
+                     the capture trace (--capture-batches, --capture-names
+                     nvidia|rocm), --graph-extra-kernel, --graph-reorder;
+  --two-processes    a merged trace of two processes with colliding ids;
+  --pre-window N     GPU work launched before the profiler's CPU window.
+
 Usage: gen_trace.py -o OUT[.gz] [--steps N] [--layers N] [--marker ...]
        [--python-frames] [--target-mb M] [--truncate-at F] [--seed S]
        [--bs N] [--prefill] [--truth FILE] [--gzip] [--layout ...]
+       [--with-stack] [--graph [--capture-out FILE] ...] [--two-processes]
+       [--pre-window N]
 Only the Python standard library is used.
 """
 
@@ -65,6 +77,12 @@ CAST_NS = 828000        # mean duration of one cast
 OTHER_LAYER_NS = 370000  # mean total of the other kernels of a layer
 
 KV_TOKENS = 495552      # KV cache pool: 495552 tokens x 1 x 576 FP8
+# --fixed: the gather-then-cast patch casts only the tokens in use, 335,155
+# of them: 193,049,280 elements in 377,050 blocks of 128 threads x 4, in
+# proportionally less time (decode 29% faster, GPU busy ~94 -> ~73 ms).
+FIXED_TOKENS = 335155
+FIXED_GRID = 377050
+FIXED = {"on": False}   # set by --fixed before the templates are built
 KV_DIM = 576
 HIDDEN = 6144
 Q_LORA = 2048
@@ -312,6 +330,32 @@ class Py:
         self.children = tuple(children)
 
 
+class GraphLaunch:
+    """cudaGraphLaunch replaying the kernels of `children` (--graph)."""
+    __slots__ = ("children",)
+
+    def __init__(self, children):
+        self.children = tuple(children)
+
+
+class Slot:
+    """A CPU event whose text is written later (it outlives the step that
+    opened it: --with-stack's ProfilerStep#N and outer frames)."""
+    __slots__ = ("text", "ts", "pyid", "evi", "parent", "name")
+
+    def __init__(self):
+        self.text = None
+
+
+STEP_CALL = "torch/profiler/profiler.py(822): step"
+REC_EXIT = "torch/autograd/profiler.py(776): __exit__"
+REC_ENTER = "torch/autograd/profiler.py(770): __enter__"
+OPS_CALL = "torch/_ops.py(1147): __call__"
+REC_NEW = "<built-in method _record_function_enter_new of PyCapsule object at 0x7f3a2c1d5e30>"
+P2 = PID + 1000         # --two-processes: the second process (pid = its thread)
+PRE_CORR_BELOW = 1250000
+
+
 # Input descriptions: (dims, strides, type, concrete value)
 def T(shape, dtype="c10::BFloat16"):
     strides, acc = [], 1
@@ -363,7 +407,9 @@ def build_templates(tokens, other_scale):
         "bmm_v": k("bmm_v", [HEADS, 2, 1], [128, 1, 1], 96, 49152, 4.4),
         "rope": k("rope", [t, 1, 1], [64, 8, 1], 64, 0, 2.9),
         "index_put": k("index_put", [max(1, t * KV_DIM // 512), 1, 1], [128, 1, 1], 24, 0, 2.6),
-        "cast": k("cast", [557496, 1, 1], [128, 1, 1], 20, 0, CAST_NS / 1000.0, 0.008, scale=False),
+        "cast": (k("cast", [FIXED_GRID, 1, 1], [128, 1, 1], 20, 0,
+                   CAST_NS / 1000.0 * FIXED_GRID / 557496, 0.008, scale=False) if FIXED["on"] else
+                 k("cast", [557496, 1, 1], [128, 1, 1], 20, 0, CAST_NS / 1000.0, 0.008, scale=False)),
         "fa3": k("fa3", [132, 1, 1], [384, 1, 1], 128, 200704, 38.0, 0.06),
         "fa3_combine": k("fa3_combine", [HEADS, t, 1], [256, 1, 1], 72, 16384, 3.4),
         "nccl": k("nccl", [8, 1, 1], [640, 1, 1], 96, 0, 24.0 * other_scale, 0.12, NCCL, scale=False),
@@ -430,14 +476,15 @@ def build_templates(tokens, other_scale):
             ]),
         ])
 
-    cast = Op("aten::to", [T([KV_TOKENS, 1, KV_DIM], FP8), S(15, "ScalarType"), S("False"),
+    kv = FIXED_TOKENS if FIXED["on"] else KV_TOKENS
+    cast = Op("aten::to", [T([kv, 1, KV_DIM], FP8), S(15, "ScalarType"), S("False"),
                            S("False"), NONE], [
-        Op("aten::_to_copy", [T([KV_TOKENS, 1, KV_DIM], FP8), S(15, "ScalarType"), NONE, NONE,
+        Op("aten::_to_copy", [T([kv, 1, KV_DIM], FP8), S(15, "ScalarType"), NONE, NONE,
                               NONE, S("False"), NONE], [
-            Op("aten::empty_strided", [S([KV_TOKENS, 1, KV_DIM], "ScalarList"),
+            Op("aten::empty_strided", [S([kv, 1, KV_DIM], "ScalarList"),
                                        S([KV_DIM, KV_DIM, 1], "ScalarList"), S(15, "ScalarType"),
                                        S(0), S("cuda:0", "Device"), S("False")], leaf_ns=4200),
-            Op("aten::copy_", [T([KV_TOKENS, 1, KV_DIM], BF16), T([KV_TOKENS, 1, KV_DIM], FP8),
+            Op("aten::copy_", [T([kv, 1, KV_DIM], BF16), T([kv, 1, KV_DIM], FP8),
                                S("False")], [L("cast")]),
         ]),
     ])
@@ -593,6 +640,11 @@ def build_templates(tokens, other_scale):
     return head, layer, tail, K
 
 
+KERNEL_NAMES["fill"] = ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, "
+                         "std::array<char*, 1ul> >(int, at::native::FillFunctor<int>, std::array<char*, 1ul>)")
+EXTRA_KERNEL = Kernel("fill", [1, 1, 1], [256, 1, 1], 16, 0, 2100)   # --graph-extra-kernel
+
+
 def nominal_other_ns():
     """Sum of the nominal (unscaled) non-cast kernel time of one decode layer."""
     _, layer, _, _ = build_templates(1, 1.0)
@@ -635,6 +687,8 @@ class Generator:
         self.cpu = []
         self.gpu = []
         self.st = None          # per-step truth
+        self.graph = None       # --graph: "replay" (this trace) or "capture" (--capture-out)
+        self.pending = None     # --with-stack: the open ProfilerStep#N
 
     def tmpl(self, tokens):
         if tokens not in self.templates:
@@ -688,7 +742,11 @@ class Generator:
                          % (n.head, fmt_us(t), fmt_us(end - t), ext, n.argtail, evi))
             return end
         if cls is Launch:
+            if self.graph == "capture":
+                return self.capture_launch(n.k, t)
             return self.launch(n.k, t)
+        if cls is GraphLaunch:
+            return self.graph_launch(n, t)
         if cls is Py:
             if not self.py:
                 return self.emit_nodes(n.children, t)
@@ -814,6 +872,168 @@ class Generator:
                             '    "cat": "ac2g", "name": "ac2g"\n  }' % (c, PID, PID, ts))
         return t + d
 
+    # -- CUDA graphs (--graph) -----------------------------------------------
+
+    def capture_launch(self, k, t):
+        """A launch call recorded while a graph is captured: nothing runs, so
+        no GPU record; ROCm-like traces name the kernel in its args."""
+        c = self.next_corr()
+        d = 2800 + int(self.rnd.random() * 4200)
+        named = ""
+        if self.a.capture_names == "rocm":
+            named = (',      "kernel": %s, "grid": %s, "block": %s'
+                     % (jstr(k.name), k.tail.split('"grid": ')[1].split("]")[0] + "]",
+                        k.tail.split('"block": ')[1].split("]")[0] + "]"))
+        ts = fmt_us(t)
+        self.gpu.append('  {\n    "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", '
+                        '"pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n'
+                        '      "External id": %d,      "cbid": 211, "correlation": %d%s\n    }\n  }'
+                        % (PID, PID, ts, fmt_us(d), self.cur_ext, c, named))
+        self.gpu.append('  {\n    "ph": "s", "id": %d, "pid": %d, "tid": %d, "ts": %s,\n'
+                        '    "cat": "ac2g", "name": "ac2g"\n  }' % (c, PID, PID, ts))
+        return t + d
+
+    def graph_kernels(self, nodes, out):
+        for n in nodes:
+            if type(n) is Launch:
+                out.append(n.k)
+            elif type(n) in (Op, Py):
+                self.graph_kernels(n.children, out)
+        return out
+
+    def graph_launch(self, n, t):
+        """cudaGraphLaunch: one launch call; its kernels run back to back on
+        the GPU with the launch's correlation id, no CPU op above them."""
+        rnd = self.rnd
+        a = self.a
+        c = self.next_corr()
+        d = 9000 + int(rnd.random() * 8000)
+        ks = self.graph_kernels(n.children, [])
+        if a.graph_reorder and len(ks) > 2:
+            k = len(ks) // 3
+            while k + 1 < len(ks) and ks[k].name == ks[k + 1].name:
+                k += 1
+            if k + 1 < len(ks):
+                ks[k], ks[k + 1] = ks[k + 1], ks[k]
+        if a.graph_extra_kernel:
+            ks.insert(len(ks) // 2, EXTRA_KERNEL)
+        st = self.st
+        se = self.stream_end
+        prev = t + d
+        kts0 = None
+        for node, k in enumerate(ks):
+            s = k.stream
+            start = max(prev + 900 + int(rnd.random() * 700), se[s] + 300 + int(rnd.random() * 400))
+            dur = int(k.ns * (1.0 + k.sigma * rnd.gauss(0.0, 1.0)))
+            dur = max(dur, k.ns // 2, 1000)
+            prev = start + dur
+            se[s] = prev
+            if s == NCCL and se[COMPUTE] < prev:
+                se[COMPUTE] = prev
+            st["kernels"] += 1
+            st["kernel_ns"] += dur
+            st["gpu_events"] += 1
+            st["gpu_ns"] += dur
+            st["graph_kernels"] = st.get("graph_kernels", 0) + 1
+            if k.key == "cast":
+                st["casts"] += 1
+                st["cast_ns"] += dur
+            if st["gpu_first"] is None:
+                st["gpu_first"] = start
+            st["gpu_last"] = max(st["gpu_last"], prev)
+            kts = fmt_us(start)
+            kts0 = kts0 or kts
+            self.gpu.append(
+                '%s%s, "dur": %s,\n    "args": {\n      "External id": %d,      "queued": 0, '
+                '"device": 0, "context": 1,      "stream": %d, "correlation": %d,%s,      '
+                '"graph id": %d, "graph node id": %d\n    }\n  }'
+                % (k.head, kts, fmt_us(dur), self.cur_ext, s, c, k.tail, 1 + a.bs, 1000 + node))
+            self.gpu.append('  {\n    "ph": "f", "id": %d, "pid": 0, "tid": %d, "ts": %s,\n'
+                            '    "cat": "ac2g", "name": "ac2g", "bp": "e"\n  }' % (c, s, kts))
+        ts = fmt_us(t)
+        self.gpu.append('  {\n    "ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", '
+                        '"pid": %d, "tid": %d,\n    "ts": %s, "dur": %s,\n    "args": {\n'
+                        '      "External id": %d,      "cbid": 311, "correlation": %d\n    }\n  }'
+                        % (PID, PID, ts, fmt_us(d), self.cur_ext, c))
+        self.gpu.append('  {\n    "ph": "s", "id": %d, "pid": %d, "tid": %d, "ts": %s,\n'
+                        '    "cat": "ac2g", "name": "ac2g"\n  }' % (c, PID, PID, ts))
+        return t + d
+
+    def capture(self, bs, t):
+        """The capture of the graph for batch size bs (--capture-out)."""
+        _, layer, _, _ = self.tmpl(bs)
+        self.st = {"kernels": 0, "kernel_ns": 0, "gpu_events": 0, "gpu_ns": 0, "casts": 0,
+                   "cast_ns": 0, "memcpy_ns": 0, "gpu_first": None, "gpu_last": 0}
+        node = Op("capture_%d_DECODE" % bs, None, [
+            Py("sglang/srt/model_executor/cuda_graph_runner.py(512): capture_one_batch_size", [
+                Runtime("cudaStreamBeginCapture", 324, 3100, "s"),
+                Py("sglang/srt/models/deepseek_v2.py(2503): forward", layer * self.a.layers),
+                Runtime("cudaStreamEndCapture", 325, 5200, "s"),
+                Runtime("cudaGraphInstantiateWithFlags", 481, 90000, "s"),
+            ])], cat="user_annotation")
+        return self.emit(node, t)
+
+    # -- with_stack=True (--with-stack) --------------------------------------
+
+    def py_open(self, name, t, listed=True):
+        sl = Slot()
+        sl.name, sl.ts = name, t
+        sl.pyid = self.pyid
+        self.pyid += 1
+        sl.evi = self.evi
+        self.evi += 1
+        sl.parent = self.pystack[-1] if self.pystack else None
+        self.pystack.append(sl.pyid)
+        if listed:
+            self.cpu.append(sl)
+        return sl
+
+    def py_close(self, sl, end):
+        self.pystack.pop()
+        par = '' if sl.parent is None else ', "Python parent id": %d' % sl.parent
+        sl.text = ('%s%s, "dur": %s,\n    "args": {\n      "Python id": %d%s, "Ev Idx": %d\n'
+                   '    }\n  }' % (Py(sl.name, ()).head, fmt_us(sl.ts), fmt_us(end - sl.ts), sl.pyid,
+                                  par, sl.evi))
+        return end
+
+    def profiler_step_call(self, t, open_name, st):
+        """profiler.step() as Kineto records it with with_stack=True: the call
+        starts inside the step it ends (whose ProfilerStep#N ends inside its
+        __exit__ frame) and the next ProfilerStep#N starts inside its
+        _record_function_enter_new frame and outlives it.  Returns (end of
+        the call, start of the new marker or None)."""
+        rnd = self.rnd
+        call = self.py_open(STEP_CALL, t)
+        t1 = t + 700 + int(rnd.random() * 900)
+        if self.pending is not None:
+            ex = self.py_open(REC_EXIT, t1)
+            close = t1 + 9000 + int(rnd.random() * 6000)
+            sl, name, start, ext, pst = self.pending
+            sl.text = ('%s%s, "dur": %s,\n    "args": {\n      "External id": %d,'
+                       '"Record function id": 0, "Ev Idx": %d\n    }\n  }'
+                       % (Op(name, cat="user_annotation").head, fmt_us(start), fmt_us(close - start),
+                          ext, sl.evi))
+            self.cpu.append(sl.text)
+            pst["wall_ns"] = close - start
+            self.pending = None
+            t1 = self.py_close(ex, close + 300 + int(rnd.random() * 700)) + 1500 + int(rnd.random() * 2500)
+        mstart = None
+        if open_name is not None:
+            en = self.py_open(REC_ENTER, t1)
+            ca = self.py_open(OPS_CALL, t1 + 500 + int(rnd.random() * 400))
+            bi = self.py_open(REC_NEW, ca.ts + 400 + int(rnd.random() * 300))
+            mstart = bi.ts + 3000 + int(rnd.random() * 2000)
+            sl = Slot()
+            sl.evi = self.evi
+            self.evi += 1
+            self.pending = (sl, open_name, mstart, self.ext, st)
+            self.ext += 1
+            e = self.py_close(bi, mstart + 5000 + int(rnd.random() * 4000))
+            e = self.py_close(ca, e + 100 + int(rnd.random() * 200))
+            t1 = self.py_close(en, e + 150 + int(rnd.random() * 250))
+        end = self.py_close(call, t1 + 300 + int(rnd.random() * 600))
+        return end, mstart
+
     # -- steps ---------------------------------------------------------------
 
     def step(self, i):
@@ -834,13 +1054,24 @@ class Generator:
         self.st = st = {"index": i, "name": name, "casts": 0, "cast_ns": 0, "kernels": 0,
                         "kernel_ns": 0, "gpu_events": 0, "gpu_ns": 0, "memcpy_ns": 0,
                         "gpu_first": None, "gpu_last": 0}
+        if self.graph == "replay" and not prefill:
+            model = head + [Py("sglang/srt/model_executor/cuda_graph_runner.py(735): replay", [
+                Py("torch/cuda/graphs.py(104): replay", [GraphLaunch(layer * a.layers)])])] + tail
+        else:
+            model = head + [Py("sglang/srt/models/deepseek_v2.py(2503): forward",
+                               layer * a.layers + tail)]
         body = [Py("sglang/srt/managers/scheduler.py(1905): run_batch", [
             Py("sglang/srt/managers/tp_worker.py(236): forward_batch_generation", [
-                Py("sglang/srt/model_executor/model_runner.py(1698): forward", head + [
-                    Py("sglang/srt/models/deepseek_v2.py(2503): forward",
-                       layer * a.layers + tail)])])])]
+                Py("sglang/srt/model_executor/model_runner.py(1698): forward", model)])])]
         t0 = self.t
-        if name is not None:
+        if a.with_stack:
+            t, mstart = self.profiler_step_call(t0, name, st)
+            ext = self.ext - 1
+            saved, self.cur_ext = self.cur_ext, ext
+            end = self.emit_nodes(body, t)
+            self.cur_ext = saved
+            t0 = mstart
+        elif name is not None:
             marker = Op(name, None, body, cat="user_annotation")
             ext = self.ext
             end = self.emit(marker, t0)
@@ -848,7 +1079,7 @@ class Generator:
             ext = 0
             end = self.emit_nodes(body, t0)
         st["start_ns"] = t0
-        st["wall_ns"] = end - t0
+        st["wall_ns"] = end - t0      # --with-stack: set when the next step() call ends it
         if a.marker == "profilerstep" and st["gpu_first"] is not None:
             g0 = st["gpu_first"]
             self.gpu.append('  {\n    "ph": "X", "cat": "gpu_user_annotation", "name": %s, '
@@ -938,9 +1169,71 @@ class EventSink:
         self.n += len(events)
 
 
+def flush_cpu(g):
+    """The CPU events of g written so far (the frames of --with-stack's
+    profiler.step() calls are Slots, filled by the end of their step)."""
+    out = [x.text if type(x) is Slot else x for x in g.cpu]
+    g.cpu = []
+    return out
+
+
+def second_process(events):
+    """--two-processes: the events of the second generator, moved to process
+    P2 (its own thread) and GPU 1, keeping their correlation ids."""
+    return [e.replace('"pid": %d, "tid": %d' % (PID, PID), '"pid": %d, "tid": %d' % (P2, P2))
+             .replace('"pid": 0, "tid": ', '"pid": 1, "tid": ').replace('"device": 0,', '"device": 1,')
+            for e in events]
+
+
+def pre_window_events(n, trace_start):
+    """--pre-window N: GPU work launched before the profiler started: no
+    launch call in the trace, correlation ids below the first launch's; the
+    first half starts before the CPU window, the rest inside step 0."""
+    rnd = random.Random(7)
+    ev = []
+    tot = {"gpu_events": 0, "kernels": 0, "kernel_ns": 0, "gpu_ns": 0}
+    nccl = KERNEL_NAMES["nccl"]
+    t = trace_start - 40000000
+    for k in range(n):
+        if k == (n + 1) // 2:
+            t = T0_NS + 20000
+        corr = PRE_CORR_BELOW - 2 * n + 2 * k
+        if k % 3 == 2:
+            nbytes = 1 << (16 + k % 5)
+            dur = 1500 + nbytes // 100
+            ev.append('  {\n    "ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", '
+                      '"pid": 0, "tid": 13,\n    "ts": %s, "dur": %s,\n    "args": {\n      "External id": 0,'
+                      '      "device": 0, "context": 1,      "stream": 13, "correlation": %d,      '
+                      '"bytes": %d, "memory bandwidth (GB/s)": %r\n    }\n  }'
+                      % (fmt_us(t), fmt_us(dur), corr, nbytes, nbytes / dur))
+        else:
+            dur = 18000 + int(rnd.random() * 9000)
+            ev.append('  {\n    "ph": "X", "cat": "kernel", "name": %s, "pid": 0, "tid": 13,\n'
+                      '    "ts": %s, "dur": %s,\n    "args": {\n      "External id": 0,      "queued": 0, '
+                      '"device": 0, "context": 1,      "stream": 13, "correlation": %d,      '
+                      '"registers per thread": 96,      "shared memory": 0,      "grid": [8, 1, 1],      '
+                      '"block": [640, 1, 1]\n    }\n  }' % (jstr(nccl), fmt_us(t), fmt_us(dur), corr))
+            tot["kernels"] += 1
+            tot["kernel_ns"] += dur
+        tot["gpu_events"] += 1
+        tot["gpu_ns"] += dur
+        t += dur + 4000 + int(rnd.random() * 3000)
+    return ev, tot
+
+
 def generate(args, out, steps, other_scale):
-    """Write the whole trace to the text stream `out`; return (truth, event count)."""
+    """Write the whole trace to the text stream `out`; return (truth, event
+    count, truth of the options of issue 8 or {})."""
     g = Generator(args, other_scale)
+    gens = [(g, None)]
+    if args.two_processes:
+        a2 = argparse.Namespace(**vars(args))
+        a2.seed = args.seed + 1
+        g2 = Generator(a2, other_scale)
+        g2.t = T0_NS + 500000000
+        gens.append((g2, second_process))
+    for gg, _ in gens:
+        gg.graph = "replay" if args.graph else None
     out.write(header(args.python_frames))
     sink = EventSink(out)
     truth = []
@@ -951,13 +1244,34 @@ def generate(args, out, steps, other_scale):
         gsink = EventSink(tmp)
     else:
         tmp, gsink = None, sink
+    if args.pre_window:
+        ev, g.pre_window = pre_window_events(args.pre_window, trace_start)
+        gsink.write(ev)
+    outer = {}
+    if args.with_stack:
+        for gg, _ in gens:
+            outer[id(gg)] = [gg.py_open("example.py(121): <module>", gg.t - 3000000, False),
+                             gg.py_open("example.py(103): main", gg.t - 2500000, False)]
     for i in range(steps):
-        truth.append(g.step(i))
-        sink.write(g.cpu)
-        gsink.write(g.gpu)
-        g.cpu = []
-        g.gpu = []
-    trace_end = g.t
+        for gg, sub in gens:
+            st = gg.step(i)
+            if sub is not None:
+                st["pid"] = P2
+            truth.append(st)
+            cpu, gpu = flush_cpu(gg), gg.gpu
+            gg.gpu = []
+            sink.write(sub(cpu) if sub else cpu)
+            gsink.write(sub(gpu) if sub else gpu)
+    if args.with_stack:
+        for gg, sub in gens:
+            end, _ = gg.profiler_step_call(gg.t, None, None)
+            mod, main_ = outer[id(gg)]
+            end = gg.py_close(main_, end + 2000)
+            gg.t = gg.py_close(mod, end + 1500) + 1000
+            gg.cpu += [main_.text, mod.text]
+            cpu = flush_cpu(gg)
+            sink.write(sub(cpu) if sub else cpu)
+    trace_end = max(gg.t for gg, _ in gens)
     if tmp is not None:
         tmp.seek(0)
         if gsink.n:
@@ -967,9 +1281,57 @@ def generate(args, out, steps, other_scale):
             sink.n += gsink.n
         tmp.close()
     sink.write(trailer_events(trace_start, trace_end))
+    if args.two_processes:
+        sink.write(['  {\n    "name": "process_name", "ph": "M", "ts": %s, "pid": %d, "tid": 0,\n'
+                    '    "args": {\n      "name": "sglang::scheduler_TP1"\n    }\n  }' % (fmt_us(trace_start), P2),
+                    '  {\n    "name": "thread_name", "ph": "M", "ts": %s, "pid": %d, "tid": %d,\n'
+                    '    "args": {\n      "name": "thread %d (sglang::schedul)"\n    }\n  }'
+                    % (fmt_us(trace_start), P2, P2, P2)])
     out.write('\n  ],\n  "traceName": "/tmp/sglang_profile/%d-TP-0.trace.json.gz",\n'
               '  "displayTimeUnit": "ms",\n  "baseTimeNanoseconds": %d\n}\n' % (PID, BASE_TIME_NS))
-    return truth, sink.n
+    extra = {}
+    if args.pre_window:
+        extra["before_trace"] = dict(g.pre_window, name="(before the trace)")
+    if args.graph:
+        extra["graph"] = {"capture_batches": args.capture_batches, "capture_names": args.capture_names,
+                          "reorder": args.graph_reorder, "extra_kernel": args.graph_extra_kernel,
+                          "extra_kernel_name": EXTRA_KERNEL.name if args.graph_extra_kernel else None}
+    if args.two_processes:
+        extra["processes"] = [PID, P2]
+    if args.with_stack:
+        extra["with_stack"] = True
+    return truth, sink.n, extra
+
+
+def generate_capture(args, out, other_scale):
+    """--capture-out: the profile of the same server while it captured its
+    graphs: per batch size (--capture-batches, in that order) a
+    capture_N_DECODE annotation holding cudaStreamBeginCapture, the launch
+    calls of the layers (named in their args with --capture-names rocm) and
+    cudaStreamEndCapture; no GPU activity (nothing runs during capture)."""
+    g = Generator(args, other_scale)
+    g.graph = "capture"
+    t0 = g.t = T0_NS - 3000000000
+    for bs in args.capture_batches:
+        g.t = g.capture(bs, g.t) + 2000000
+    out.write(header(args.python_frames))
+    sink = EventSink(out)
+    sink.write(flush_cpu(g))
+    sink.write(g.gpu)
+    sink.write(trailer_events(t0 - 1000000, g.t))
+    out.write('\n  ],\n  "traceName": "/tmp/sglang_profile/capture-%d-TP-0.trace.json.gz",\n'
+              '  "displayTimeUnit": "ms",\n  "baseTimeNanoseconds": %d\n}\n' % (PID, BASE_TIME_NS))
+    return sink.n
+
+
+def open_text_out(path, gz, level):
+    """(text stream, raw file or None): gzip with mtime 0 and no name, so
+    that the same arguments give the same bytes."""
+    if gz:
+        raw = open(path, "wb")
+        z = gzip.GzipFile(filename="", mode="wb", compresslevel=level, fileobj=raw, mtime=0)
+        return io.TextIOWrapper(io.BufferedWriter(z, 1 << 22), encoding="ascii"), raw
+    return open(path, "w", encoding="ascii", buffering=1 << 22), None
 
 
 class CountingWriter:
@@ -997,6 +1359,10 @@ def main(argv=None):
     p.add_argument("--truncate-at", type=float, metavar="FRACTION",
                    help="cut the written file at this fraction of its bytes")
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--fixed", action="store_true",
+                   help="after the gather-then-cast fix: each layer casts only the 335,155 KV "
+                        "tokens in use (grid [377050,1,1], shorter casts); with the same --seed "
+                        "the rest of the trace is the same as without it")
     p.add_argument("--bs", type=int, default=1, help="batch size (default 1)")
     p.add_argument("--prefill", action="store_true", help="make the first step a prefill (EXTEND)")
     p.add_argument("--gzip", action="store_true", help="gzip even if OUT does not end in .gz")
@@ -1005,10 +1371,48 @@ def main(argv=None):
                    help="kineto: all CPU events, then all GPU records (default); "
                         "interleaved: step by step")
     p.add_argument("--truth", metavar="FILE", help="write ground-truth numbers as JSON")
+    p.add_argument("--with-stack", action="store_true",
+                   help="with --python-frames and ProfilerStep#N markers: profiler.step() frames and "
+                        "markers overlapping as Kineto writes them with with_stack=True (each "
+                        "ProfilerStep#N starts inside the frames of a step() call and outlives them; "
+                        "each step() call starts inside the previous step), under <module> > main")
+    p.add_argument("--graph", action="store_true",
+                   help="CUDA graph replay: each decode step's layers run as one cudaGraphLaunch "
+                        "(kernels with its correlation id, graph id / node id, no CPU ops)")
+    p.add_argument("--capture-out", metavar="FILE",
+                   help="with --graph: also write the capture trace (.gz => gzip): one "
+                        "StreamBeginCapture..StreamEndCapture window per --capture-batches size")
+    p.add_argument("--capture-batches", metavar="N,N,...", default=None,
+                   help="batch sizes captured, in capture order (default: --bs)")
+    p.add_argument("--capture-names", choices=["nvidia", "rocm"], default="nvidia",
+                   help="capture launch calls without the kernel's name (nvidia, as NVIDIA Kineto "
+                        "writes them) or with args kernel/grid/block (rocm)")
+    p.add_argument("--graph-extra-kernel", action="store_true",
+                   help="with --graph: each replay runs one kernel more than was captured")
+    p.add_argument("--graph-reorder", action="store_true",
+                   help="with --graph: two neighbouring kernels of each replay swap places")
+    p.add_argument("--two-processes", action="store_true",
+                   help="a merged trace of two processes (pids %d and %d, GPUs 0 and 1) whose "
+                        "correlation ids collide; the second starts 500 ms later" % (PID, P2))
+    p.add_argument("--pre-window", type=int, default=0, metavar="N",
+                   help="N GPU events launched before the profiler started: no launch call, "
+                        "correlation ids below the first launch's, half of them before the CPU window")
     p.add_argument("-q", "--quiet", action="store_true")
     a = p.parse_args(argv)
+    FIXED["on"] = a.fixed
     if a.steps < 1 or a.layers < 1 or a.bs < 1:
         p.error("--steps, --layers and --bs must be >= 1")
+    if a.with_stack and (not a.python_frames or a.marker != "profilerstep"):
+        p.error("--with-stack needs --python-frames and --marker profilerstep")
+    if (a.capture_out or a.graph_extra_kernel or a.graph_reorder) and not a.graph:
+        p.error("--capture-out, --graph-extra-kernel and --graph-reorder need --graph")
+    try:
+        a.capture_batches = ([int(x) for x in a.capture_batches.split(",")] if a.capture_batches
+                             else [a.bs])
+    except ValueError:
+        p.error("--capture-batches: comma-separated integers")
+    if a.pre_window < 0:
+        p.error("--pre-window must be >= 0")
     if a.truncate_at is not None and not 0.0 < a.truncate_at < 1.0:
         p.error("--truncate-at must be in (0, 1)")
 
@@ -1030,18 +1434,17 @@ def main(argv=None):
         steps = max(1, int(round((a.target_mb * 1e6 - fixed) / per_step)))
 
     use_gz = a.gzip or a.output.endswith(".gz")
-    if use_gz:
-        # mtime=0 and no file name in the header: the same arguments give the same bytes
-        raw = open(a.output, "wb")
-        gz = gzip.GzipFile(filename="", mode="wb", compresslevel=a.gzip_level, fileobj=raw, mtime=0)
-        out = io.TextIOWrapper(io.BufferedWriter(gz, 1 << 22), encoding="ascii")
-    else:
-        raw = None
-        out = open(a.output, "w", encoding="ascii", buffering=1 << 22)
+    out, raw = open_text_out(a.output, use_gz, a.gzip_level)
     with out:
-        truth, nev = generate(a, out, steps, other_scale)
+        truth, nev, extra = generate(a, out, steps, other_scale)
     if raw is not None:
         raw.close()
+    if a.capture_out:
+        out, raw = open_text_out(a.capture_out, a.gzip or a.capture_out.endswith(".gz"), a.gzip_level)
+        with out:
+            extra["graph"]["capture_events"] = generate_capture(a, out, other_scale)
+        if raw is not None:
+            raw.close()
     size = os.path.getsize(a.output)
     if a.truncate_at is not None:
         cut = int(size * a.truncate_at)
@@ -1063,6 +1466,7 @@ def main(argv=None):
             "totals": tot,
             "steps": truth,
         }
+        doc.update(extra)
         with open(a.truth, "w") as f:
             json.dump(doc, f, indent=1)
             f.write("\n")

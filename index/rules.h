@@ -1,0 +1,160 @@
+/*
+ * The rules that give an event its meaning, defined once: included by the
+ * builder's phases (link.c, aggregate.c, ...) while they write the index and
+ * by the reader (reader.c, export.c, ...) when it answers queries, so that an
+ * aggregate computed at build time and a query asked later cannot disagree.
+ * Private to index/.  docs/FORMAT.md ("Rules") is the long form.
+ *
+ * Both sides see the rows through a struct tix_rows: the builder points it at
+ * its spill files, the reader at the mapping.
+ */
+#ifndef TIX_INDEX_RULES_H
+#define TIX_INDEX_RULES_H
+
+#include <stdint.h>
+
+#include "index/format.h"
+#include "index/index.h"
+
+struct tix_rows {
+	const struct tix_row_disk *rows;
+	uint32_t nrows;
+	const struct tix_long_dur_disk *long_durs;  /* sorted by row */
+	uint32_t nlong;
+	const struct tix_chain_disk *chains;        /* sorted by row */
+	uint32_t nchains;
+	const uint32_t *chain_rows;
+	uint32_t nchain_rows;
+	const struct tix_step *steps;               /* the real steps, by start */
+	uint32_t nsteps;
+	uint32_t before_trace_step;                 /* step id of "before the trace", TIX_NONE */
+};
+
+/* ---- duration ----
+ * A row keeps its duration in 32 bits; longer ones (over 4.29 s) are in the
+ * long-duration table. */
+static inline int64_t tix_rule_dur(const struct tix_rows *v, uint32_t row)
+{
+	const struct tix_row_disk *r = &v->rows[row];
+	if (r->dur_ns != UINT32_MAX)
+		return r->dur_ns;
+	uint32_t lo = 0, hi = v->nlong;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v->long_durs[mid].row < row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->nlong && v->long_durs[lo].row == row ? v->long_durs[lo].dur_ns : r->dur_ns;
+}
+
+/* ---- parents: containment ----
+ * Kineto writes times in whole microseconds, so a child may overrun its
+ * parent's end by up to this much and still be inside it. */
+#define TIX_PARENT_SLACK_NS 1000
+
+/* The CPU-side events that can hold others: everything on a thread except
+ * instants and counters (points, not intervals). */
+static inline int tix_rule_is_container_kind(uint8_t kind)
+{
+	return !tix_kind_is_gpu((enum tix_kind)kind) && kind != TIX_KIND_INSTANT &&
+	       kind != TIX_KIND_COUNTER;
+}
+
+/* 1 when [ps, ps+pd) contains [cs, cs+cd): the child starts inside the
+ * parent (or with it) and ends no more than the slack after it.  An event
+ * that starts when another has ended is its sibling, however short.
+ * Computed in 128 bits: times may be near the int64 limits. */
+static inline int tix_rule_contains(int64_t ps, int64_t pd, int64_t cs, int64_t cd)
+{
+	return ps <= cs && (cs == ps || (__int128)cs < (__int128)ps + pd) &&
+	       (__int128)cs + cd <= (__int128)ps + pd + TIX_PARENT_SLACK_NS;
+}
+
+/* 1 when nothing starting at ts or later can be inside [ps, ps+pd). */
+static inline int tix_rule_closed_before(int64_t ps, int64_t pd, int64_t ts)
+{
+	return ts > ps && (__int128)ts >= (__int128)ps + pd;
+}
+
+/* The ancestors of a CPU-side row: the container-kind rows on its track,
+ * before it in row order (start, then longer first), that contain it.  Each
+ * row links to its innermost ancestor; where walking those links would not
+ * give exactly its ancestors (events that start inside one another and
+ * outlive it), the builder stored the full list in the chain table.
+ * Writes up to cap row numbers into out, innermost first, and returns how
+ * many there are (which may exceed cap). */
+static inline uint32_t tix_rule_ancestors(const struct tix_rows *v, uint32_t row, uint32_t *out,
+                                          uint32_t cap)
+{
+	const struct tix_row_disk *r = &v->rows[row];
+	if (r->flags & TIX_ROW_CHAIN) {
+		uint32_t lo = 0, hi = v->nchains;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (v->chains[mid].row < row)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < v->nchains && v->chains[lo].row == row) {
+			const struct tix_chain_disk *c = &v->chains[lo];
+			for (uint32_t i = 0; i < c->count && i < cap; i++)
+				out[i] = v->chain_rows[c->first + i];
+			return c->count;
+		}
+	}
+	uint32_t n = 0;
+	for (uint32_t p = r->link; p != TIX_NONE; p = v->rows[p].link) {
+		if (n < cap)
+			out[n] = p;
+		n++;
+		if (v->rows[p].flags & TIX_ROW_CHAIN) {
+			/* p's own list is explicit: the rest of ours is p's. */
+			uint32_t tmp[1], m;
+			uint32_t room = n < cap ? cap - n : 0;
+			m = tix_rule_ancestors(v, p, room ? out + n : tmp, room);
+			return n + m;
+		}
+	}
+	return n;
+}
+
+/* ---- steps ----
+ * The time that places a row in a step: GPU work by the start of its launch
+ * call (a kernel runs late, but belongs to the step that asked for it), any
+ * other row by its own start. */
+static inline int64_t tix_rule_step_time(const struct tix_rows *v, uint32_t row)
+{
+	const struct tix_row_disk *r = &v->rows[row];
+	if (tix_kind_is_gpu((enum tix_kind)r->kind) && r->link != TIX_NONE)
+		return v->rows[r->link].start_ns;
+	return r->start_ns;
+}
+
+/* The step of a row, TIX_NONE when in none.  GPU work launched before the
+ * trace (flagged at link time) is in the "before the trace" step; the
+ * implicit whole-trace step (no marker) holds everything else. */
+static inline uint32_t tix_rule_step_of(const struct tix_rows *v, uint32_t row)
+{
+	if (v->rows[row].flags & TIX_ROW_BEFORE_TRACE)
+		return v->before_trace_step;
+	int64_t t = tix_rule_step_time(v, row);
+	uint32_t lo = 0, hi = v->nsteps;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v->steps[mid].start_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return TIX_NONE;
+	const struct tix_step *s = &v->steps[lo - 1];
+	if (s->marker_row == TIX_NONE || (__int128)t < (__int128)s->start_ns + s->dur_ns)
+		return lo - 1;
+	return TIX_NONE;
+}
+
+#endif /* TIX_INDEX_RULES_H */
