@@ -88,7 +88,10 @@ def main():
                     time.sleep(0.05)
                 ok, s = tm.wait(lambda s: "TIX-EXITED" in s, 20)
                 s = s.replace("\n", "")  # a long path wraps
-                chk.check(ok and "TIX-EXITED-2" in s and "cut.tix: the index file changed while tix had it open" in s,
+                # where it wraps depends on the path's length, and a space
+                # at the wrap is lost: compare without blanks
+                flat = "".join(s.split())
+                chk.check(ok and "TIX-EXITED-2" in s and "cut.tix:theindexfilechangedwhiletixhaditopen" in flat,
                           "a truncated index: one line naming it, exit 2", s.strip()[-400:])
                 good, what = cooked(stty)
                 chk.check(good, "a truncated index: the terminal is back in cooked mode", what)
