@@ -102,12 +102,14 @@ void table_next_sort(struct app *a, struct view *v)
 		app_msg(a, "nothing to sort here");
 		return;
 	}
-	int c = v->sort_col;
+	/* only the columns on screen: a sort by a hidden column looks like none */
+	int w[32], c = v->sort_col;
+	table_layout(v, COLS, w);
 	for (int i = 0; i < v->ops->ncols + 1; i++) {
 		c++;
 		if (c >= v->ops->ncols)
 			c = v->ops->default_sort < 0 ? -1 : 0;
-		if (c == -1 || table_sortable(v, c))
+		if (c == -1 || (table_sortable(v, c) && (c >= 32 || w[c] >= 0)))
 			break;
 	}
 	v->sort_col = c;
@@ -226,10 +228,10 @@ void table_scroll(struct view *v, int h)
 
 /* Which columns fit in width, and their widths.  Columns with the highest
  * prio drop first; the flexible column takes what is left. */
-static int layout(const struct view *v, int width, int *w)
+int table_layout(const struct view *v, int width, int *w)
 {
 	const struct col *cols = v->ops->cols;
-	int n = v->ops->ncols;
+	int n = v->ops->ncols < 32 ? v->ops->ncols : 32;
 	for (int i = 0; i < n; i++)
 		w[i] = cols[i].width;
 	for (;;) {
@@ -261,7 +263,7 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 	int w[32];
 	if (n > 32)
 		n = 32;
-	layout(v, COLS, w);
+	table_layout(v, COLS, w);
 	/* header */
 	int hattr = draw_attr(a, CR_HEADER);
 	if (n > 1 || (n == 1 && cols[0].title[0])) {
@@ -274,7 +276,9 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 			const char *title = cols[i].title;
 			if (i == v->sort_col) {
 				const struct glyphs *g = draw_glyphs(a);
-				snprintf(t, sizeof t, "%s%s", title, v->sort_rev ? g->sort_up : g->sort_down);
+				/* the arrow points the way the values go down the screen */
+				int up = !(cols[i].flags & COL_ASC) == !v->sort_rev;
+				snprintf(t, sizeof t, "%s%s", title, up ? g->sort_up : g->sort_down);
 				title = t;
 			}
 			int tw = text_width(a, title);

@@ -25,6 +25,9 @@ int table_search(struct app *a, struct view *v, int dir);
 const char *name_fit(const struct app *a, const char *s, int width);
 /* Scrolls so the cursor is among the h rows on screen. */
 void table_scroll(struct view *v, int h);
+/* Which columns fit in width, and their widths: w[i] (at least 32 entries)
+ * is -1 for a column that does not fit. */
+int table_layout(const struct view *v, int width, int *w);
 /* Draws the header and the visible rows in rows y0 .. y0+h-1. */
 void table_draw(struct app *a, struct view *v, int y0, int h);
 

@@ -118,8 +118,47 @@ static void app_pop_to(struct app *a, int depth)
 static void app_draw(struct app *a);
 static void app_resize(struct app *a);
 
-int app_prompt(struct app *a, const char *label, char *buf, size_t cap)
+static void history_add(struct history *h, const char *text)
 {
+	if (!text[0] || (h->n && strcmp(h->items[h->n - 1], text) == 0))
+		return;
+	if (h->n == HISTORY_MAX) {
+		memmove(h->items[0], h->items[1], sizeof h->items[0] * (HISTORY_MAX - 1));
+		h->n--;
+	}
+	snprintf(h->items[h->n++], sizeof h->items[0], "%s", text);
+}
+
+/* Reads the rest of an escape sequence ncurses did not decode (a terminal
+ * whose keys differ from its terminfo entry: TERM=xterm-256color inside
+ * tmux sends End as Esc [ 4 ~).  Returns 1 when one was swallowed, so that
+ * its digits never reach the keymap; 0 when the Esc stood alone. */
+static int swallow_escape(void)
+{
+	nodelay(stdscr, TRUE);
+	int c = getch();
+	int seq = 0;
+	if (c == '[' || c == 'O') {
+		seq = 1;
+		/* CSI: parameters and intermediates up to a final byte @ .. ~ */
+		for (int n = 0; n < 16; n++) {
+			c = getch();
+			if (c == ERR || (c >= 0x40 && c <= 0x7e))
+				break;
+		}
+	} else if (c != ERR) {
+		seq = 1; /* Alt-key: Esc then the key */
+	}
+	nodelay(stdscr, FALSE);
+	return seq;
+}
+
+int app_prompt(struct app *a, enum prompt_kind k, const char *label, char *buf, size_t cap)
+{
+	struct history *h = &a->hist[k];
+	int at = h->n;                /* history position; h->n: the line being typed */
+	char typed[1024];
+	snprintf(typed, sizeof typed, "%s", buf);
 	size_t len = strlen(buf);
 	curs_set(1);
 	for (;;) {
@@ -144,13 +183,25 @@ int app_prompt(struct app *a, const char *label, char *buf, size_t cap)
 		if (ch == KEY_RESIZE || ch == ERR)
 			continue;
 		clock_gettime(CLOCK_MONOTONIC, &a->t_key); /* the time typing ends is not the app's */
+		if (ch == 27 && swallow_escape())
+			continue;
 		if (ch == 27 || ch == TUI_CTRL('c') || ch == TUI_CTRL('g')) {
 			curs_set(0);
 			return 0;
 		}
 		if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
 			break;
-		if (ch == KEY_BACKSPACE || ch == 127 || ch == '\b') {
+		if (ch == KEY_UP || ch == KEY_DOWN) {
+			if (at == h->n)
+				snprintf(typed, sizeof typed, "%s", buf);
+			at += ch == KEY_UP ? -1 : 1;
+			if (at < 0)
+				at = 0;
+			if (at > h->n)
+				at = h->n;
+			snprintf(buf, cap, "%s", at == h->n ? typed : h->items[at]);
+			len = strlen(buf);
+		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == '\b') {
 			while (len > 0 && (buf[len - 1] & 0xc0) == 0x80)
 				len--;
 			if (len > 0)
@@ -165,7 +216,54 @@ int app_prompt(struct app *a, const char *label, char *buf, size_t cap)
 		}
 	}
 	curs_set(0);
+	history_add(h, buf);
 	return 1;
+}
+
+int app_confirm(struct app *a, const char *question)
+{
+	app_msg(a, "%s (y/n)", question);
+	app_draw(a);
+	int ch;
+	while ((ch = getch()) == KEY_RESIZE || ch == ERR)
+		if (ch == KEY_RESIZE) {
+			app_resize(a);
+			app_draw(a);
+		}
+	a->msg[0] = 0;
+	clock_gettime(CLOCK_MONOTONIC, &a->t_key);
+	return ch == 'y' || ch == 'Y';
+}
+
+/* :N, the step N in the Steps view (its own number, as the # column shows),
+ * row N (from 1, as the status line counts) elsewhere. */
+static void app_goto(struct app *a, struct view *v)
+{
+	char num[64] = "";
+	int steps = v->ops->kind == VK_STEPS;
+	if (!app_prompt(a, PROMPT_GOTO, steps ? "go to step: " : "go to row: ", num, sizeof num) ||
+	    !num[0])
+		return;
+	char *end;
+	unsigned long n = strtoul(num, &end, 10);
+	if (*end || end == num) {
+		app_msg(a, "not a number: %s", num);
+		return;
+	}
+	if (steps && v->ops->select) {
+		if (n >= tix_step_count(a->ix)) {
+			app_msg(a, "no step %lu: the steps are 0 to %u", n, tix_step_count(a->ix) - 1);
+			return;
+		}
+		struct ctx c = {(uint32_t)n, TIX_NONE, TIX_NONE, TIX_NONE};
+		v->ops->select(a, v, &c);
+		return;
+	}
+	if (n < 1 || n > v->nvis) {
+		app_msg(a, "no row %lu: the rows are 1 to %u", n, v->nvis);
+		return;
+	}
+	v->cursor = (uint32_t)(n - 1);
 }
 
 /* ---- switching views (Tab, 1-6) ---- */
@@ -213,6 +311,7 @@ static void app_switch(struct app *a, enum view_kind kind)
 	switch (kind) {
 	case VK_STEPS:
 	case VK_HELP:
+	case VK_MENU:
 		return;
 	case VK_OPS:
 		push_select(a, &view_ops_ops, &va, &c);
@@ -250,6 +349,35 @@ static void app_switch(struct app *a, enum view_kind kind)
 
 /* ---- export ---- */
 
+/* The trace's file name without its directory and its .json / .gz / .tix
+ * endings: "rank0" for /data/rank0.json.gz. */
+static void trace_stem(const char *path, char *out, size_t cap)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	snprintf(out, cap, "%s", base);
+	static const char *const ends[] = {".tix", ".gz", ".json"};
+	for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+		size_t n = strlen(out), e = strlen(ends[i]);
+		if (n > e && strcmp(out + n - e, ends[i]) == 0)
+			out[n - e] = 0;
+	}
+}
+
+/* path with a leading ~ or ~/ made $HOME; 0, or -1 when HOME is unset. */
+static int expand_home(const char *path, char *out, size_t cap)
+{
+	if (path[0] != '~' || (path[1] && path[1] != '/')) {
+		snprintf(out, cap, "%s", path);
+		return 0;
+	}
+	const char *home = getenv("HOME");
+	if (!home || !*home)
+		return -1;
+	snprintf(out, cap, "%s%s", home, path + 1);
+	return 0;
+}
+
 static void app_export(struct app *a, struct view *v)
 {
 	if (!v->ops->export_sel) {
@@ -258,19 +386,25 @@ static void app_export(struct app *a, struct view *v)
 	}
 	struct tix_export_sel sel;
 	memset(&sel, 0, sizeof sel);
-	char path[1024];
+	char what[256] = "", stem[256], path[1024], full[1200];
 	void *owned = NULL;
-	if (v->ops->export_sel(a, v, &sel, path, sizeof path, &owned) != 0)
+	if (v->ops->export_sel(a, v, &sel, what, sizeof what, &owned) != 0)
 		return;
-	if (app_prompt(a, "export to: ", path, sizeof path) && path[0]) {
+	trace_stem(a->traces[a->cur].t->path, stem, sizeof stem);
+	snprintf(path, sizeof path, "./%s-%s.json", stem, what);
+	if (!app_prompt(a, PROMPT_EXPORT, "export to: ", path, sizeof path) || !path[0]) {
+		app_msg(a, "export cancelled");
+	} else if (expand_home(path, full, sizeof full) != 0) {
+		app_msg(a, "export cancelled: ~ needs $HOME");
+	} else if (access(full, F_OK) == 0 && !app_confirm(a, "file exists: replace it?")) {
+		app_msg(a, "export cancelled: %s kept", full);
+	} else {
 		struct tix_error err;
-		long n = tix_export_json(a->ix, &sel, path, &err);
+		long n = tix_export_json(a->ix, &sel, full, &err);
 		if (n < 0)
 			app_msg(a, "export failed: %s", err.msg);
 		else
-			app_msg(a, "exported %ld events to %s", n, path);
-	} else {
-		app_msg(a, "export cancelled");
+			app_msg(a, "exported %ld events to %s", n, full);
 	}
 	free(owned);
 }
@@ -291,8 +425,6 @@ static void app_set_trace(struct app *a, int i)
 static void app_request(struct app *a, enum req r)
 {
 	struct view *v = app_top(a);
-	if (r == REQ_NONE)
-		return;
 	if (v->ops->request && v->ops->request(a, v, r))
 		return;
 	int page = a->body_h > 1 ? a->body_h - 1 : 1;
@@ -302,6 +434,7 @@ static void app_request(struct app *a, enum req r)
 	case REQ_PAGE_DOWN: table_move(a, v, page); break;
 	case REQ_PAGE_UP: table_move(a, v, -page); break;
 	case REQ_FIRST: v->cursor = 0; break;
+	case REQ_GOTO: app_goto(a, v); break;
 	case REQ_LAST: v->cursor = v->nvis ? v->nvis - 1 : 0; break;
 	case REQ_ENTER:
 		if (!v->ops->enter || view_cur_row(v) == TIX_NONE)
@@ -325,7 +458,7 @@ static void app_request(struct app *a, enum req r)
 	}
 	case REQ_NEXT_VIEW:
 	case REQ_PREV_VIEW: {
-		int k = v->ops->kind == VK_HELP ? VK_STEPS : (int)v->ops->kind;
+		int k = v->ops->kind > VK_TIMELINE ? VK_STEPS : (int)v->ops->kind;
 		k = (k + (r == REQ_NEXT_VIEW ? 1 : VK_TIMELINE)) % (VK_TIMELINE + 1);
 		app_switch(a, (enum view_kind)k);
 		break;
@@ -337,7 +470,14 @@ static void app_request(struct app *a, enum req r)
 	case REQ_VIEW_OPS: app_switch(a, VK_OPS); break;
 	case REQ_VIEW_TIMELINE: app_switch(a, VK_TIMELINE); break;
 	case REQ_SORT: table_next_sort(a, v); break;
-	case REQ_SORT_REVERSE:
+	case REQ_SORT_MENU: {
+		struct view_args va = view_args_none();
+		app_push(a, &view_menu_ops, &va);
+		break;
+	}
+	case REQ_RIGHT: app_request(a, REQ_ENTER); break;
+	case REQ_LEFT: app_request(a, REQ_BACK); break;
+	case REQ_SORT_INVERT:
 		if (v->sort_col < 0 && v->ops->default_sort < 0 && !v->ops->cmp) {
 			app_msg(a, "nothing to sort here");
 			break;
@@ -349,7 +489,7 @@ static void app_request(struct app *a, enum req r)
 		break;
 	case REQ_SEARCH: {
 		char pat[256] = "";
-		if (!app_prompt(a, "search (regex): /", pat, sizeof pat))
+		if (!app_prompt(a, PROMPT_SEARCH, "search (regex): /", pat, sizeof pat))
 			break;
 		if (!pat[0]) { /* as in less: an empty search repeats the last one */
 			if (a->has_search)
@@ -374,9 +514,11 @@ static void app_request(struct app *a, enum req r)
 			app_msg(a, "nothing to filter here");
 			break;
 		}
-		char pat[256];
-		snprintf(pat, sizeof pat, "%s", v->filter);
-		if (app_prompt(a, "filter (regex, empty: all): ", pat, sizeof pat))
+		/* starts empty, as / does; Up recalls the filter in force */
+		char pat[256] = "";
+		if (v->has_filter)
+			history_add(&a->hist[PROMPT_FILTER], v->filter);
+		if (app_prompt(a, PROMPT_FILTER, "filter (regex, empty: all): ", pat, sizeof pat))
 			table_set_filter(a, v, pat);
 		break;
 	}
@@ -488,6 +630,10 @@ static void draw_status(struct app *a, struct view *v)
  * right end, the rest fill what room is left. */
 static const char *hint_key(enum req r, char *key, size_t cap)
 {
+	if (r == REQ_VIEW_STEPS) { /* the hint stands for the six view keys */
+		snprintf(key, cap, "1-6");
+		return key;
+	}
 	snprintf(key, cap, "%s", keys_label(r));
 	char *sp = strchr(key, ' ');
 	if (sp)
@@ -527,13 +673,24 @@ static void draw_hints(struct app *a)
 	int x = end;
 	x += draw_hint(a, y, x, REQ_HELP, attr);
 	draw_hint(a, y, x, REQ_QUIT, attr);
+	/* the hints in rank order, as many as fit: the least used drop first */
 	x = 0;
-	for (int r = 1; r < REQ_COUNT; r++) {
-		if (!keys_hint((enum req)r) || r == REQ_HELP || r == REQ_QUIT)
-			continue;
-		if (x + hint_width((enum req)r) > end)
+	for (int rank = 1;; rank++) {
+		enum req r = REQ_NONE;
+		int more = 0;
+		for (int q = 1; q < REQ_COUNT; q++) {
+			if (keys_hint_rank((enum req)q) == rank)
+				r = (enum req)q;
+			if (keys_hint_rank((enum req)q) > rank)
+				more = 1;
+		}
+		if (r != REQ_NONE) {
+			if (x + hint_width(r) > end)
+				break;
+			x += draw_hint(a, y, x, r, attr);
+		}
+		if (!more)
 			break;
-		x += draw_hint(a, y, x, (enum req)r, attr);
 	}
 }
 
@@ -571,6 +728,26 @@ static void app_resize(struct app *a)
 		}
 		a->ix = keep;
 	}
+}
+
+/* Home and End as terminals send them whatever their terminfo entry says
+ * (xterm's Esc O H / Esc [ H, the VT220 Esc [ 1 ~ / Esc [ 4 ~ that tmux and
+ * screen send, rxvt's Esc [ 7 ~ / Esc [ 8 ~), so TERM=xterm-256color inside
+ * tmux decodes them too. */
+static void define_extra_keys(void)
+{
+	static const struct {
+		const char *seq;
+		int key;
+	} extra[] = {
+		{"\033[1~", KEY_HOME}, {"\033[4~", KEY_END}, {"\033[7~", KEY_HOME},
+		{"\033[8~", KEY_END},  {"\033[H", KEY_HOME}, {"\033[F", KEY_END},
+		{"\033OH", KEY_HOME},  {"\033OF", KEY_END},  {"\033[1;2D", KEY_SLEFT},
+		{"\033[1;2C", KEY_SRIGHT}, {"\033[1;2A", KEY_SR}, {"\033[1;2B", KEY_SF},
+	};
+	for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
+		if (key_defined(extra[i].seq) <= 0)
+			define_key(extra[i].seq, extra[i].key);
 }
 
 int tui_run(const struct tui_trace *traces, int ntraces)
@@ -618,7 +795,10 @@ int tui_run(const struct tui_trace *traces, int ntraces)
 		free(a->traces);
 		return 1;
 	}
+	/* a short wait after Esc: long enough for a sequence over ssh to arrive
+	 * whole, short enough that Esc alone feels immediate */
 	set_escdelay(25);
+	define_extra_keys();
 	cbreak();
 	noecho();
 	nonl();
@@ -657,7 +837,17 @@ int tui_run(const struct tui_trace *traces, int ntraces)
 				a->quit = 1;
 			continue;
 		}
+		if (ch == 27 && swallow_escape()) {
+			app_msg(a, "unknown key sequence (ignored)");
+			continue;
+		}
 		last = keys_lookup(ch);
+		if (last == REQ_NONE) {
+			char kn[32];
+			app_msg(a, "key %s does nothing here: ? or F1 lists the keys",
+			        keys_name(ch, kn, sizeof kn));
+			continue;
+		}
 		app_request(a, last);
 	}
 	if (a->timing)

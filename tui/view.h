@@ -29,7 +29,7 @@
 struct app;
 struct view;
 
-enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP };
+enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU };
 
 /* What a selection points at, used to rebuild the stack when the user
  * switches views with Tab or 1-6.  TIX_NONE: not known. */
@@ -55,6 +55,7 @@ enum col_flags {
 	COL_FLEX = 4,      /* takes the width left over (names) */
 	COL_NOSORT = 8,
 	COL_NAME = 16,     /* a C++ name: leading namespaces go first when narrow */
+	COL_ASC = 32,      /* its natural sort is smallest (or A) first: the arrow points up */
 };
 
 struct col {
@@ -97,7 +98,9 @@ struct view_ops {
 	int (*request)(struct app *a, struct view *v, enum req r);     /* 1 handled, 0 pass on */
 	void (*crumb)(struct app *a, struct view *v, char *buf, size_t cap);
 	void (*context)(struct app *a, struct view *v, struct ctx *c);
-	/* Fills sel for the current selection and a default path; 0 or -1 (message set).
+	/* Fills sel for the current selection and names it in `path` ("step3",
+	 * "launch812"; the framework makes ./TRACE-step3.json of it); 0 or -1
+	 * (message set).
 	 * *owned receives memory to free after the export (or NULL). */
 	int (*export_sel)(struct app *a, struct view *v, struct tix_export_sel *sel, char *path,
 	                  size_t cap, void **owned);
@@ -127,6 +130,14 @@ struct view {
 
 #define VIEW_STACK_MAX 16
 
+/* The prompts, each with its own history (Up/Down recall earlier entries). */
+enum prompt_kind { PROMPT_SEARCH, PROMPT_FILTER, PROMPT_GOTO, PROMPT_EXPORT, PROMPT_FIND, PROMPT_COUNT };
+#define HISTORY_MAX 32
+struct history {
+	char items[HISTORY_MAX][256];
+	int n;
+};
+
 struct trace_state {
 	const struct tui_trace *t;
 	struct tix_index *ix;
@@ -148,6 +159,10 @@ struct app {
 	int has_search;
 	struct pattern search_re;
 	char msg[512];                 /* status message, cleared on the next key */
+	struct history hist[PROMPT_COUNT]; /* what was entered at each prompt, oldest first */
+	/* mouse: the last click, to tell a double click (same row, soon after) */
+	uint32_t click_row;
+	struct timespec t_click;
 	FILE *timing;                  /* $TIX_TUI_TIMING: one line per key, or NULL */
 	struct timespec t_key;         /* when the key being handled arrived (or its prompt ended) */
 };
@@ -164,8 +179,11 @@ void view_set_rows(struct view *v, uint32_t nrows);
 /* Moves the cursor to row (if visible). */
 void view_goto_row(struct view *v, uint32_t row);
 uint32_t view_cur_row(const struct view *v);   /* TIX_NONE when empty */
-/* Reads a line in the status row; 1 entered, 0 cancelled. */
-int app_prompt(struct app *a, const char *label, char *buf, size_t cap);
+/* Reads a line in the status row, starting from buf (usually ""); Up and
+ * Down walk the prompt's history.  1 entered (and remembered), 0 cancelled. */
+int app_prompt(struct app *a, enum prompt_kind k, const char *label, char *buf, size_t cap);
+/* Asks a yes/no question in the status row: 1 for y, 0 for anything else. */
+int app_confirm(struct app *a, const char *question);
 struct view_args view_args_none(void);
 /* The display name of a kernel/op name string (short unless t was pressed). */
 const char *app_name(struct app *a, uint32_t str, char *buf, size_t cap);
@@ -184,7 +202,7 @@ static inline int cmp_small_first(int64_t x, int64_t y)
 
 /* ---- the views ---- */
 extern const struct view_ops view_steps_ops, view_kernels_ops, view_launches_ops,
-	view_detail_ops, view_ops_ops, view_timeline_ops, view_help_ops;
+	view_detail_ops, view_ops_ops, view_timeline_ops, view_help_ops, view_menu_ops;
 
 /* ---- drawing helpers (draw.c) ---- */
 #define TUI_COLORS(X)                                                   \

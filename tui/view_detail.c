@@ -489,7 +489,7 @@ static int detail_export(struct app *a, struct view *v, struct tix_export_sel *s
 {
 	sel->rows = &v->args.row;
 	sel->nrows = 1;
-	snprintf(path, cap, "./tix-export-launch%u.json", v->args.row);
+	snprintf(path, cap, "launch%u", v->args.row);
 	return 0;
 }
 

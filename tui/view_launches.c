@@ -14,17 +14,17 @@
 enum { C_NUM, C_START, C_DUR, C_GRID, C_BLOCK, C_REGS, C_SHARED, C_STREAM, C_OCC, C_STEP, C_BY };
 
 static const struct col cols[] = {
-	[C_NUM] = {"#", 6, COL_RIGHT, 0},
-	[C_START] = {"Start", 10, COL_RIGHT, 0},
+	[C_NUM] = {"#", 6, COL_RIGHT | COL_ASC, 0},
+	[C_START] = {"Start", 10, COL_RIGHT | COL_ASC, 0},
 	[C_DUR] = {"Duration", 9, COL_RIGHT, 0},
 	[C_GRID] = {"Grid", 14, 0, 0},
 	[C_BLOCK] = {"Block", 11, 0, 0},
 	[C_REGS] = {"Regs", 4, COL_RIGHT, 2},
 	[C_SHARED] = {"Shared", 8, COL_RIGHT, 3},
-	[C_STREAM] = {"Stream", 6, COL_RIGHT, 3},
+	[C_STREAM] = {"Stream", 6, COL_RIGHT | COL_ASC, 3},
 	[C_OCC] = {"Occ%", 5, COL_RIGHT, 3},
-	[C_STEP] = {"Step", 5, COL_RIGHT, 4},
-	[C_BY] = {"Launched by", 12, COL_FLEX, 0},
+	[C_STEP] = {"Step", 5, COL_RIGHT | COL_ASC, 4},
+	[C_BY] = {"Launched by", 12, COL_FLEX | COL_ASC, 0},
 };
 
 struct lkey {
@@ -320,7 +320,7 @@ static int launches_export(struct app *a, struct view *v, struct tix_export_sel 
 	}
 	sel->rows = &p->members[row];
 	sel->nrows = 1;
-	snprintf(path, cap, "./tix-export-launch%u.json", p->members[row]);
+	snprintf(path, cap, "launch%u", p->members[row]);
 	return 0;
 }
 

@@ -18,7 +18,7 @@ static const struct col cols[] = {
 	[C_CALLS] = {"Calls", 8, COL_RIGHT, 0},
 	[C_CPU] = {"CPU time", 9, COL_RIGHT, 2},
 	[C_BAR] = {"", 10, COL_BAR, 1},
-	[C_NAME] = {"Op", 20, COL_FLEX, 0},
+	[C_NAME] = {"Op", 20, COL_FLEX | COL_ASC, 0},
 };
 
 static int ops_open(struct app *a, struct view *v)
@@ -132,7 +132,7 @@ static int ops_export(struct app *a, struct view *v, struct tix_export_sel *sel,
 	sel->rows = rows;
 	sel->nrows = k;
 	*owned = rows;
-	snprintf(path, cap, "./tix-export-op%u.json", row);
+	snprintf(path, cap, "op%u", row);
 	return 0;
 }
 

@@ -15,16 +15,16 @@
 enum { C_NUM, C_NAME, C_START, C_WALL, C_BUSY, C_BUSYPCT, C_KERNELS, C_TOPPCT, C_BAR, C_TOP };
 
 static const struct col cols[] = {
-	[C_NUM] = {"#", 4, COL_RIGHT, 0},
-	[C_NAME] = {"Step", 16, 0, 2},
-	[C_START] = {"Start", 9, COL_RIGHT, 4},
+	[C_NUM] = {"#", 4, COL_RIGHT | COL_ASC, 0},
+	[C_NAME] = {"Step", 16, COL_ASC, 2},
+	[C_START] = {"Start", 9, COL_RIGHT | COL_ASC, 4},
 	[C_WALL] = {"Wall", 9, COL_RIGHT, 0},
 	[C_BUSY] = {"GPU busy", 9, COL_RIGHT, 0},
 	[C_BUSYPCT] = {"Busy%", 5, COL_RIGHT, 5},
 	[C_KERNELS] = {"Kernels", 7, COL_RIGHT, 3},
 	[C_TOPPCT] = {"Top%", 5, COL_RIGHT, 0},
 	[C_BAR] = {"", 8, COL_BAR, 1},
-	[C_TOP] = {"Top kernel", 22, COL_FLEX | COL_NAME, 0},
+	[C_TOP] = {"Top kernel", 22, COL_FLEX | COL_NAME | COL_ASC, 0},
 };
 
 struct steps {
@@ -226,15 +226,15 @@ static int steps_export(struct app *a, struct view *v, struct tix_export_sel *se
 {
 	uint32_t row = view_cur_row(v);
 	if (row == TIX_NONE || row == 0) {
-		snprintf(path, cap, "./tix-export-all.json");
+		snprintf(path, cap, "all");
 		return 0;
 	}
 	sel->has_step = 1;
 	sel->step = row_step(v, row);
 	if (sel->step == tix_step_before_trace(a->ix))
-		snprintf(path, cap, "./tix-export-before-trace.json");
+		snprintf(path, cap, "before-trace");
 	else
-		snprintf(path, cap, "./tix-export-step%u.json", sel->step);
+		snprintf(path, cap, "step%u", sel->step);
 	return 0;
 }
 

@@ -445,6 +445,62 @@ static void search(struct app *a, struct view *v, int dir)
 	app_msg(a, "not found in this lane: %s", a->search);
 }
 
+/* o: from a launch call to the GPU work it launched, and back.  A kernel
+ * knows its launch row; a launch call finds its kernel by looking, on the GPU
+ * lanes, at the work that starts after the call whose launch is this row. */
+static void jump_linked(struct app *a, struct view *v)
+{
+	struct timeline *p = v->priv;
+	if (p->sel == TIX_NONE) {
+		app_msg(a, "no event selected");
+		return;
+	}
+	struct tix_event e;
+	tix_event_get(a->ix, p->sel, &e);
+	uint32_t target = TIX_NONE;
+	if (tix_kind_is_gpu_work(e.kind)) {
+		target = e.launch;
+		if (target == TIX_NONE) {
+			app_msg(a, "no launch call known for this GPU work");
+			return;
+		}
+	} else {
+		/* GPU work starts after its launch; search each GPU lane forward a
+		 * bounded number of events (a kernel rarely queues behind more) */
+		for (uint32_t l = 0; l < v->nrows && target == TIX_NONE; l++) {
+			uint32_t t = p->lanes[l];
+			const struct tix_track *tr = tix_track_get(a->ix, t);
+			if (tr->kind != TIX_TRACK_GPU)
+				continue;
+			uint32_t end = tr->first_row + tr->row_count;
+			for (uint32_t i = tix_track_lower_bound(a->ix, t, e.start_ns), k = 0;
+			     i < end && k < 4096; i++, k++) {
+				struct tix_event g;
+				tix_event_get(a->ix, i, &g);
+				if (g.launch == p->sel) {
+					target = i;
+					break;
+				}
+			}
+		}
+		if (target == TIX_NONE) {
+			app_msg(a, "no GPU work launched by this event in the lanes");
+			return;
+		}
+	}
+	struct tix_event t;
+	tix_event_get(a->ix, target, &t);
+	for (uint32_t l = 0; l < v->nrows; l++)
+		if (p->lanes[l] == t.track) {
+			view_goto_row(v, l);
+			break;
+		}
+	p->sel = target;
+	show_sel(a, p);
+	app_msg(a, "%s", tix_kind_is_gpu_work(t.kind) ? "the GPU work of this launch (o: back)"
+	                                              : "the launch call of this GPU work (o: back)");
+}
+
 static int timeline_request(struct app *a, struct view *v, enum req r)
 {
 	struct timeline *p = v->priv;
@@ -467,9 +523,13 @@ static int timeline_request(struct app *a, struct view *v, enum req r)
 		show_sel(a, p);
 		return 1;
 	}
-	case REQ_PAN_LEFT:
-	case REQ_PAN_RIGHT: {
-		int64_t d = r == REQ_PAN_LEFT ? -w / 2 : w / 2;
+	case REQ_SCROLL_LEFT:
+	case REQ_SCROLL_RIGHT:
+	case REQ_LEFT:
+	case REQ_RIGHT: {
+		/* half a screen with < >, a quarter with the arrows (finer steps) */
+		int64_t step = r == REQ_LEFT || r == REQ_RIGHT ? w / 4 : w / 2;
+		int64_t d = r == REQ_SCROLL_LEFT || r == REQ_LEFT ? -step : step;
 		p->t0 += d;
 		p->t1 += d;
 		p->sel_t = p->t0 + w / 2;
@@ -532,8 +592,10 @@ static int timeline_request(struct app *a, struct view *v, enum req r)
 	}
 	case REQ_SEARCH_NEXT: search(a, v, 1); return 1;
 	case REQ_SEARCH_PREV: search(a, v, -1); return 1;
+	case REQ_LINKED: jump_linked(a, v); return 1;
 	case REQ_SORT:
-	case REQ_SORT_REVERSE: app_msg(a, "lanes keep their order"); return 1;
+	case REQ_SORT_MENU:
+	case REQ_SORT_INVERT: app_msg(a, "lanes keep their order"); return 1;
 	default: return 0;
 	}
 }
@@ -587,7 +649,7 @@ static int timeline_export(struct app *a, struct view *v, struct tix_export_sel 
 	sel->has_range = 1;
 	sel->t0_ns = p->t0;
 	sel->t1_ns = p->t1;
-	snprintf(path, cap, "./tix-export-range-%lld-%lld.json", (long long)app_rel(a, p->t0) / 1000,
+	snprintf(path, cap, "range-%lld-%lld", (long long)app_rel(a, p->t0) / 1000,
 	         (long long)app_rel(a, p->t1) / 1000);
 	return 0;
 }

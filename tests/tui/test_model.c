@@ -75,13 +75,13 @@ static void test_traffic(void)
 }
 
 /* Every key maps back to its request: no key is bound twice. */
-#define KEYS_OF(name, hint, desc, ...) static const int k_##name[] = {__VA_ARGS__, 0};
+#define KEYS_OF(name, hint, rank, desc, ...) static const int k_##name[] = {__VA_ARGS__, 0};
 TUI_REQUESTS(KEYS_OF)
 #undef KEYS_OF
 
 static void test_keys(void)
 {
-#define CHECK_KEYS(name, hint, desc, ...)                                                 \
+#define CHECK_KEYS(name, hint, rank, desc, ...)                                                 \
 	for (const int *k = k_##name; *k; k++) {                                              \
 		char kn[32];                                                                      \
 		if (keys_lookup(*k) != REQ_##name) {                                              \
@@ -93,8 +93,19 @@ static void test_keys(void)
 	EXPECT(strlen(keys_label(REQ_##name)) > 0);
 	TUI_REQUESTS(CHECK_KEYS)
 #undef CHECK_KEYS
-	EXPECT_STR(keys_label(REQ_ENTER), "Enter l Right");
-	EXPECT_STR(keys_label(REQ_BACK), "Backspace h Left Esc");
+	EXPECT_STR(keys_label(REQ_ENTER), "Enter l");
+	EXPECT_STR(keys_label(REQ_BACK), "Backspace h Esc");
+	EXPECT_STR(keys_label(REQ_HELP), "? F1");
+	EXPECT_STR(keys_label(REQ_QUIT), "q F10");
+	/* the hint line drops hints by rank: each hinted request has its own rank,
+	 * and a rank without a hint would never be shown */
+	for (int r = 1; r < REQ_COUNT; r++) {
+		EXPECT((keys_hint((enum req)r) != NULL) ==
+		       (keys_hint_rank((enum req)r) > 0 || r == REQ_HELP || r == REQ_QUIT));
+		for (int q = 1; q < r; q++)
+			EXPECT(keys_hint_rank((enum req)r) == 0 ||
+			       keys_hint_rank((enum req)r) != keys_hint_rank((enum req)q));
+	}
 	EXPECT(keys_lookup('q') == REQ_QUIT);
 	EXPECT(keys_lookup('x') == REQ_NONE);
 }
