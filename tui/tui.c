@@ -42,10 +42,14 @@ struct view_args view_args_none(void)
 
 const char *app_name(struct app *a, uint32_t str, char *buf, size_t cap)
 {
-	const char *s = tix_str(a->ix, str);
+	/* the index's short label is unique among the trace's GPU work names
+	 * (cutlass::device_kernel<..., Sm90, ...>); other names are their own */
+	uint32_t full = tix_name_full(a->ix, str), sh = tix_name_short(a->ix, str);
 	if (a->full_names)
-		return s;
-	tix_short_name(s, tix_str_len(a->ix, str), buf, cap);
+		return tix_str(a->ix, full);
+	if (sh != TIX_NONE)
+		return tix_str(a->ix, sh);
+	tix_short_name(tix_str(a->ix, full), tix_str_len(a->ix, full), buf, cap);
 	return buf;
 }
 
@@ -476,6 +480,20 @@ static void app_request(struct app *a, enum req r)
 		break;
 	}
 	case REQ_RIGHT: app_request(a, REQ_ENTER); break;
+	case REQ_SCROLL_LEFT:
+	case REQ_SCROLL_RIGHT:
+		if (!v->ops->cols) {
+			app_msg(a, "nothing to scroll here");
+			break;
+		}
+		v->hscroll += r == REQ_SCROLL_RIGHT ? 8 : -8;
+		if (v->hscroll <= 0) {
+			v->hscroll = 0;
+			app_msg(a, "names from their start");
+		} else {
+			app_msg(a, "names scrolled by %d characters (< back)", v->hscroll);
+		}
+		break;
 	case REQ_LEFT: app_request(a, REQ_BACK); break;
 	case REQ_SORT_INVERT:
 		if (v->sort_col < 0 && v->ops->default_sort < 0 && !v->ops->cmp) {

@@ -55,6 +55,7 @@ enum col_flags {
 	COL_FLEX = 4,      /* takes the width left over (names) */
 	COL_NOSORT = 8,
 	COL_NAME = 16,     /* a C++ name: leading namespaces go first when narrow */
+	COL_FIT = 64,      /* as wide as its content (ops->width), before the flexible one */
 	COL_ASC = 32,      /* its natural sort is smallest (or A) first: the arrow points up */
 };
 
@@ -108,6 +109,8 @@ struct view_ops {
 	void (*draw)(struct app *a, struct view *v, int y0, int h);
 	/* Moves the cursor to what c points at (after a view switch). */
 	void (*select)(struct app *a, struct view *v, const struct ctx *c);
+	/* The widest content of a COL_FIT column, in screen columns. */
+	int (*width)(struct app *a, struct view *v, int col);
 	/* The screen size changed (detail re-wraps its text). */
 	void (*resize)(struct app *a, struct view *v);
 };
@@ -123,6 +126,7 @@ struct view {
 	uint32_t top;      /* first position on screen */
 	int sort_col;      /* -1: natural order */
 	int sort_rev;
+	int hscroll;       /* characters of the flexible column scrolled off (< >) */
 	char filter[256];
 	int has_filter;
 	struct pattern filter_re;

@@ -284,7 +284,8 @@ static void launches_crumb(struct app *a, struct view *v, char *buf, size_t cap)
 {
 	struct launches *p = v->priv;
 	char name[1024];
-	snprintf(buf, cap, "%s", name_fit(a, app_name(a, p->g->name, name, sizeof name), 40));
+	char fit[256];
+	snprintf(buf, cap, "%s", name_fit(a, app_name(a, p->g->name, name, sizeof name), 40, fit, sizeof fit));
 }
 
 static void launches_context(struct app *a, struct view *v, struct ctx *c)

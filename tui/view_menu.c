@@ -31,7 +31,7 @@ static int menu_open(struct app *a, struct view *v)
 		return -1;
 	m->under = u;
 	int w[32], n = 0;
-	table_layout(u, COLS, w);
+	table_layout(a, u, COLS, w);
 	for (int c = 0; c < u->ops->ncols && c < 32; c++)
 		if (w[c] >= 0 && table_sortable(u, c))
 			m->cols[n++] = c;
@@ -57,7 +57,7 @@ static const char *menu_cell(struct app *a, struct view *v, uint32_t row, int co
 		return m->under->ops->cols[c].title;
 	if (c != m->under->sort_col)
 		return "";
-	int up = !(m->under->ops->cols[c].flags & COL_ASC) == !m->under->sort_rev;
+	int up = !(m->under->ops->cols[c].flags & COL_ASC) != !m->under->sort_rev;
 	snprintf(buf, cap, "%s now (%s)", draw_glyphs(a)->sort_down, up ? "ascending" : "descending");
 	return buf;
 }

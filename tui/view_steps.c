@@ -16,7 +16,7 @@ enum { C_NUM, C_NAME, C_START, C_WALL, C_BUSY, C_BUSYPCT, C_KERNELS, C_TOPPCT, C
 
 static const struct col cols[] = {
 	[C_NUM] = {"#", 4, COL_RIGHT | COL_ASC, 0},
-	[C_NAME] = {"Step", 16, COL_ASC, 2},
+	[C_NAME] = {"Step", 16, COL_ASC | COL_FIT, 2},
 	[C_START] = {"Start", 9, COL_RIGHT | COL_ASC, 4},
 	[C_WALL] = {"Wall", 9, COL_RIGHT, 0},
 	[C_BUSY] = {"GPU busy", 9, COL_RIGHT, 0},
@@ -31,6 +31,7 @@ struct steps {
 	uint32_t nsteps;
 	uint32_t before;        /* step id of "before the trace", TIX_NONE */
 	int64_t wall, busy, gpu;
+	int name_w;             /* widest step name, 0 until asked */
 	uint64_t kernels;
 };
 
@@ -159,6 +160,18 @@ static int64_t steps_key(struct app *a, const struct view *v, uint32_t row, int 
 	return 0;
 }
 
+static int steps_width(struct app *a, struct view *v, int col)
+{
+	struct steps *p = v->priv;
+	if (!p->name_w) /* once: the steps are at most a few thousand */
+		for (uint32_t s = 0; s < p->nsteps; s++) {
+			int w = text_width(a, tix_str(a->ix, tix_step_get(a->ix, s)->name));
+			if (w > p->name_w)
+				p->name_w = w;
+		}
+	return col == C_NAME ? p->name_w : 0;
+}
+
 static int steps_cmp(struct app *a, struct view *v, uint32_t ra, uint32_t rb, int col)
 {
 	switch (col) {
@@ -251,6 +264,7 @@ const struct view_ops view_steps_ops = {
 	.cell = steps_cell,
 	.share = steps_share,
 	.cmp = steps_cmp,
+	.width = steps_width,
 	.text = steps_text,
 	.enter = steps_enter,
 	.hottest = steps_hottest,

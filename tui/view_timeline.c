@@ -318,7 +318,7 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 			return;
 	}
 	sync_sel(a, v);
-	char buf[1024], x[48], y[48];
+	char buf[1024], fit[1024], x[48], y[48];
 	/* axis: offsets from the step start */
 	int hattr = draw_attr(a, CR_HEADER);
 	attron(hattr);
@@ -367,7 +367,7 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 				if (e - c >= 4 || sel) {
 					/* wide enough for a name: reverse video with the name in it */
 					attron(tattr);
-					draw_text(a, yy, xx, e - c, name_fit(a, app_name(a, ev.name, buf, sizeof buf), e - c), 1);
+					draw_text(a, yy, xx, e - c, name_fit(a, app_name(a, ev.name, buf, sizeof buf), e - c, fit, sizeof fit), 1);
 					attroff(tattr);
 				} else {
 					attron(attr);
