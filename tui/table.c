@@ -405,6 +405,15 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 	if (n > 32)
 		n = 32;
 	table_layout(a, v, COLS, w);
+	a->hdr_y = -1;
+	a->ncol_x = 0;
+	for (int i = 0, x = 0; i < n; i++)
+		if (w[i] >= 0) {
+			a->col_x[a->ncol_x] = x;
+			a->col_w[a->ncol_x] = w[i];
+			a->col_i[a->ncol_x++] = i;
+			x += w[i] + 1;
+		}
 	/* header */
 	int hattr = draw_attr(a, CR_HEADER);
 	if (n > 1 || (n == 1 && cols[0].title[0])) {
@@ -434,6 +443,7 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 				mvaddch(y0, x - 1, ' ');
 		}
 		attroff(hattr);
+		a->hdr_y = y0;
 		y0++;
 		h--;
 	}
@@ -458,6 +468,9 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 			attr = draw_attr(a, CR_CURSOR);
 		else if (row < (uint32_t)v->ops->pinned)
 			attr = draw_attr(a, CR_TOTAL);
+		for (int k = 0; k < lines; k++)
+			if (y0 + y + k >= 0 && y0 + y + k < 512)
+				a->line_pos[y0 + y + k] = (uint32_t)pos;
 		attron(attr);
 		for (int k = 1; k < lines; k++)
 			draw_text(a, y0 + y + k, 0, COLS, "", 1);

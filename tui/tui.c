@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "tui/keys.h"
+#include "tui/model.h"
 #include "tui/table.h"
 #include "tui/view.h"
 
@@ -413,6 +414,111 @@ static void app_export(struct app *a, struct view *v)
 	free(owned);
 }
 
+/* ---- copy (y, Y) and the mouse ---- */
+
+static void app_request(struct app *a, enum req r);
+
+/* y: the selection's full name; Y: the selected row, its cells tab-separated.
+ * Sent with OSC 52, which terminals (and tmux with set-clipboard on) put on
+ * the clipboard even over ssh; the status line shows the text as well, for
+ * a terminal that ignores OSC 52. */
+static void app_copy(struct app *a, struct view *v, int whole_row)
+{
+	static char text[16384], seq[22000];
+	char buf[4096];
+	text[0] = 0;
+	uint32_t row = view_cur_row(v);
+	int keep = a->full_names;
+	a->full_names = 1;
+	if (whole_row && v->ops->cols && row != TIX_NONE) {
+		size_t n = 0;
+		for (int i = 0; i < v->ops->ncols && n < sizeof text; i++) {
+			if (v->ops->cols[i].flags & COL_BAR)
+				continue;
+			const char *c = v->ops->cell(a, v, row, i, buf, sizeof buf);
+			n += (size_t)snprintf(text + n, sizeof text - n, "%s%s", n ? "\t" : "", c);
+		}
+	} else if (whole_row && row != TIX_NONE && v->ops->text) {
+		snprintf(text, sizeof text, "%s", v->ops->text(a, v, row, buf, sizeof buf));
+	} else if (v->ops->sel_name) {
+		const char *s = v->ops->sel_name(a, v, buf, sizeof buf);
+		snprintf(text, sizeof text, "%s", s ? s : "");
+	} else if (v->ops->cols && row != TIX_NONE) {
+		for (int i = 0; i < v->ops->ncols; i++)
+			if (v->ops->cols[i].flags & COL_FLEX)
+				snprintf(text, sizeof text, "%s", v->ops->cell(a, v, row, i, buf, sizeof buf));
+	}
+	a->full_names = keep;
+	if (!text[0]) {
+		app_msg(a, "nothing to copy here");
+		return;
+	}
+	if (osc52(text, seq, sizeof seq)) {
+		fflush(stdout);
+		if (write(STDOUT_FILENO, seq, strlen(seq)) < 0)
+			app_msg(a, "could not write to the terminal: %s", text);
+		else
+			app_msg(a, "copied (OSC 52): %s", text);
+	} else {
+		app_msg(a, "too long for OSC 52: %s", text);
+	}
+}
+
+#define DOUBLE_CLICK_MS 400
+
+static void app_mouse(struct app *a, struct view *v)
+{
+	MEVENT me;
+	if (getmouse(&me) != OK)
+		return;
+	if (me.bstate & BUTTON4_PRESSED) { /* wheel: three rows a notch */
+		for (int i = 0; i < 3; i++)
+			app_request(a, REQ_UP);
+		return;
+	}
+#ifdef BUTTON5_PRESSED
+	if (me.bstate & BUTTON5_PRESSED) {
+		for (int i = 0; i < 3; i++)
+			app_request(a, REQ_DOWN);
+		return;
+	}
+#endif
+	if (!(me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)))
+		return;
+	if (me.y == a->hdr_y && v->ops->cols) {
+		/* a header: sort by that column; again: invert */
+		for (int k = 0; k < a->ncol_x; k++) {
+			if (me.x < a->col_x[k] || me.x >= a->col_x[k] + a->col_w[k] + 1)
+				continue;
+			int c = a->col_i[k];
+			if (!table_sortable(v, c) || !v->ops->cmp) {
+				app_msg(a, "this column does not sort");
+				return;
+			}
+			v->sort_rev = v->sort_col == c ? !v->sort_rev : 0;
+			v->sort_col = c;
+			table_rebuild(a, v);
+			return;
+		}
+		return;
+	}
+	if (me.y < 0 || me.y >= 512 || a->line_pos[me.y] == TIX_NONE)
+		return;
+	uint32_t pos = a->line_pos[me.y];
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long ms = (now.tv_sec - a->t_click.tv_sec) * 1000 + (now.tv_nsec - a->t_click.tv_nsec) / 1000000;
+	int dbl = pos == a->click_pos && ms < DOUBLE_CLICK_MS;
+	a->click_pos = dbl ? TIX_NONE : pos;
+	a->t_click = now;
+	if (v->ops->request && v->ops->request(a, v, REQ_MOUSE))
+		; /* the view moved its own cursor */
+	else
+		v->cursor = pos;
+	if (dbl)
+		app_request(a, REQ_ENTER);
+}
+
 /* ---- requests every view shares ---- */
 
 static void app_set_trace(struct app *a, int i)
@@ -550,6 +656,9 @@ static void app_request(struct app *a, enum req r)
 		}
 		break;
 	case REQ_EXPORT: app_export(a, v); break;
+	case REQ_COPY:
+	case REQ_COPY_ROW: app_copy(a, v, r == REQ_COPY_ROW); break;
+	case REQ_MOUSE: app_mouse(a, v); break;
 	case REQ_PREV_TRACE:
 	case REQ_NEXT_TRACE:
 		if (a->ntraces < 2) {
@@ -722,6 +831,10 @@ static void app_draw(struct app *a)
 		return;
 	}
 	struct view *v = app_top(a);
+	for (int i = 0; i < 512; i++)
+		a->line_pos[i] = TIX_NONE;
+	a->hdr_y = -1;
+	a->ncol_x = 0;
 	draw_crumbs(a);
 	int h = LINES - 3;
 	a->body_h = h;
@@ -821,6 +934,14 @@ int tui_run(const struct tui_trace *traces, int ntraces)
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	/* presses, not clicks: ncurses would hold a click back to see whether
+	 * it becomes a double one; tix tells double clicks itself */
+	mouseinterval(0);
+	mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+	          | BUTTON5_PRESSED
+#endif
+	          , NULL);
 	curs_set(0);
 	draw_init(a);
 	app_set_trace(a, 0);

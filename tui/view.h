@@ -109,6 +109,9 @@ struct view_ops {
 	void (*draw)(struct app *a, struct view *v, int y0, int h);
 	/* Moves the cursor to what c points at (after a view switch). */
 	void (*select)(struct app *a, struct view *v, const struct ctx *c);
+	/* The full name of the selection, for y (NULL: the flexible column of
+	 * the selected row, in full). */
+	const char *(*sel_name)(struct app *a, struct view *v, char *buf, size_t cap);
 	/* The widest content of a COL_FIT column, in screen columns. */
 	int (*width)(struct app *a, struct view *v, int col);
 	/* The screen size changed (detail re-wraps its text). */
@@ -165,8 +168,13 @@ struct app {
 	char msg[512];                 /* status message, cleared on the next key */
 	struct history hist[PROMPT_COUNT]; /* what was entered at each prompt, oldest first */
 	/* mouse: the last click, to tell a double click (same row, soon after) */
-	uint32_t click_row;
+	uint32_t click_pos;
 	struct timespec t_click;
+	/* where the last drawing put things, for the mouse: the view position
+	 * on each screen line (TIX_NONE: none), the header line and columns */
+	uint32_t line_pos[512];
+	int hdr_y, ncol_x;
+	int col_x[32], col_w[32], col_i[32];
 	FILE *timing;                  /* $TIX_TUI_TIMING: one line per key, or NULL */
 	struct timespec t_key;         /* when the key being handled arrived (or its prompt ended) */
 };

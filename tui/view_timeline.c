@@ -342,6 +342,8 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 		uint32_t t = lane_track(v, v->order[pos]);
 		int gpu = tix_track_get(a->ix, t)->kind == TIX_TRACK_GPU;
 		int yy = y0 + 1 + r;
+		if (yy < 512)
+			a->line_pos[yy] = pos;
 		lane_label(a, t, buf, sizeof buf);
 		int lattr = pos == v->cursor ? draw_attr(a, CR_CURSOR) : draw_attr(a, gpu ? CR_GPU : CR_CPU);
 		attron(lattr);
@@ -642,6 +644,16 @@ static void timeline_select(struct app *a, struct view *v, const struct ctx *c)
 		}
 }
 
+static const char *timeline_sel_name(struct app *a, struct view *v, char *buf, size_t cap)
+{
+	struct timeline *p = v->priv;
+	if (p->sel == TIX_NONE)
+		return NULL;
+	struct tix_event e;
+	tix_event_get(a->ix, p->sel, &e);
+	return app_name(a, e.name, buf, cap);
+}
+
 static int timeline_export(struct app *a, struct view *v, struct tix_export_sel *sel, char *path,
                            size_t cap, void **owned)
 {
@@ -669,5 +681,6 @@ const struct view_ops view_timeline_ops = {
 	.context = timeline_context,
 	.select = timeline_select,
 	.export_sel = timeline_export,
+	.sel_name = timeline_sel_name,
 	.draw = timeline_draw,
 };

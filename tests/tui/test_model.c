@@ -110,6 +110,17 @@ static void test_keys(void)
 	EXPECT(keys_lookup('x') == REQ_NONE);
 }
 
+/* OSC 52: the RFC 4648 vectors, inside the escape sequence */
+static void test_osc52(void)
+{
+	char b[64];
+	EXPECT_STR(osc52("", b, sizeof b), "\033]52;c;\a");
+	EXPECT_STR(osc52("f", b, sizeof b), "\033]52;c;Zg==\a");
+	EXPECT_STR(osc52("fo", b, sizeof b), "\033]52;c;Zm8=\a");
+	EXPECT_STR(osc52("foobar", b, sizeof b), "\033]52;c;Zm9vYmFy\a");
+	EXPECT(osc52("foobar", b, 12) == NULL);
+}
+
 static void test_short_name(void)
 {
 	static const char name[] =
@@ -128,6 +139,7 @@ int main(void)
 	test_traffic();
 	test_keys();
 	test_short_name();
+	test_osc52();
 	if (failures)
 		fprintf(stderr, "test_model: %d failure(s)\n", failures);
 	else
