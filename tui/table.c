@@ -183,20 +183,48 @@ int table_search(struct app *a, struct view *v, int dir)
 		app_msg(a, "nothing to search here");
 		return -1;
 	}
+	/* one pass over the rows: the match to go to and "match 3 of 78" */
 	char buf[1024];
-	for (uint32_t i = 1; i <= v->nvis; i++) {
-		uint32_t pos = dir > 0 ? (v->cursor + i) % v->nvis
-		                       : (v->cursor + v->nvis - i % v->nvis) % v->nvis;
+	uint32_t total = 0, first = 0, last = 0, next = TIX_NONE, prev = TIX_NONE;
+	uint32_t n_first = 0, n_last = 0, n_next = 0, n_prev = 0;
+	for (uint32_t pos = 0; pos < v->nvis; pos++) {
 		const char *t = v->ops->text(a, v, v->order[pos], buf, sizeof buf);
-		if (pattern_match(&a->search_re, t)) {
-			if ((dir > 0 && pos <= v->cursor) || (dir < 0 && pos >= v->cursor))
-				app_msg(a, "search wrapped");
-			v->cursor = pos;
-			return 0;
+		if (!pattern_match(&a->search_re, t))
+			continue;
+		total++;
+		if (total == 1) {
+			first = pos;
+			n_first = 1;
+		}
+		last = pos;
+		n_last = total;
+		if (pos > v->cursor && next == TIX_NONE) {
+			next = pos;
+			n_next = total;
+		}
+		if (pos < v->cursor) {
+			prev = pos;
+			n_prev = total;
 		}
 	}
-	app_msg(a, "not found: %s", a->search);
-	return -1;
+	if (total == 0) {
+		app_msg(a, "not found: %s", a->search);
+		return -1;
+	}
+	uint32_t to, nth;
+	int wrapped = 0;
+	if (dir > 0) {
+		wrapped = next == TIX_NONE;
+		to = wrapped ? first : next;
+		nth = wrapped ? n_first : n_next;
+	} else {
+		wrapped = prev == TIX_NONE;
+		to = wrapped ? last : prev;
+		nth = wrapped ? n_last : n_prev;
+	}
+	v->cursor = to;
+	app_msg(a, "match %u of %u: %s%s", nth, total, a->search, wrapped ? "  (search wrapped)" : "");
+	return 0;
 }
 
 /* ---- drawing ---- */

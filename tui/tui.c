@@ -317,6 +317,7 @@ static void app_switch(struct app *a, enum view_kind kind)
 	case VK_STEPS:
 	case VK_HELP:
 	case VK_MENU:
+	case VK_FOUND:
 		return;
 	case VK_OPS:
 		push_select(a, &view_ops_ops, &va, &c);
@@ -532,6 +533,20 @@ static void app_set_trace(struct app *a, int i)
 	}
 }
 
+/* The pattern / and F share (n and N repeat it, matches are underlined). */
+static int app_set_search(struct app *a, const char *pat)
+{
+	struct pattern re;
+	if (table_compile(a, &re, pat) != 0)
+		return -1;
+	if (a->has_search)
+		pattern_free(&a->search_re);
+	a->search_re = re;
+	a->has_search = 1;
+	snprintf(a->search, sizeof a->search, "%s", pat);
+	return 0;
+}
+
 static void app_request(struct app *a, enum req r)
 {
 	struct view *v = app_top(a);
@@ -620,15 +635,18 @@ static void app_request(struct app *a, enum req r)
 				app_request(a, REQ_SEARCH_NEXT);
 			break;
 		}
-		struct pattern re;
-		if (table_compile(a, &re, pat) != 0)
+		if (app_set_search(a, pat) == 0)
+			app_request(a, REQ_SEARCH_NEXT);
+		break;
+	}
+	case REQ_SEARCH_ALL: {
+		char pat[256] = "";
+		if (!app_prompt(a, PROMPT_FIND, "find in all events (regex): ", pat, sizeof pat) || !pat[0])
 			break;
-		if (a->has_search)
-			pattern_free(&a->search_re);
-		a->search_re = re;
-		a->has_search = 1;
-		snprintf(a->search, sizeof a->search, "%s", pat);
-		app_request(a, REQ_SEARCH_NEXT);
+		if (app_set_search(a, pat) != 0)
+			break;
+		struct view_args va = view_args_none();
+		app_push(a, &view_found_ops, &va);
 		break;
 	}
 	case REQ_SEARCH_NEXT: table_search(a, v, 1); break;

@@ -29,7 +29,7 @@
 struct app;
 struct view;
 
-enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU };
+enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND };
 
 /* What a selection points at, used to rebuild the stack when the user
  * switches views with Tab or 1-6.  TIX_NONE: not known. */
@@ -214,7 +214,10 @@ static inline int cmp_small_first(int64_t x, int64_t y)
 
 /* ---- the views ---- */
 extern const struct view_ops view_steps_ops, view_kernels_ops, view_launches_ops,
-	view_detail_ops, view_ops_ops, view_timeline_ops, view_help_ops, view_menu_ops;
+	view_detail_ops, view_ops_ops, view_timeline_ops, view_help_ops, view_menu_ops,
+	view_found_ops;
+/* A lane's label: "GPU0 s7", "python 1234" (thread name and tid). */
+void track_label(struct app *a, uint32_t track, char *buf, size_t cap);
 
 /* ---- drawing helpers (draw.c) ---- */
 #define TUI_COLORS(X)                                                   \

@@ -220,7 +220,7 @@ static void show_sel(struct app *a, struct timeline *p)
 	}
 }
 
-static void lane_label(struct app *a, uint32_t t, char *buf, size_t cap)
+void track_label(struct app *a, uint32_t t, char *buf, size_t cap)
 {
 	const struct tix_track *tr = tix_track_get(a->ix, t);
 	if (tr->kind == TIX_TRACK_GPU)
@@ -344,7 +344,7 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 		int yy = y0 + 1 + r;
 		if (yy < 512)
 			a->line_pos[yy] = pos;
-		lane_label(a, t, buf, sizeof buf);
+		track_label(a, t, buf, sizeof buf);
 		int lattr = pos == v->cursor ? draw_attr(a, CR_CURSOR) : draw_attr(a, gpu ? CR_GPU : CR_CPU);
 		attron(lattr);
 		draw_text(a, yy, 0, LABEL_W, buf, 1);
@@ -604,7 +604,7 @@ static int timeline_request(struct app *a, struct view *v, enum req r)
 
 static const char *timeline_text(struct app *a, struct view *v, uint32_t row, char *buf, size_t cap)
 {
-	lane_label(a, lane_track(v, row), buf, cap);
+	track_label(a, lane_track(v, row), buf, cap);
 	return buf;
 }
 
