@@ -318,6 +318,7 @@ static void app_switch(struct app *a, enum view_kind kind)
 	case VK_HELP:
 	case VK_MENU:
 	case VK_FOUND:
+	case VK_SHAPES:
 		return;
 	case VK_OPS:
 		push_select(a, &view_ops_ops, &va, &c);

@@ -29,7 +29,7 @@
 struct app;
 struct view;
 
-enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND };
+enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND, VK_SHAPES };
 
 /* What a selection points at, used to rebuild the stack when the user
  * switches views with Tab or 1-6.  TIX_NONE: not known. */
