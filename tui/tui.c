@@ -776,8 +776,8 @@ static void draw_status(struct app *a, struct view *v)
  * right end, the rest fill what room is left. */
 static const char *hint_key(enum req r, char *key, size_t cap)
 {
-	if (r == REQ_VIEW_STEPS) { /* the hint stands for the six view keys */
-		snprintf(key, cap, "1-6");
+	if (r == REQ_VIEW_STEPS || r == REQ_GOTO) { /* the six view keys; : takes a number */
+		snprintf(key, cap, "%s", r == REQ_GOTO ? ":N" : "1-6");
 		return key;
 	}
 	snprintf(key, cap, "%s", keys_label(r));

@@ -560,7 +560,8 @@ static void shapes_crumb(struct app *a, struct view *v, char *buf, size_t cap)
 		snprintf(first, sizeof first, "%.*s], ...]", (int)(close + 1), dims);
 	else
 		snprintf(first, sizeof first, "%s", dims);
-	snprintf(buf, cap, "%u launches, all %s %s", launches, first, shapes_cell(a, v, 0, S_TYPES, t, sizeof t));
+	snprintf(buf, cap, "%u %s, all %s %s", launches, launches == 1 ? "launch" : "launches", first,
+	         shapes_cell(a, v, 0, S_TYPES, t, sizeof t));
 }
 
 static int shapes_request(struct app *a, struct view *v, enum req r)

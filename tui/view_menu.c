@@ -58,7 +58,8 @@ static const char *menu_cell(struct app *a, struct view *v, uint32_t row, int co
 	if (c != m->under->sort_col)
 		return "";
 	int up = !(m->under->ops->cols[c].flags & COL_ASC) != !m->under->sort_rev;
-	snprintf(buf, cap, "%s now (%s)", draw_glyphs(a)->sort_down, up ? "ascending" : "descending");
+	snprintf(buf, cap, "%s now (%s)", up ? draw_glyphs(a)->sort_up : draw_glyphs(a)->sort_down,
+	         up ? "ascending" : "descending");
 	return buf;
 }
 
