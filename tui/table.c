@@ -270,7 +270,7 @@ const char *name_fit(const struct app *a, const char *s, int width, char *buf, s
 	int head = keep - tail;
 	int lt = (int)strcspn(s, "<(");
 	if (s[lt] && lt + 1 > head) { /* the name itself whole when it can be */
-		head = lt + 1 < keep - 1 ? lt + 1 : keep - 1;
+		head = lt + 1 < keep ? lt + 1 : lt <= keep ? lt : keep - 1;
 		tail = keep - head;
 	}
 	const char *h_end = skip_chars(s, head);
