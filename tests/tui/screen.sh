@@ -78,7 +78,8 @@ start() {
 	$T kill-session -t tui 2>/dev/null
 	$T new-session -d -s tui -x "$w" -y "$h" -c "$WORK" \
 		"env HOME=$WORK/home $* $TIX ${TRACES:-glm.json.gz}; echo TIX-EXITED-\$?; sleep 600"
-	$T set -g set-clipboard on
+	# the server outlives a killed session (no race with the next start)
+	$T set -g set-clipboard on \; set -g exit-empty off
 }
 
 # ---- the drill path, UTF-8, colour, 100x30 ----
