@@ -49,8 +49,10 @@ void csv_str(FILE *f, const char *s);
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cmd_summary(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_index(int argc, char **argv);
+int cmd_capture(int argc, char **argv, const char *exe); /* cli/capture.c */
 
 #endif /* TIX_CLI_H */

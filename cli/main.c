@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cupti_capture/capture.h"
 #include "tui/tui.h"
 
 static const char usage[] =
@@ -18,6 +17,7 @@ static const char usage[] =
 	"       tix export TRACE [--step N] [--kernel REGEX] [--range T0:T1] -o OUT.json\n"
 	"       tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE] -- CMD [ARGS...]\n"
 	"       tix info FILE.tix\n"
+	"       tix diff BASE NEW [--by kernel|op|step|shape] [--step N] [--top N] [--format text|csv|json]\n"
 	"common options: --step-marker REGEX, --graph-capture CAPTURE, --no-cache, --help,\n"
 	"                --help-keys, --version\n"
 	"exit status: 0 success, 1 usage error, 2 bad input\n";
@@ -110,9 +110,11 @@ int main(int argc, char **argv)
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(verb, "export"))
 		return cmd_export(argc - 1, argv + 1);
+	if (!strcmp(verb, "diff"))
+		return cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(verb, "info"))
 		return cmd_info(argc - 1, argv + 1);
 	if (!strcmp(verb, "capture"))
-		return tixcap_main(argc - 1, argv + 1, argv[0]);
+		return cmd_capture(argc - 1, argv + 1, argv[0]);
 	return open_tui(argc, argv);
 }

@@ -113,8 +113,10 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		switch (c) {
 		case 'b':
 			a->by = optarg;
-			if (strcmp(a->by, "kernel") && strcmp(a->by, "step") && strcmp(a->by, "op")) {
-				fprintf(stderr, "tix %s: --by takes kernel, step or op\n", argv[0]);
+			if (strcmp(a->by, "kernel") && strcmp(a->by, "step") && strcmp(a->by, "op") &&
+			    (strcmp(argv[0], "diff") || strcmp(a->by, "shape"))) {
+				fprintf(stderr, "tix %s: --by takes kernel, step or op%s\n", argv[0],
+				        strcmp(argv[0], "diff") ? "" : " or shape");
 				return -1;
 			}
 			break;

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "index/sink.h"
 
@@ -29,10 +30,27 @@ struct tixcap_journal_result {
 int tixcap_journal_read(const char *path, const struct tix_sink *sink,
                         struct tixcap_journal_result *res, struct tix_error *err);
 
+/* Writes what the journal at path holds to out, chunk by chunk and row by
+ * row (the first `rows` rows of each type): the raw record, before any
+ * index, for checks on a GPU host and for debugging.  Returns 0, 1 when
+ * the journal is damaged (the whole prefix is still dumped), or -1 with err
+ * set when it cannot be read at all. */
+int tixcap_journal_dump(const char *path, FILE *out, unsigned rows, struct tix_error *err);
+
+/* How `tix capture` turns a journal into an index: the tix program lends
+ * its own ingest door (the one `tix JOURNAL` goes through), so the index is
+ * built the same way and lands where tix looks for it.  Returns 0 with the
+ * index's path in out, or -1 with err set. */
+typedef int (*tixcap_ingest_fn)(const char *journal, const char *step_marker, char *out,
+                                size_t cap, struct tix_error *err);
+
 /* `tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE]
- * [--cuda-profiler-api] -- CMD [ARGS...]`.  argv[0] is "capture".  Returns
+ * [--cuda-profiler-api] -- CMD [ARGS...]`.  argv[0] is "capture".  Runs CMD,
+ * waits for it and every process it started, then indexes each journal
+ * they wrote with ingest (NULL: leaves the journals and says so).  Returns
  * the exit status for tix: CMD's status, 1 on a usage error, 2 when capture
- * is unavailable in this build (saying why). */
-int tixcap_main(int argc, char **argv, const char *tix_exe_path);
+ * is unavailable in this build (saying why) or a journal could not be
+ * indexed. */
+int tixcap_main(int argc, char **argv, const char *tix_exe_path, tixcap_ingest_fn ingest);
 
 #endif /* TIX_CAPTURE_H */

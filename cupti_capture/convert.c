@@ -35,6 +35,15 @@ _Static_assert(sizeof(CUpti_ActivityMarker2) == 56, "Marker2");
 _Static_assert(sizeof(CUpti_ActivityMemcpy6) == 96, "Memcpy6");
 _Static_assert(sizeof(CUpti_ActivityMemset4) == 88, "Memset4");
 
+int tixcap_layouts_known(uint32_t loaded)
+{
+	/* Kernel10 is the oldest 13.x layout and later ones append fields, so
+	 * any 13.x up to the headers we were built with lays out the prefix we
+	 * read.  A newer minor may move fields (13.3 has Kernel12) and a wrong
+	 * offset read as the name pointer would crash the traced program. */
+	return loaded / 10000 == CUPTI_API_VERSION / 10000 && loaded / 100 <= CUPTI_API_VERSION / 100;
+}
+
 /* ---- windows ---- */
 
 void tixcap_windows_init(struct tixcap_windows *w, int windowed)
@@ -237,7 +246,7 @@ static void marker(struct tixcap_conv *c, const struct tixj_marker *m)
 	}
 }
 
-static uint32_t api_name(struct tixcap_conv *c, int driver, uint32_t cbid)
+uint32_t tixcap_conv_api_name(struct tixcap_conv *c, int driver, uint32_t cbid)
 {
 	uint32_t *slot = cbid < 1024 ? &c->api_name[driver][cbid] : NULL;
 	if (slot && *slot)
@@ -310,17 +319,46 @@ static int conv_copy(struct tixcap_conv *c, struct tixj_copy *r)
 	return tixj_add(c->w, TIXJ_COPIES, r, r->start, r->end) == 0;
 }
 
+/* The timestamp a record is placed by (0 for those without one). */
+static int64_t record_ts(const CUpti_Activity *rec)
+{
+	switch (rec->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		return (int64_t)((const tixcap_kernel_rec *)rec)->start;
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+		return (int64_t)((const CUpti_ActivityMemcpy6 *)rec)->start;
+	case CUPTI_ACTIVITY_KIND_MEMCPY2:
+		return (int64_t)((const CUpti_ActivityMemcpyPtoP4 *)rec)->start;
+	case CUPTI_ACTIVITY_KIND_MEMSET:
+		return (int64_t)((const CUpti_ActivityMemset4 *)rec)->start;
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER:
+		return (int64_t)((const CUpti_ActivityAPI *)rec)->start;
+	case CUPTI_ACTIVITY_KIND_MARKER:
+		return (int64_t)((const CUpti_ActivityMarker2 *)rec)->timestamp;
+	default:
+		return 0;
+	}
+}
+
 size_t tixcap_conv_buffer(struct tixcap_conv *c, uint8_t *buf, size_t valid)
 {
 	size_t rows = 0;
 	CUpti_Activity *rec = NULL;
 	tixcap_conv_sync_windows(c);
-	if (!buf || !valid)
+	if (!buf || !valid || c->foreign_ts)
 		return 0;
 	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+		int64_t ts = record_ts(rec);
+		if (c->t_floor && ts && ts < c->t_floor) {
+			c->foreign_ts = ts;
+			break;
+		}
 		switch (rec->kind) {
 		case CUPTI_ACTIVITY_KIND_KERNEL:
 		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+			c->kernels_seen++;
 			rows += conv_kernel(c, (const tixcap_kernel_rec *)rec);
 			break;
 		case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -369,7 +407,7 @@ size_t tixcap_conv_buffer(struct tixcap_conv *c, uint8_t *buf, size_t valid)
 			widen_corr(c, (int64_t)a->start, a->correlationId);
 			struct tixj_api r = {
 				.start = (int64_t)a->start, .end = (int64_t)a->end,
-				.name = api_name(c, drv, a->cbid), .cbid = a->cbid,
+				.name = tixcap_conv_api_name(c, drv, a->cbid), .cbid = a->cbid,
 				.tid = a->threadId, .correlation = a->correlationId,
 				.ret = a->returnValue,
 				.domain = drv ? TIXJ_API_DRIVER : TIXJ_API_RUNTIME,

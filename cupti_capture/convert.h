@@ -17,6 +17,10 @@
 
 #define TIXCAP_MAX_WINDOWS 4096
 
+/* 1 when the record layouts of a libcupti of API version `loaded`
+ * (cuptiGetVersion) are the ones this build reads. */
+int tixcap_layouts_known(uint32_t loaded);
+
 /* Capture windows, in CUPTI time.  Edges are set by whoever sees them (the
  * flush thread's timer, the NVTX callback, the cuProfilerStart/Stop
  * callback: any thread), read by the writer thread.  Rare events, so a
@@ -51,6 +55,14 @@ struct tixcap_conv {
 	uint32_t api_name[2][1024]; /* string id + 1 by domain, cbid; 0 unknown */
 	struct tixcap_pending *pend;
 	struct tixj_drops drops;
+	/* CUPTI's clock is CLOCK_REALTIME ns unless another client registers
+	 * its own (Kineto's raw TSC ticks): a record stamped before t_floor is
+	 * on another clock.  The first one sets foreign_ts and conversion
+	 * stops, so no row on a clock we cannot place reaches the journal.
+	 * t_floor 0: no check. */
+	int64_t t_floor;
+	int64_t foreign_ts;
+	uint64_t kernels_seen;      /* kernel records read, kept or not */
 };
 
 int tixcap_conv_init(struct tixcap_conv *c, struct tixj_writer *w, struct tixcap_windows *win);
@@ -58,6 +70,9 @@ void tixcap_conv_done(struct tixcap_conv *c);
 /* Converts the records of one completed buffer into staged journal rows
  * (call tixj_flush after).  Returns the number of rows staged. */
 size_t tixcap_conv_buffer(struct tixcap_conv *c, uint8_t *buf, size_t valid);
+/* String id of an API call's CUPTI name ("cudaLaunchKernel_v7000") by
+ * domain (0 runtime, 1 driver) and cbid: the one place calls are named. */
+uint32_t tixcap_conv_api_name(struct tixcap_conv *c, int driver, uint32_t cbid);
 /* Brings window edges into the journal and releases NVTX starts that a new
  * window now encloses.  Called before each buffer and on each flush. */
 void tixcap_conv_sync_windows(struct tixcap_conv *c);

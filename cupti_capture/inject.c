@@ -3,30 +3,26 @@
  * Owner: cupti_capture.  Facts it relies on: ../shared/CUPTI.md.
  *
  * libcuda dlopens this library (CUDA_INJECTION64_PATH) inside cuInit and
- * calls InitializeInjection, the only exported symbol, on the application
- * thread before any context exists.  From then on:
+ * calls InitializeInjection on the application thread before any context
+ * exists; NVTX loads it too (NVTX_INJECTION64_PATH, callbacks.c).  Then:
  *
  *   app threads:  CUPTI asks for buffers -> buf_request (lock-free pool)
- *                 resource / driver / NVTX callbacks -> window edges,
- *                 graph nodes (rare; a mutex)
+ *                 API / NVTX / resource callbacks -> callbacks.c
  *   CUPTI thread: full buffers -> buf_complete -> completion queue
  *   flush thread: every TIX_CAPTURE_FLUSH_MS: window timers, API kinds on/off,
- *                 cuptiActivityFlushAll(0) (hands back partial buffers)
+ *                 cuptiActivityFlushAll(0) (hands back completed buffers),
+ *                 and a look at CUPTI's clock (has another client taken it?)
  *   writer thread: queue -> convert.c -> journal.c -> one write(2) per flush
  *   atexit:       forced flush, drain, END chunk
  *
  * Rules: never abort or block the host program; on any failure print one
  * line naming the cause and let it run untraced.  No CUDA calls here, no
  * signal handlers (the host owns its signals), nothing written until there
- * is something to write.  State is global because CUPTI's buffer callbacks
- * carry no user pointer; it is confined to this file.
+ * is something recorded to write.
  */
-#include <cupti.h>
+#include "cupti_capture/inject_int.h"
+
 #include <dlfcn.h>
-/* types only: the NVTX implementation belongs to the host program */
-#define NVTX_NO_IMPL
-#include <nvtx3/nvToolsExt.h>
-#include <generated_nvtx_meta.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -34,74 +30,44 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cupti_capture/convert.h"
-#include "cupti_capture/journal.h"
-#include "cupti_capture/pool.h"
-
 #define EXPORT __attribute__((visibility("default")))
 
-struct opts {
-	char dir[3072];
-	int flush_ms;
-	double delay_s, duration_s;
-	char nvtx[256];             /* trigger range name, "" none */
-	int nvtx_prefix;            /* name ended with '*' */
-	int profiler_api;
-	size_t nbuf, buf_mb;
-};
+struct tixcap_state tixcap_g;
+_Atomic int tixcap_phase;
 
-static struct {
-	struct opts o;
-	pid_t pid;
-	CUpti_SubscriberHandle sub;
-	int subscribed;
-	struct tixcap_pool pool;
-	struct tixcap_queue queue;
-	struct tixcap_windows win;
-	struct tixj_writer w;
-	struct tixcap_conv conv;
-	pthread_t flush_thr, writer_thr;
-	int flush_started, writer_started;
-	pthread_mutex_t mu;         /* guards cv, graph nodes */
-	pthread_cond_t cv;          /* wakes the flush thread */
-	_Atomic int stop;
-	_Atomic int windows_done;   /* --duration elapsed: no new windows */
-	_Atomic int64_t first_open;
-	_Atomic int api_on;         /* API/copy kinds enabled (set under api_mu) */
-	_Atomic int64_t api_off_since;
-	int64_t t_init;
-	struct tixj_graph_node *gn;
-	size_t ngn, capgn;
-	uint64_t gn_lost;
-	char notes[1024];
-} G;
+/* CUPTI 13.0 GA (API version 130000) could crash in cuptiActivityFlushAll
+ * and deadlock disabling CONCURRENT_KERNEL; both fixed in 13.0 Update 1
+ * (CUPTI 13.0 release notes). */
+#define CUPTI_13_0_GA 130000u
+/* No buffer after this many of our flushes while kernels are launched: the
+ * records may be going somewhere else.  Only said, never acted on: a GPU
+ * that is never idle also withholds its newest buffer (a running kernel's
+ * record is incomplete) until it is full, which at a low launch rate can
+ * take longer. */
+#define STARVE_FLUSHES 40
+/* CUPTI time and CLOCK_REALTIME drifting apart by more than this: CUPTI's
+ * clock was replaced (NTP steps move both). */
+#define CLOCK_JUMP_NS (60 * 1000000000LL)
 
-/* 0 untouched, 1 capturing, 2 off (failed), 3 stopped */
-static _Atomic int g_state;
-
-static int64_t now_cupti(void)
-{
-	uint64_t t = 0;
-	if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	}
-	return (int64_t)t;
-}
-
-static int64_t clock_ns(clockid_t c)
+int64_t tixcap_clock_ns(clockid_t c)
 {
 	struct timespec ts;
 	clock_gettime(c, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static const char *cupti_err(CUptiResult r)
+int64_t tixcap_now(void)
+{
+	uint64_t t = 0;
+	if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS)
+		return tixcap_clock_ns(CLOCK_REALTIME);
+	return (int64_t)t;
+}
+
+const char *tixcap_cupti_err(CUptiResult r)
 {
 	const char *s = NULL;
 	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
@@ -109,9 +75,11 @@ static const char *cupti_err(CUptiResult r)
 	return s;
 }
 
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void note(const char *fmt, ...)
+/* Notes go into the journal (and from there into the index's warnings);
+ * G.mu because the flush and writer threads both write them. */
+void tixcap_note(const char *fmt, ...)
 {
+	pthread_mutex_lock(&G.mu);
 	size_t l = strlen(G.notes);
 	va_list ap;
 	va_start(ap, fmt);
@@ -121,6 +89,7 @@ static void note(const char *fmt, ...)
 		vsnprintf(G.notes + l, sizeof G.notes - l, fmt, ap);
 	}
 	va_end(ap);
+	pthread_mutex_unlock(&G.mu);
 }
 
 /* ---- options: TIX_CAPTURE_* from the launcher ---- */
@@ -154,6 +123,7 @@ static void read_opts(struct opts *o)
 	o->profiler_api = env_num("TIX_CAPTURE_CUDA_PROFILER_API", 0) > 0;
 	o->nbuf = (size_t)env_num("TIX_CAPTURE_BUFFERS", 16);
 	o->buf_mb = (size_t)env_num("TIX_CAPTURE_BUFFER_MB", 4);
+	o->any_cupti = env_num("TIX_CAPTURE_ANY_CUPTI", 0) > 0;
 	if (o->nbuf < 2)
 		o->nbuf = 2;
 	if (o->buf_mb < 1)
@@ -177,102 +147,66 @@ static void CUPTIAPI buf_complete(CUcontext ctx, uint32_t stream, uint8_t *buffe
 {
 	if (!buffer || !tixcap_pool_owns(&G.pool, buffer))
 		return;
-	if (tixcap_queue_push(&G.queue, buffer, valid) != 0)
+	struct tixcap_done d = {buffer, valid, (void *)ctx, stream};
+	if (tixcap_queue_push(&G.queue, &d) != 0)
 		tixcap_pool_put(&G.pool, buffer, valid); /* closed at exit: lost */
 }
 
-/* ---- the API calls journaled: launches, copies, sets, syncs ---- */
-
-static const CUpti_CallbackId runtime_ids[] = {
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000,
-};
-
-/* Driver calls only where apps call the driver directly (Triton, CUTLASS,
- * cuda-python); the runtime's own driver calls are not wanted twice. */
-static const CUpti_CallbackId driver_ids[] = {
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
-	CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
-	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
-	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2,
-	CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
-	CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
-};
+/* ---- the per-window record kinds (mechanism B of CUPTI.md 3.5) ---- */
 
 static const CUpti_ActivityKind window_kinds[] = {
 	CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
 };
 
-/* Turns the per-window records on or off (mechanism B of CUPTI.md 3.5);
- * kernels stay enabled from init so their instrumentation exists. */
-static pthread_mutex_t api_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static void set_api_kinds(int on)
+static void set_kinds(int on)
 {
-	pthread_mutex_lock(&api_mu);
-	/* A window may have opened since the flush thread decided to turn the
-	 * kinds off: never disable under an open window. */
-	if (G.api_on == on || (!on && G.win.windowed && tixcap_windows_is_open(&G.win))) {
-		pthread_mutex_unlock(&api_mu);
-		return;
-	}
 	int bad = 0;
-	for (size_t i = 0; i < sizeof runtime_ids / sizeof *runtime_ids; i++)
-		bad |= cuptiActivityEnableRuntimeApi(runtime_ids[i], (uint8_t)on) != CUPTI_SUCCESS;
-	for (size_t i = 0; i < sizeof driver_ids / sizeof *driver_ids; i++)
-		bad |= cuptiActivityEnableDriverApi(driver_ids[i], (uint8_t)on) != CUPTI_SUCCESS;
+	for (size_t i = 0; i < tixcap_n_runtime_ids; i++)
+		bad |= cuptiActivityEnableRuntimeApi(tixcap_runtime_ids[i], (uint8_t)on) != CUPTI_SUCCESS;
+	for (size_t i = 0; i < tixcap_n_driver_ids; i++)
+		bad |= cuptiActivityEnableDriverApi(tixcap_driver_ids[i], (uint8_t)on) != CUPTI_SUCCESS;
 	for (size_t i = 0; i < sizeof window_kinds / sizeof *window_kinds; i++)
 		bad |= (on ? cuptiActivityEnable(window_kinds[i]) : cuptiActivityDisable(window_kinds[i])) !=
 		       CUPTI_SUCCESS;
 	if (bad && on)
-		note("some API/copy record kinds could not be enabled");
-	G.api_on = on;
-	pthread_mutex_unlock(&api_mu);
+		tixcap_note("some API/copy record kinds could not be enabled");
 }
 
-/* ---- windows: edges come from timers, NVTX and cuProfilerStart/Stop ---- */
+/* What the kinds should be now.  Off again only a second after the last
+ * window closed, so per-step windows do not switch them every step. */
+static int api_wanted(void)
+{
+	if (G.api_always || !G.win.windowed || tixcap_windows_is_open(&G.win))
+		return 1;
+	if (G.windows_done)
+		return 0;
+	int64_t since = G.api_off_since;
+	if (!since)
+		return G.api_on;
+	return tixcap_now() - since > 1000000000 ? 0 : G.api_on;
+}
+
+void tixcap_apply_api_kinds(void)
+{
+	for (;;) {
+		int idle = 0;
+		/* No lock: a thread inside a CUDA call must never wait for one
+		 * that is calling CUPTI.  Whoever holds the flag looks again. */
+		if (!atomic_compare_exchange_strong(&G.api_busy, &idle, 1))
+			return;
+		int want = api_wanted();
+		if (want != G.api_on) {
+			set_kinds(want);
+			G.api_on = want;
+		}
+		G.api_busy = 0;
+		if (api_wanted() == G.api_on)
+			return;
+	}
+}
+
+/* ---- windows: edges from timers (flush thread), cuProfilerStart/Stop and
+ * NVTX (callbacks.c) ---- */
 
 static void wake_flush(void)
 {
@@ -281,139 +215,64 @@ static void wake_flush(void)
 	pthread_mutex_unlock(&G.mu);
 }
 
-static void window_open(int64_t ts)
+void tixcap_window_open(int64_t ts)
 {
 	if (G.windows_done)
 		return;
 	int64_t zero = 0;
 	atomic_compare_exchange_strong(&G.first_open, &zero, ts);
 	tixcap_windows_open(&G.win, ts);
-	/* API records on now, on this thread, as NVIDIA's sample does in its
-	 * cuProfilerStart callback: waiting for the flush thread would lose the
-	 * window's first launch calls.  Turning them off is the flush
-	 * thread's job. */
-	if (!G.api_on)
-		set_api_kinds(1);
 	G.api_off_since = 0;
+	/* API records on now, on this thread, as NVIDIA's sample does in its
+	 * cuProfilerStart callback: waiting for the flush thread would lose
+	 * the window's first launch calls.  With --nvtx they are always on,
+	 * so nothing is switched from inside an NVTX callback. */
+	if (!G.api_always)
+		tixcap_apply_api_kinds();
 }
 
-static void window_close(int64_t ts)
-{
-	tixcap_windows_close(&G.win, ts);
-}
+void tixcap_window_close(int64_t ts) { tixcap_windows_close(&G.win, ts); }
 
-static _Thread_local int t_depth, t_match_depth;
+/* ---- another CUPTI client (torch.profiler's Kineto) ---- */
 
-static int nvtx_matches(const char *msg)
+/* CUDA 13.0 allows one subscriber, but the activity API is process-wide:
+ * Kineto registers its own buffer callbacks (even when its subscribe
+ * failed), its own clock, and disables kernel records when it stops.
+ * Records after that would be lost or on a clock we cannot place: stop,
+ * and say so once. */
+static void taken_over(const char *why)
 {
-	if (!msg)
-		return 0;
-	if (G.o.nvtx_prefix)
-		return strncmp(msg, G.o.nvtx, strlen(G.o.nvtx)) == 0;
-	return strcmp(msg, G.o.nvtx) == 0;
-}
-
-static const char *nvtx_message(CUpti_CallbackId cbid, const void *params)
-{
-	const nvtxEventAttributes_t *a = NULL;
-	switch (cbid) {
-	case CUPTI_CBID_NVTX_nvtxRangePushA:
-		return ((const nvtxRangePushA_params *)params)->message;
-	case CUPTI_CBID_NVTX_nvtxRangePushEx:
-		a = ((const nvtxRangePushEx_params *)params)->eventAttrib;
-		break;
-	case CUPTI_CBID_NVTX_nvtxDomainRangePushEx:
-		a = ((const nvtxDomainRangePushEx_params *)params)->core.eventAttrib;
-		break;
-	default:
-		return NULL;
-	}
-	return a && a->messageType == NVTX_MESSAGE_TYPE_ASCII ? a->message.ascii : NULL;
-}
-
-/* Push/pop only: the window is the first matching range on a thread, from
- * its push to its pop. */
-static void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
-{
-	switch (cbid) {
-	case CUPTI_CBID_NVTX_nvtxRangePushA:
-	case CUPTI_CBID_NVTX_nvtxRangePushEx:
-	case CUPTI_CBID_NVTX_nvtxDomainRangePushEx:
-		t_depth++;
-		if (!t_match_depth && nvtx_matches(nvtx_message(cbid, d->functionParams))) {
-			t_match_depth = t_depth;
-			window_open(now_cupti());
-		}
-		break;
-	case CUPTI_CBID_NVTX_nvtxRangePop:
-	case CUPTI_CBID_NVTX_nvtxDomainRangePop:
-		if (t_match_depth && t_depth == t_match_depth) {
-			window_close(now_cupti());
-			t_match_depth = 0;
-		}
-		if (t_depth > 0)
-			t_depth--;
-		break;
-	default:
-		break;
-	}
-}
-
-static void on_graph(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
-{
-	const CUpti_GraphData *gd = rd ? rd->resourceDescriptor : NULL;
-	if (!gd)
+	int no = 0;
+	if (!atomic_compare_exchange_strong(&G.taken, &no, 1))
 		return;
-	struct tixj_graph_node g = {0};
-	g.ts = now_cupti();
-	g.tid = (uint32_t)syscall(SYS_gettid);
-	g.node_type = (uint32_t)gd->nodeType;
-	if (cuptiGetGraphNodeId(gd->node, &g.node_id) != CUPTI_SUCCESS)
-		return;
-	cuptiGetGraphId(gd->graph, &g.graph_id);
-	if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
-		g.how = TIXJ_G_CLONED;
-		cuptiGetGraphNodeId(gd->originalNode, &g.orig_node_id);
-	} else {
-		g.how = TIXJ_G_CREATED;
-	}
-	pthread_mutex_lock(&G.mu);
-	if (G.ngn == G.capgn && G.capgn < (1u << 20)) {
-		size_t cap = G.capgn ? G.capgn * 2 : 256;
-		void *p = realloc(G.gn, cap * sizeof *G.gn);
-		if (p) {
-			G.gn = p;
-			G.capgn = cap;
-		}
-	}
-	if (G.ngn < G.capgn)
-		G.gn[G.ngn++] = g;
-	else
-		G.gn_lost++;
-	pthread_mutex_unlock(&G.mu);
-}
-
-static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
-                                 const void *data)
-{
-	if (g_state != 1)
-		return;
-	if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
-		on_graph(cbid, data);
-	} else if (dom == CUPTI_CB_DOMAIN_DRIVER_API) {
-		const CUpti_CallbackData *cd = data;
-		if (cd->callbackSite != CUPTI_API_ENTER)
-			return;
-		if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart)
-			window_open(now_cupti());
-		else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)
-			window_close(now_cupti());
-	} else if (dom == CUPTI_CB_DOMAIN_NVTX) {
-		on_nvtx(cbid, data);
-	}
+	fprintf(stderr, "tixcap: pid %d: capture stopped: %s; another CUPTI client "
+	                "(torch.profiler?) took over the activity records; the journal keeps "
+	                "what came before\n", (int)G.pid, why);
+	tixcap_note("capture stopped: %s; another CUPTI client (torch.profiler?) took over the "
+	            "activity records", why);
 }
 
 /* ---- flush thread ---- */
+
+static void window_timers(int64_t now)
+{
+	int64_t first = G.first_open;
+	if (G.o.delay_s > 0 && !first && !G.o.nvtx[0] && !G.o.profiler_api &&
+	    now >= G.t_init + (int64_t)(G.o.delay_s * 1e9))
+		tixcap_window_open(now);
+	first = G.first_open;
+	if (G.o.duration_s > 0 && first && !G.windows_done &&
+	    now >= first + (int64_t)(G.o.duration_s * 1e9)) {
+		G.windows_done = 1;
+		tixcap_window_close(now);
+	}
+	int open = tixcap_windows_is_open(&G.win);
+	if (open)
+		G.api_off_since = 0;
+	else if (G.api_on && !G.api_off_since)
+		G.api_off_since = now;
+	tixcap_apply_api_kinds();
+}
 
 static void *flush_main(void *arg)
 {
@@ -430,33 +289,18 @@ static void *flush_main(void *arg)
 		pthread_mutex_unlock(&G.mu);
 		if (G.stop)
 			break;
-		int64_t now = now_cupti();
-		if (G.win.windowed) {
-			int64_t first = G.first_open;
-			if (G.o.delay_s > 0 && !first && !G.o.nvtx[0] && !G.o.profiler_api &&
-			    now >= G.t_init + (int64_t)(G.o.delay_s * 1e9))
-				window_open(now);
-			first = G.first_open;
-			if (G.o.duration_s > 0 && first && !G.windows_done &&
-			    now >= first + (int64_t)(G.o.duration_s * 1e9)) {
-				G.windows_done = 1;
-				window_close(now);
-			}
-			/* API records on while a window is open; off again only after
-			 * a second closed, so per-step NVTX windows do not toggle them
-			 * on every step. */
-			int open = tixcap_windows_is_open(&G.win);
-			if (open && !G.api_on)
-				set_api_kinds(1);
-			if (open)
-				G.api_off_since = 0;
-			else if (G.api_on && !G.api_off_since)
-				G.api_off_since = now;
-			if (G.api_on && !open &&
-			    (G.windows_done || now - G.api_off_since > 1000000000))
-				set_api_kinds(0);
+		int64_t now = tixcap_now();
+		int64_t drift = now - tixcap_clock_ns(CLOCK_REALTIME) - G.clock_offset;
+		if (drift > CLOCK_JUMP_NS || drift < -CLOCK_JUMP_NS)
+			taken_over("CUPTI's clock stopped following CLOCK_REALTIME");
+		if (G.taken)
+			continue; /* flushing now would feed the other client's buffers */
+		if (G.win.windowed)
+			window_timers(now);
+		if (G.flush_safe) {
+			cuptiActivityFlushAll(0);
+			G.flushes++;
 		}
-		cuptiActivityFlushAll(0);
 		tixcap_queue_kick(&G.queue);
 	}
 	return NULL;
@@ -464,56 +308,129 @@ static void *flush_main(void *arg)
 
 /* ---- writer thread ---- */
 
-static void journal_side_rows(int64_t *last_clock, uint64_t *last_dropped)
+#define MAX_QUEUES 64
+struct writer {
+	struct { void *ctx; uint32_t stream; } q[MAX_QUEUES]; /* whose drops to read */
+	size_t nq;
+	uint64_t last_dropped, last_lost;
+	uint64_t flushes_then, launches_then; /* when a buffer last came */
+	int starved_said;
+};
+
+static void seen_queue(struct writer *wr, const struct tixcap_done *d)
 {
-	pthread_mutex_lock(&G.mu);
-	struct tixj_graph_node *gn = G.gn;
-	size_t n = G.ngn;
-	G.gn = NULL;
-	G.ngn = G.capgn = 0;
-	pthread_mutex_unlock(&G.mu);
-	for (size_t i = 0; i < n; i++)
-		tixj_add(&G.w, TIXJ_GRAPH_NODES, &gn[i], gn[i].ts, gn[i].ts);
-	free(gn);
-	int64_t now = now_cupti();
-	if (now - *last_clock > 10 * 1000000000LL) {
-		struct tixj_clock c = {now, clock_ns(CLOCK_REALTIME), clock_ns(CLOCK_MONOTONIC)};
-		tixj_add(&G.w, TIXJ_CLOCKS, &c, now, now);
-		*last_clock = now;
+	for (size_t i = 0; i < wr->nq; i++)
+		if (wr->q[i].ctx == d->ctx && wr->q[i].stream == d->stream)
+			return;
+	if (wr->nq < MAX_QUEUES) {
+		wr->q[wr->nq].ctx = d->ctx;
+		wr->q[wr->nq].stream = d->stream;
+		wr->nq++;
 	}
-	size_t dropped = 0;
-	cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped);
-	G.conv.drops.cupti_dropped = dropped;
+}
+
+static void convert(struct writer *wr, const struct tixcap_done *d)
+{
+	seen_queue(wr, d);
+	wr->flushes_then = G.flushes;
+	wr->launches_then = G.launches;
+	/* Converted even once taken over: what a buffer holds from before is
+	 * good, and the converter stops at the first record on a foreign clock. */
+	if (!G.conv.foreign_ts) {
+		tixcap_conv_buffer(&G.conv, d->buf, d->valid);
+		if (G.conv.foreign_ts) {
+			char why[128];
+			snprintf(why, sizeof why, "a record came stamped %lld, not CLOCK_REALTIME ns",
+			         (long long)G.conv.foreign_ts);
+			taken_over(why);
+		}
+	}
+	tixcap_pool_put(&G.pool, d->buf, d->valid);
+}
+
+static void journal_nodes(void)
+{
+	struct pending_nodes n;
+	tixcap_take_nodes(&n);
+	for (size_t i = 0; i < n.n; i++) {
+		struct tixj_graph_node row = n.row[i];
+		if (n.frames_len[i])
+			row.frames = tixj_intern(&G.w, n.arena + n.frames_off[i], n.frames_len[i]);
+		if (row.domain)
+			row.api = tixcap_conv_api_name(&G.conv, row.domain == TIXJ_API_DRIVER, row.cbid);
+		tixj_add(&G.w, TIXJ_GRAPH_NODES, &row, row.ts, row.ts);
+	}
+	tixcap_nodes_free(&n);
+}
+
+static void journal_side_rows(struct writer *wr)
+{
+	journal_nodes();
+	/* Each reading is "dropped since the last call" on that queue
+	 * (cupti_activity.h), so the journal carries the sum. */
+	for (size_t i = 0; i <= wr->nq; i++) {
+		size_t dropped = 0;
+		void *ctx = i < wr->nq ? wr->q[i].ctx : NULL;
+		uint32_t stream = i < wr->nq ? wr->q[i].stream : 0;
+		if (i < wr->nq && !ctx && !stream)
+			continue; /* the global queue, read below */
+		if (cuptiActivityGetNumDroppedRecords((CUcontext)ctx, stream, &dropped) == CUPTI_SUCCESS)
+			G.conv.drops.cupti_dropped += dropped;
+	}
 	G.conv.drops.buffers_refused = G.pool.refused;
-	uint64_t sum = dropped + G.conv.drops.buffers_refused + G.conv.drops.no_timestamp;
-	if (sum != *last_dropped && tixj_staged_rows(&G.w)) {
+	uint64_t sum = G.conv.drops.cupti_dropped + G.conv.drops.buffers_refused +
+	               G.conv.drops.no_timestamp;
+	if (sum != wr->last_dropped) {
 		tixj_add(&G.w, TIXJ_DROPS, &G.conv.drops, 0, 0);
-		*last_dropped = sum;
+		wr->last_dropped = sum;
 	}
-	if (G.notes[0] && tixj_staged_rows(&G.w)) {
+	if (G.nodes_lost != wr->last_lost) {
+		tixcap_note("%llu CUDA graph nodes were not recorded (out of memory)",
+		            (unsigned long long)G.nodes_lost);
+		wr->last_lost = G.nodes_lost;
+	}
+	if (G.flush_safe && !G.taken && !wr->starved_said && G.launches > wr->launches_then &&
+	    G.flushes - wr->flushes_then >= STARVE_FLUSHES) {
+		wr->starved_said = 1;
+		fprintf(stderr, "tixcap: pid %d: warning: no CUPTI buffer came back after %d flushes "
+		                "while the program launched %llu kernels: another CUPTI client "
+		                "(torch.profiler?) may have taken the activity records\n", (int)G.pid,
+		        STARVE_FLUSHES, (unsigned long long)(G.launches - wr->launches_then));
+		tixcap_note("no CUPTI buffer came back after %d flushes while the program launched "
+		            "%llu kernels: another CUPTI client (torch.profiler?) may have taken the "
+		            "activity records", STARVE_FLUSHES,
+		            (unsigned long long)(G.launches - wr->launches_then));
+	}
+	pthread_mutex_lock(&G.mu);
+	if (G.notes[0]) {
 		tixj_note(&G.w, G.notes);
 		G.notes[0] = 0;
+	}
+	pthread_mutex_unlock(&G.mu);
+	/* Every write carries the clocks, so a journal says when it was last
+	 * written: the bound on what a kill lost. */
+	if (tixj_will_write(&G.w)) {
+		int64_t now = tixcap_now();
+		struct tixj_clock c = {now, tixcap_clock_ns(CLOCK_REALTIME),
+		                       tixcap_clock_ns(CLOCK_MONOTONIC)};
+		tixj_add(&G.w, TIXJ_CLOCKS, &c, now, now);
 	}
 }
 
 static void *writer_main(void *arg)
 {
-	int64_t last_clock = 0;
-	uint64_t last_dropped = 0;
+	struct writer wr = {0};
 	for (;;) {
 		struct tixcap_done d;
 		int rc = tixcap_queue_pop(&G.queue, &d, 2 * G.o.flush_ms);
 		if (rc == 1) {
-			tixcap_conv_buffer(&G.conv, d.buf, d.valid);
-			tixcap_pool_put(&G.pool, d.buf, d.valid);
+			convert(&wr, &d);
 			/* more waiting: convert them before one write for all */
-			while (tixcap_queue_pop(&G.queue, &d, 0) == 1) {
-				tixcap_conv_buffer(&G.conv, d.buf, d.valid);
-				tixcap_pool_put(&G.pool, d.buf, d.valid);
-			}
+			while (tixcap_queue_pop(&G.queue, &d, 0) == 1)
+				convert(&wr, &d);
 		}
 		tixcap_conv_sync_windows(&G.conv);
-		journal_side_rows(&last_clock, &last_dropped);
+		journal_side_rows(&wr);
 		tixj_flush(&G.w);
 		if (rc < 0)
 			break;
@@ -534,15 +451,17 @@ static int timed_join(pthread_t t, int seconds)
 
 static void stop_capture(void)
 {
-	int running = 1;
-	if (getpid() != G.pid || !atomic_compare_exchange_strong(&g_state, &running, 3))
+	int running = ST_CAPTURING;
+	if (getpid() != G.pid || !atomic_compare_exchange_strong(&tixcap_phase, &running, ST_STOPPED))
 		return;
 	G.stop = 1;
 	wake_flush();
 	if (G.flush_started)
 		timed_join(G.flush_thr, 2);
-	/* Forced: also the records of buffers CUPTI has not filled. */
-	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	/* Forced: also the records of buffers CUPTI has not filled.  Not when
+	 * another client owns the buffers now. */
+	if (!G.taken)
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	tixcap_queue_close(&G.queue);
 	if (G.writer_started && timed_join(G.writer_thr, 5) != 0)
 		fprintf(stderr, "tixcap: pid %d: journal writer did not finish in 5 s; the "
@@ -551,7 +470,7 @@ static void stop_capture(void)
 
 /* A forked child (no exec) shares our journal fd but not our threads:
  * it must never write to the parent's journal. */
-static void after_fork_child(void) { g_state = 2; }
+static void after_fork_child(void) { tixcap_phase = ST_OFF; }
 
 static void read_cmdline(char *buf, size_t cap, size_t *len)
 {
@@ -563,23 +482,53 @@ static void read_cmdline(char *buf, size_t cap, size_t *len)
 	}
 }
 
-/* NVTX reaches CUPTI only through NVTX_INJECTION64_PATH, and it must be the
- * libcupti we are linked with, or a second CUPTI is loaded (CUPTI.md 1.2). */
+/* NVTX reaches CUPTI only through NVTX_INJECTION64_PATH: it must name this
+ * library (which hands over to the libcupti in use) or that libcupti
+ * itself, or a second CUPTI is loaded and the ranges are lost. */
 static void check_nvtx_route(void)
 {
 	const char *nv = getenv("NVTX_INJECTION64_PATH");
-	Dl_info di;
-	char a[PATH_MAX], b[PATH_MAX];
 	if (!nv || !*nv) {
-		note("NVTX_INJECTION64_PATH is not set: no NVTX ranges (run under tix capture)");
+		tixcap_note("NVTX_INJECTION64_PATH is not set: no NVTX ranges and no capture-time "
+		            "parents for CUDA graphs (run under tix capture)");
 		return;
 	}
-	if (dladdr((void *)cuptiGetVersion, &di) && di.dli_fname && realpath(nv, a) &&
-	    realpath(di.dli_fname, b) && strcmp(a, b) != 0) {
-		fprintf(stderr, "tixcap: pid %d: NVTX_INJECTION64_PATH=%s is not the libcupti in "
-		                "use (%s); NVTX ranges may be missing\n", (int)G.pid, nv, b);
-		note("NVTX_INJECTION64_PATH %s differs from the libcupti in use %s", nv, b);
+	Dl_info di;
+	char want[PATH_MAX], cupti[PATH_MAX];
+	const char *self = tixcap_self_path();
+	if (!realpath(nv, want))
+		snprintf(want, sizeof want, "%s", nv);
+	if (self && !strcmp(want, self))
+		return;
+	if (dladdr((void *)cuptiGetVersion, &di) && di.dli_fname && realpath(di.dli_fname, cupti) &&
+	    !strcmp(want, cupti))
+		return;
+	fprintf(stderr, "tixcap: pid %d: NVTX_INJECTION64_PATH=%s is neither libtixcap.so nor "
+	                "the libcupti in use; NVTX ranges may be missing\n", (int)G.pid, nv);
+	tixcap_note("NVTX_INJECTION64_PATH %s is neither libtixcap.so nor the libcupti in use", nv);
+}
+
+static int subscribe(void)
+{
+	char old[256] = "";
+	CUpti_SubscriberParams sp = {0};
+	sp.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+	sp.subscriberName = "tix";
+	sp.oldSubscriberName = old;
+	sp.oldSubscriberSize = sizeof old;
+	CUptiResult r = cuptiSubscribe_v2(&G.sub, tixcap_on_callback, NULL, &sp);
+	if (r == CUPTI_SUCCESS) {
+		G.subscribed = 1;
+		return 0;
 	}
+	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+		fprintf(stderr, "tixcap: pid %d: capture off: another CUPTI client holds the "
+		                "process (%s); CUDA 13.0 allows one (nsys, ncu, torch.profiler)\n",
+		        (int)G.pid, old[0] ? old : "unnamed");
+	else
+		fprintf(stderr, "tixcap: pid %d: capture off: cuptiSubscribe: %s%s\n", (int)G.pid,
+		        tixcap_cupti_err(r), r == CUPTI_ERROR_UNKNOWN ? " (no usable CUDA driver?)" : "");
+	return -1;
 }
 
 static int start(void)
@@ -593,27 +542,23 @@ static int start(void)
 	pthread_cond_init(&G.cv, &ca);
 	pthread_condattr_destroy(&ca);
 
-	char old[256] = "";
-	CUpti_SubscriberParams sp = {0};
-	sp.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
-	sp.subscriberName = "tix";
-	sp.oldSubscriberName = old;
-	sp.oldSubscriberSize = sizeof old;
-	CUptiResult r = cuptiSubscribe_v2(&G.sub, on_callback, NULL, &sp);
-	if (r != CUPTI_SUCCESS) {
-		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
-			fprintf(stderr, "tixcap: pid %d: capture off: another CUPTI client holds the "
-			                "process (%s); CUDA 13.0 allows one (nsys, ncu, torch.profiler)\n",
-			        (int)G.pid, old[0] ? old : "unnamed");
-		else
-			fprintf(stderr, "tixcap: pid %d: capture off: cuptiSubscribe: %s%s\n", (int)G.pid,
-			        cupti_err(r),
-			        r == CUPTI_ERROR_UNKNOWN ? " (no usable CUDA driver?)" : "");
+	/* The libcupti loaded may not be the one we were built with (torch's
+	 * wheel copy): read its records only if their layout is ours. */
+	cuptiGetVersion(&G.cupti_version);
+	if (!tixcap_layouts_known(G.cupti_version) && !G.o.any_cupti) {
+		fprintf(stderr, "tixcap: pid %d: capture off: the libcupti loaded has API version "
+		                "%u, this tix reads the record layouts of %u; misreading them could "
+		                "crash the program (rebuild tix with that CUDA, or set "
+		                "TIX_CAPTURE_ANY_CUPTI=1 to try)\n",
+		        (int)G.pid, G.cupti_version, (unsigned)CUPTI_API_VERSION);
 		return -1;
 	}
-	G.subscribed = 1;
+	G.flush_safe = G.cupti_version != CUPTI_13_0_GA;
+	if (subscribe() != 0)
+		return -1;
+	CUptiResult r;
 	if ((r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS)
-		note("cuptiSetThreadIdType: %s (thread ids are pthread ids)", cupti_err(r));
+		tixcap_note("cuptiSetThreadIdType: %s (thread ids are pthread ids)", tixcap_cupti_err(r));
 	if (tixcap_pool_init(&G.pool, G.o.nbuf, G.o.buf_mb << 20, 4) != 0 ||
 	    tixcap_queue_init(&G.queue, G.o.nbuf) != 0) {
 		fprintf(stderr, "tixcap: pid %d: capture off: cannot reserve %zu x %zu MiB buffers: %s\n",
@@ -625,13 +570,13 @@ static int start(void)
 	cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &sz, &one);
 	if ((r = cuptiActivityRegisterCallbacks(buf_request, buf_complete)) != CUPTI_SUCCESS) {
 		fprintf(stderr, "tixcap: pid %d: capture off: cuptiActivityRegisterCallbacks: %s\n",
-		        (int)G.pid, cupti_err(r));
+		        (int)G.pid, tixcap_cupti_err(r));
 		return -1;
 	}
 	/* Kernels from the start (enabling later stalls on code generation). */
 	if ((r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS) {
 		fprintf(stderr, "tixcap: pid %d: capture off: enabling kernel records: %s\n",
-		        (int)G.pid, cupti_err(r));
+		        (int)G.pid, tixcap_cupti_err(r));
 		return -1;
 	}
 	static const CUpti_ActivityKind meta_kinds[] = {
@@ -639,34 +584,38 @@ static int start(void)
 	};
 	for (size_t i = 0; i < sizeof meta_kinds / sizeof *meta_kinds; i++)
 		if ((r = cuptiActivityEnable(meta_kinds[i])) != CUPTI_SUCCESS)
-			note("activity kind %d: %s", (int)meta_kinds[i], cupti_err(r));
-	/* Graph nodes: their capture-time NVTX parents (CUPTI.md 3.6). */
-	cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
-	cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+			tixcap_note("activity kind %d: %s", (int)meta_kinds[i], tixcap_cupti_err(r));
+	if (!G.flush_safe) {
+		/* CUPTI's own worker then hands back full buffers. */
+		cuptiActivityFlushPeriod((uint32_t)G.o.flush_ms);
+		fprintf(stderr, "tixcap: pid %d: libcupti 13.0.0 (CUDA 13.0 GA) can crash when "
+		                "flushed often (fixed in 13.0 Update 1): only full buffers are "
+		                "written, so a killed process loses its last %zu MiB of records\n",
+		        (int)G.pid, G.o.buf_mb);
+		tixcap_note("libcupti 13.0.0: periodic flush off (crash fixed in 13.0 Update 1)");
+	}
 
 	int windowed = G.o.delay_s > 0 || G.o.duration_s > 0 || G.o.nvtx[0] || G.o.profiler_api;
 	tixcap_windows_init(&G.win, windowed);
-	G.t_init = now_cupti();
-	if (G.o.profiler_api) {
-		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
-		                    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
-		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API,
-		                    CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
-	}
-	if (G.o.nvtx[0] && (r = cuptiEnableDomain(1, G.sub, CUPTI_CB_DOMAIN_NVTX)) != CUPTI_SUCCESS)
-		note("NVTX callbacks: %s (--nvtx cannot open windows)", cupti_err(r));
-	if (!windowed || (G.o.delay_s <= 0 && !G.o.nvtx[0] && !G.o.profiler_api)) {
-		if (windowed)
-			window_open(G.t_init); /* --duration alone: from now */
-		set_api_kinds(1);
-	}
+	G.t_init = tixcap_now();
+	G.clock_offset = G.t_init - tixcap_clock_ns(CLOCK_REALTIME);
+	/* --nvtx: mechanism A of CUPTI.md 3.5 (all records on, rows outside
+	 * windows dropped by the converter), because window edges come from
+	 * inside NVTX callbacks, where enabling CUPTI kinds is not safe. */
+	G.api_always = G.o.nvtx[0] != 0;
+	if ((r = tixcap_enable_callbacks()) != CUPTI_SUCCESS)
+		tixcap_note("callbacks: %s (no capture-time context for CUDA graphs%s)",
+		            tixcap_cupti_err(r), windowed ? ", windows may not open" : "");
+	if (windowed && G.o.delay_s <= 0 && !G.o.nvtx[0] && !G.o.profiler_api)
+		tixcap_window_open(G.t_init); /* --duration alone: from now */
+	tixcap_apply_api_kinds();
 
 	struct tixj_header h = {0};
 	h.pid = (uint32_t)G.pid;
 	h.start_ns = G.t_init;
-	h.realtime_ns = clock_ns(CLOCK_REALTIME);
-	h.monotonic_ns = clock_ns(CLOCK_MONOTONIC);
-	cuptiGetVersion(&h.cupti_version);
+	h.realtime_ns = tixcap_clock_ns(CLOCK_REALTIME);
+	h.monotonic_ns = tixcap_clock_ns(CLOCK_MONOTONIC);
+	h.cupti_version = G.cupti_version;
 	h.cupti_build = CUPTI_API_VERSION;
 	h.flush_ms = (uint32_t)G.o.flush_ms;
 	h.flags = windowed ? TIXJ_HDR_WINDOWED : 0;
@@ -679,9 +628,12 @@ static int start(void)
 		fprintf(stderr, "tixcap: pid %d: capture off: out of memory\n", (int)G.pid);
 		return -1;
 	}
+	/* Records are never older than our start; a day of slack for clock
+	 * steps.  Kineto's TSC ticks are far below it. */
+	G.conv.t_floor = G.t_init - 86400 * 1000000000LL;
 	if (h.cupti_version && h.cupti_version < CUPTI_API_VERSION)
-		note("libcupti API version %u is older than the build's %u", h.cupti_version,
-		     (unsigned)CUPTI_API_VERSION);
+		tixcap_note("libcupti API version %u is older than the build's %u", h.cupti_version,
+		            (unsigned)CUPTI_API_VERSION);
 	check_nvtx_route();
 
 	/* Our threads take no signals: the host program owns them. */
@@ -710,7 +662,8 @@ static int start(void)
 static void give_up(void)
 {
 	if (G.subscribed) {
-		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+		if (G.flush_safe) /* 13.0 GA could deadlock here */
+			cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 		cuptiUnsubscribe(G.sub);
 		G.subscribed = 0;
 	}
@@ -719,12 +672,12 @@ static void give_up(void)
 
 EXPORT int InitializeInjection(void)
 {
-	int untouched = 0;
+	int untouched = ST_UNTOUCHED;
 	/* libcuda may call us more than once (CUPTI.md 1.1). */
-	if (!atomic_compare_exchange_strong(&g_state, &untouched, 1))
+	if (!atomic_compare_exchange_strong(&tixcap_phase, &untouched, ST_CAPTURING))
 		return 1;
 	if (start() != 0) {
-		g_state = 2;
+		tixcap_phase = ST_OFF;
 		give_up();
 	}
 	return 1; /* never fail cuInit: the program runs, traced or not */

@@ -21,7 +21,7 @@ _Static_assert(sizeof(struct tixj_api) == 40, "api row");
 _Static_assert(sizeof(struct tixj_marker) == 32, "marker row");
 _Static_assert(sizeof(struct tixj_thread) == 8, "thread row");
 _Static_assert(sizeof(struct tixj_device) == 56, "device row");
-_Static_assert(sizeof(struct tixj_graph_node) == 40, "graph node row");
+_Static_assert(sizeof(struct tixj_graph_node) == 56, "graph node row");
 _Static_assert(sizeof(struct tixj_clock) == 24, "clock row");
 _Static_assert(sizeof(struct tixj_drops) == 32, "drops row");
 _Static_assert(sizeof(struct tixj_window) == 16, "window row");
@@ -258,6 +258,24 @@ int tixj_note(struct tixj_writer *w, const char *text)
 	return 0;
 }
 
+/* The rows that are the capture itself; the others describe it and are
+ * written only beside some of these (tixj_flush). */
+static const uint8_t recorded[TIXJ_TYPE_COUNT] = {
+	[TIXJ_KERNELS] = 1, [TIXJ_COPIES] = 1, [TIXJ_APIS] = 1, [TIXJ_MARKERS] = 1,
+};
+
+int tixj_will_write(const struct tixj_writer *w)
+{
+	if (w->failed || tixj_staged_rows(w) == 0)
+		return 0;
+	if (w->fd >= 0)
+		return 1;
+	for (int t = 0; t < TIXJ_TYPE_COUNT; t++)
+		if (recorded[t] && w->stage[t].len)
+			return 1;
+	return 0;
+}
+
 size_t tixj_staged_rows(const struct tixj_writer *w)
 {
 	size_t n = w->stage[TIXJ_NOTE].len ? 1 : 0;
@@ -336,8 +354,8 @@ int tixj_flush(struct tixj_writer *w)
 		drop_staged(w);
 		return -1;
 	}
-	if (tixj_staged_rows(w) == 0)
-		return 0; /* strings alone wait for rows that use them */
+	if (!tixj_will_write(w))
+		return 0; /* strings and context rows wait for recorded rows */
 	if (w->fd < 0 && open_journal(w) != 0)
 		goto fail;
 	if (w->stage[TIXJ_STRINGS].len && emit(w, TIXJ_STRINGS, &w->stage[TIXJ_STRINGS]) != 0)

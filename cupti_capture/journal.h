@@ -58,12 +58,14 @@ enum tixj_type {
 	TIXJ_MARKERS = 6, /* struct tixj_marker: NVTX */
 	TIXJ_THREADS = 7, /* struct tixj_thread: NVTX thread names */
 	TIXJ_DEVICES = 8, /* struct tixj_device */
-	TIXJ_GRAPH_NODES = 9, /* struct tixj_graph_node */
-	TIXJ_CLOCKS = 10, /* struct tixj_clock */
+	/* 9: graph nodes of the first layout, without their capture context;
+	 * never written on a GPU, now skipped as an unknown type */
+	TIXJ_CLOCKS = 10, /* struct tixj_clock: one per write, so the journal says when it was last written */
 	TIXJ_DROPS = 11,  /* struct tixj_drops: cumulative counters */
 	TIXJ_WINDOWS = 12, /* struct tixj_window: capture window edges */
 	TIXJ_NOTE = 13,   /* text: a warning for `tix info` */
 	TIXJ_END = 14,    /* struct tixj_drops: the process closed the journal */
+	TIXJ_GRAPH_NODES = 15, /* struct tixj_graph_node */
 	TIXJ_TYPE_COUNT
 };
 
@@ -150,12 +152,28 @@ struct tixj_device {            /* 56 bytes */
 	uint64_t mem_bandwidth;
 };
 
+/* A CUDA graph node, from the resource callbacks.  CREATED: made while a
+ * stream was captured (inside the launch call being captured) or by a
+ * cudaGraphAdd*Node call, with what was true on that thread at that moment:
+ * the NVTX push/pop ranges open and the API call in progress.  CLONED:
+ * instantiation copied orig_node_id into node_id, the id that the kernel
+ * records of a replay carry.  So a replayed kernel finds its capture by
+ * node id, exactly, with no guess by time or position. */
 enum { TIXJ_G_CREATED = 1, TIXJ_G_CLONED = 2 };
-struct tixj_graph_node {        /* 40 bytes */
+enum { TIXJ_G_FRAMES_CUT = 1 }; /* more ranges were open than `frames` holds */
+struct tixj_graph_node {        /* 56 bytes */
 	uint64_t node_id, orig_node_id; /* orig: the node a clone came from */
-	int64_t ts;                 /* when the callback ran (capture time) */
+	int64_t ts;                 /* when the callback ran */
 	uint32_t graph_id, tid;
 	uint32_t how, node_type;    /* TIXJ_G_*, CUgraphNodeType */
+	uint32_t frames;            /* string id: the open NVTX range names, outermost
+	                             * first, each ending in a NUL; TIXJ_NONE: none */
+	uint32_t api;               /* string id of the call's CUPTI name
+	                             * ("__cudaLaunchKernel_v13000"); TIXJ_NONE unknown */
+	uint32_t correlation;       /* that call's correlation id; 0 unknown */
+	uint16_t cbid;
+	uint8_t domain;             /* TIXJ_API_* of the call; 0 unknown */
+	uint8_t flags;              /* TIXJ_G_FRAMES_CUT */
 };
 
 struct tixj_clock {             /* 24 bytes */
@@ -163,7 +181,8 @@ struct tixj_clock {             /* 24 bytes */
 };
 
 struct tixj_drops {             /* 32 bytes, counters since start */
-	uint64_t cupti_dropped;     /* cuptiActivityGetNumDroppedRecords */
+	uint64_t cupti_dropped;     /* sum of cuptiActivityGetNumDroppedRecords readings
+	                             * (each says "since the last call") */
 	uint64_t buffers_refused;   /* pool exhausted: CUPTI got no buffer */
 	uint64_t no_timestamp;      /* GPU records with start == end == 0 */
 	uint64_t skipped;           /* records of kinds the converter ignores */
@@ -227,10 +246,16 @@ int tixj_add(struct tixj_writer *w, enum tixj_type type, const void *row, int64_
 int tixj_note(struct tixj_writer *w, const char *text);
 /* Rows staged, strings excluded. */
 size_t tixj_staged_rows(const struct tixj_writer *w);
-/* Writes staged chunks (STRINGS first) in one write(2), opening the journal
- * on the first call that has rows.  Returns 0, or -1 when writing failed
- * (the writer then drops everything; w->failed says so; one line went to
- * stderr). */
+/* 1 when tixj_flush would write now: the journal is open and rows are
+ * staged, or rows of a recorded kind (kernels, copies, API calls, NVTX
+ * markers) are staged, which opens it. */
+int tixj_will_write(const struct tixj_writer *w);
+/* Writes staged chunks (STRINGS first) in one write(2).  The journal is
+ * created by the first flush that has recorded rows: context rows alone
+ * (devices, thread names, graph nodes, clocks, drops, windows, notes) wait
+ * for them, so a process whose capture window never opened writes no file.
+ * Returns 0, or -1 when writing failed (the writer then drops everything;
+ * w->failed says so; one line went to stderr). */
 int tixj_flush(struct tixj_writer *w);
 /* Writes an END chunk (only if the journal exists), closes, frees. */
 void tixj_writer_close(struct tixj_writer *w, const struct tixj_drops *final);

@@ -64,6 +64,25 @@ struct str tixjr_str(const struct rd *r, uint32_t id)
 	return (struct str){"", 0};
 }
 
+/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel", as Kineto names calls;
+ * "__cudaLaunchKernel_v13000" (runtime cbid 505: what nvcc 13 compiles a
+ * <<<...>>> launch into) -> "cudaLaunchKernel", the launch the source
+ * wrote, so a capture reads the same whichever nvcc built the program. */
+struct tix_str tixjr_api_name(struct str s)
+{
+	size_t n = s.len, i = n;
+	while (i > 0 && s.p[i - 1] >= '0' && s.p[i - 1] <= '9')
+		i--;
+	if (i < n && i >= 2 && s.p[i - 1] == 'v' && s.p[i - 2] == '_')
+		n = i - 2;
+	const char *p = s.p;
+	if (n > 6 && p[0] == '_' && p[1] == '_' && !memcmp(p + 2, "cuda", 4)) {
+		p += 2;
+		n -= 2;
+	}
+	return (struct tix_str){p, n};
+}
+
 int64_t tixjr_rel(const struct rd *r, uint64_t t) { return (int64_t)t - r->base; }
 
 struct tix_id tixjr_id(int64_t v)
@@ -177,6 +196,11 @@ int tixjr_emit_warnings(struct rd *r)
 	if (r->unclosed)
 		rc |= warn(r, "%s: %" PRIu64 " NVTX ranges were never closed in the journal",
 		           r->path, r->unclosed);
+	if (tixjr_graph_unknown(r))
+		rc |= warn(r, "%s: %" PRIu64 " GPU records replayed from CUDA graphs have no "
+		              "graph-node record (graphs built before the capture started?): "
+		              "what captured them is unknown",
+		           r->path, tixjr_graph_unknown(r));
 	if (r->old_version_chunks)
 		rc |= warn(r, "%s: skipped %u chunks of another journal version", r->path,
 		           r->old_version_chunks);

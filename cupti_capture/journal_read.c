@@ -13,6 +13,11 @@
  *   timestamp and says "unclosed" in its args.
  * - graph_node_id is 64-bit in CUPTI and 32-bit in tix_launch_in: the low
  *   32 bits go there, the full id goes into the args.
+ * - A graph-replayed kernel is joined to the node that captured it by node
+ *   id (journal_graph.c), so its capture-time parents are exact (sent as
+ *   ev.captured, match exact); they come from the graph-node rows, not from
+ *   the NVTX markers, so a capture window that opened after the graphs were
+ *   built keeps them.
  */
 #include "cupti_capture/capture.h"
 #include "cupti_capture/journal.h"
@@ -56,20 +61,26 @@ static int add_strings(struct rd *r, const uint8_t *q, size_t len)
 		memcpy(&n, q + off + 4, 4);
 		if (n > len - off - 8 || id >= (1u << 26))
 			break; /* padding at the end of the chunk, or nonsense */
-		if (id >= r->nstr) {
-			size_t nn = (size_t)id + 1;
+		if (id >= r->capstr) {
+			/* doubling: ids come one by one, and a capture of SGLang's
+			 * graphs interns tens of thousands of frame strings */
+			size_t nn = r->capstr ? r->capstr : 256;
+			while (nn <= id)
+				nn *= 2;
 			struct str *s = realloc(r->str, nn * sizeof *s);
-			char **d = realloc(r->dem, nn * sizeof *d);
 			if (s)
 				r->str = s;
+			char **d = s ? realloc(r->dem, nn * sizeof *d) : NULL;
 			if (d)
 				r->dem = d;
 			if (!s || !d)
 				return -1;
-			memset(r->str + r->nstr, 0, (nn - r->nstr) * sizeof *s);
-			memset(r->dem + r->nstr, 0, (nn - r->nstr) * sizeof *d);
-			r->nstr = nn;
+			memset(r->str + r->capstr, 0, (nn - r->capstr) * sizeof *s);
+			memset(r->dem + r->capstr, 0, (nn - r->capstr) * sizeof *d);
+			r->capstr = nn;
 		}
+		if (id >= r->nstr)
+			r->nstr = (size_t)id + 1;
 		r->str[id].p = (const char *)q + off + 8;
 		r->str[id].len = n;
 		off += 8 + (((size_t)n + 3) & ~(size_t)3);
@@ -78,7 +89,7 @@ static int add_strings(struct rd *r, const uint8_t *q, size_t len)
 }
 
 /* Pass 1: validate the chain of chunks and collect the small tables. */
-static int scan(struct rd *r)
+int tixjr_scan(struct rd *r)
 {
 	size_t off = 0;
 	struct tixj_chunk_hdr h;
@@ -171,9 +182,16 @@ static int scan(struct rd *r)
 
 /* ---- names ---- */
 
+/* r->dem[id] for a name that does not demangle: tried once, kept raw. */
+static char raw_name[1];
+
 static const char *kernel_name(struct rd *r, uint32_t id, size_t *len)
 {
 	struct str s = tixjr_str(r, id);
+	if (id < r->nstr && r->dem[id] == raw_name) {
+		*len = s.len;
+		return s.p;
+	}
 	if (id < r->nstr && r->dem[id]) {
 		*len = strlen(r->dem[id]);
 		return r->dem[id];
@@ -192,21 +210,11 @@ static const char *kernel_name(struct rd *r, uint32_t id, size_t *len)
 				return d;
 			}
 			free(d); /* Triton names etc. stay as they are */
+			r->dem[id] = raw_name;
 		}
 	}
 	*len = s.len;
 	return s.p;
-}
-
-/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel", as Kineto names calls. */
-static size_t api_name_len(const char *s, size_t n)
-{
-	size_t i = n;
-	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-		i--;
-	if (i < n && i >= 2 && s[i - 1] == 'v' && s[i - 2] == '_')
-		n = i - 2;
-	return n;
 }
 
 static const char *mem_kind(unsigned k)
@@ -241,65 +249,6 @@ static int note_stream(struct rd *r, uint32_t device, uint32_t stream)
 	return 0;
 }
 
-static int cmp_range_start(const void *a, const void *b)
-{
-	const struct range *x = *(const struct range *const *)a, *y = *(const struct range *const *)b;
-	return x->s < y->s ? -1 : x->s > y->s ? 1 : (x->e > y->e ? -1 : x->e < y->e);
-}
-
-/* The NVTX ranges open on the capturing thread when a graph node was made:
- * the parents a replayed kernel had at capture time. */
-static const char *graph_chain(struct rd *r, uint64_t node_id)
-{
-	size_t gi = SIZE_MAX;
-	for (int hop = 0; hop < 8; hop++) { /* clone -> original -> ... */
-		size_t found = SIZE_MAX;
-		for (size_t i = 0; i < r->ngn; i++)
-			if (r->gn[i].node_id == node_id)
-				found = i;
-		if (found == SIZE_MAX)
-			break;
-		gi = found;
-		if (r->gn[gi].how != TIXJ_G_CLONED)
-			break;
-		node_id = r->gn[gi].orig_node_id;
-	}
-	if (gi == SIZE_MAX || r->gn[gi].how != TIXJ_G_CREATED)
-		return NULL;
-	if (r->gn_chain[gi])
-		return r->gn_chain[gi];
-	const struct tixj_graph_node *g = &r->gn[gi];
-	const struct range **in = malloc((r->nrg + 1) * sizeof *in);
-	if (!in)
-		return NULL;
-	size_t k = 0;
-	for (size_t i = 0; i < r->nrg; i++)
-		if (r->rg[i].tid == g->tid && r->rg[i].s <= g->ts && g->ts < r->rg[i].e)
-			in[k++] = &r->rg[i];
-	qsort(in, k, sizeof *in, cmp_range_start);
-	struct sb b = {0};
-	for (size_t i = 0; i < k; i++) {
-		struct str s = tixjr_str(r, in[i]->name);
-		if (i)
-			tixjr_sb_add(&b, " > ", 3);
-		tixjr_sb_add(&b, s.p, s.len);
-	}
-	free(in);
-	r->gn_chain[gi] = b.p ? b.p : strdup("");
-	return r->gn_chain[gi];
-}
-
-static void graph_args(struct rd *r, struct sb *a, uint64_t node_id)
-{
-	tixjr_sb_printf(a, "\"graph node\":%" PRIu64, node_id);
-	const char *chain = graph_chain(r, node_id);
-	if (chain && *chain) {
-		tixjr_sb_add(a, ",\"captured under\":", 18);
-		tixjr_sb_json(a, chain, strlen(chain));
-	}
-}
-
-
 static int emit_kernel(struct rd *r, const struct tixj_kernel *k)
 {
 	struct tix_launch_in L = {
@@ -315,8 +264,9 @@ static int emit_kernel(struct rd *r, const struct tixj_kernel *k)
 	};
 	struct sb a = {0};
 	tixjr_sb_add(&a, "{", 1);
+	const struct tix_capture_in *cap = NULL;
 	if (k->graph_id || k->graph_node_id)
-		graph_args(r, &a, k->graph_node_id);
+		cap = tixjr_graph_capture(r, k->graph_node_id, &a);
 	if (k->flags & TIXJ_K_NO_TIMESTAMP)
 		tixjr_sb_printf(&a, "%s\"no timestamp\":true", a.len > 1 ? "," : "");
 	if (k->flags & TIXJ_K_DEVICE_LAUNCHED)
@@ -334,6 +284,7 @@ static int emit_kernel(struct rd *r, const struct tixj_kernel *k)
 		.args = {a.p, a.len > 2 ? a.len : 0},
 		.correlation = k->correlation ? (int64_t)k->correlation : -1,
 		.launch = &L,
+		.captured = cap,
 	};
 	int rc = note_stream(r, k->device, k->stream) == 0 ? emit(r, &ev) : -1;
 	free(a.p);
@@ -360,8 +311,9 @@ static int emit_copy(struct rd *r, const struct tixj_copy *c)
 		         mem_kind(c->src_kind), mem_kind(c->dst_kind));
 	struct sb a = {0};
 	tixjr_sb_add(&a, "{", 1);
+	const struct tix_capture_in *cap = NULL;
 	if (c->graph_id || c->graph_node_id)
-		graph_args(r, &a, c->graph_node_id);
+		cap = tixjr_graph_capture(r, c->graph_node_id, &a);
 	if (c->op == TIXJ_COPY_MEMSET)
 		tixjr_sb_printf(&a, "%s\"value\":%u", a.len > 1 ? "," : "", c->value);
 	if (c->op == TIXJ_COPY_P2P)
@@ -378,6 +330,7 @@ static int emit_copy(struct rd *r, const struct tixj_copy *c)
 		.args = {a.p, a.len > 2 ? a.len : 0},
 		.correlation = c->correlation ? (int64_t)c->correlation : -1,
 		.launch = &L,
+		.captured = cap,
 	};
 	int rc = note_stream(r, c->device, c->stream) == 0 ? emit(r, &ev) : -1;
 	free(a.p);
@@ -396,7 +349,7 @@ static int emit_api(struct rd *r, const struct tixj_api *a)
 		.pid = tixjr_id(r->hdr.pid), .tid = tixjr_id(a->tid),
 		.start_ns = tixjr_rel(r, a->start),
 		.dur_ns = a->end > a->start ? a->end - a->start : 0,
-		.name = {s.p, api_name_len(s.p, s.len)},
+		.name = tixjr_api_name(s),
 		.cat = drv ? (struct tix_str){"cuda_driver", 11} : (struct tix_str){"cuda_runtime", 12},
 		.args = {args, (size_t)n},
 		.correlation = a->correlation ? (int64_t)a->correlation : -1,
@@ -457,8 +410,7 @@ static int pair_markers(struct rd *r)
 	if (r->nmk)
 		qsort(r->mk, r->nmk, sizeof *r->mk, cmp_marker_id);
 	r->rg = calloc(r->nmk + 1, sizeof *r->rg);
-	r->gn_chain = calloc(r->ngn + 1, sizeof *r->gn_chain);
-	if (!r->rg || !r->gn_chain)
+	if (!r->rg)
 		return -1;
 	for (size_t i = 0; i < r->nmk; i++) {
 		const struct tixj_marker *m = &r->mk[i];
@@ -519,13 +471,12 @@ static int emit_ranges(struct rd *r)
 	return 0;
 }
 
-static void rd_free(struct rd *r)
+void tixjr_free(struct rd *r)
 {
 	for (size_t i = 0; i < r->nstr; i++)
-		free(r->dem[i]);
-	for (size_t i = 0; r->gn_chain && i < r->ngn; i++)
-		free(r->gn_chain[i]);
-	free(r->gn_chain);
+		if (r->dem[i] != raw_name)
+			free(r->dem[i]);
+	tixjr_graph_free(r);
 	free(r->dem);
 	free(r->str);
 	free(r->mk);
@@ -548,7 +499,7 @@ int tixcap_journal_read_mem(const void *data, size_t n, const char *path,
 		res = &dummy;
 	memset(res, 0, sizeof *res);
 	int rc = -1;
-	if (scan(&r) != 0) {
+	if (tixjr_scan(&r) != 0) {
 		tix_error_set(err, "%s: out of memory reading the journal", r.path);
 		goto out;
 	}
@@ -566,7 +517,7 @@ int tixcap_journal_read_mem(const void *data, size_t n, const char *path,
 		r.t_last = r.hdr.start_ns;
 	if (sink->base_time)
 		sink->base_time(sink->ctx, r.base);
-	if (pair_markers(&r) != 0) {
+	if (pair_markers(&r) != 0 || tixjr_graph_index(&r) != 0) {
 		tix_error_set(err, "%s: out of memory reading the journal", r.path);
 		goto out;
 	}
@@ -578,7 +529,7 @@ out:
 	res->records = r.records;
 	res->truncated = r.damaged;
 	res->salvaged_to = r.good_end;
-	rd_free(&r);
+	tixjr_free(&r);
 	return rc;
 }
 

@@ -33,12 +33,12 @@ struct rd {
 	size_t cmdline_len;
 	struct str *str;
 	char **dem;                 /* demangled names by string id, lazily */
-	size_t nstr;
+	size_t nstr, capstr;         /* ids seen (highest + 1), room */
 	struct tixj_marker *mk;
 	size_t nmk, capmk;
 	struct tixj_graph_node *gn;
 	size_t ngn, capgn;
-	char **gn_chain;            /* "a > b > c" per graph node, lazily */
+	struct graph_join *graph;   /* journal_graph.c */
 	struct tixj_thread *th;
 	size_t nth, capth;
 	struct tixj_device *dev;
@@ -58,11 +58,34 @@ struct rd {
 	struct sb notes;
 };
 
+struct graph_join;
+
+/* Pass 1 over r->p[0..n): checks the chain of chunks (r->damaged,
+ * r->good_end say where it stops) and collects strings, markers, graph
+ * nodes and metadata.  Returns 0, or -1 when out of memory.  tixjr_free
+ * releases what it and the rest of the reader allocated. */
+int tixjr_scan(struct rd *r);
+void tixjr_free(struct rd *r);
+
 /* String id -> bytes in the mapping; "" for unknown ids. */
 struct str tixjr_str(const struct rd *r, uint32_t id);
 /* Journal time (epoch ns) -> row time (relative to the base). */
 int64_t tixjr_rel(const struct rd *r, uint64_t t);
 struct tix_id tixjr_id(int64_t v);
+/* An API call's name as the program wrote it (CUPTI's cbid name without
+ * its version suffix; see journal_meta.c). */
+struct tix_str tixjr_api_name(struct str cupti_name);
+
+/* journal_graph.c: replayed GPU work -> the graph node it replays, by node
+ * id (linear: one hash table).  tixjr_graph_index runs once after pass 1;
+ * tixjr_graph_capture appends the node id to the args a and returns what
+ * captured it (owned by r, valid until tixjr_graph_free), or NULL when the
+ * node was never journaled or nothing is known of its capture. */
+int tixjr_graph_index(struct rd *r);
+const struct tix_capture_in *tixjr_graph_capture(struct rd *r, uint64_t node_id, struct sb *a);
+uint64_t tixjr_graph_unknown(const struct rd *r); /* lookups that found no node */
+void tixjr_graph_free(struct rd *r);
+
 /* Sink calls after the events: metadata and track names, warnings. */
 int tixjr_emit_meta(struct rd *r);
 int tixjr_emit_warnings(struct rd *r);

@@ -3,14 +3,15 @@
  * Owner: cupti_capture.
  *
  * Sets the environment that makes every CUDA process CMD starts load
- * libtixcap.so (CUDA_INJECTION64_PATH) and route NVTX into the same libcupti
- * (NVTX_INJECTION64_PATH), runs CMD, forwards SIGINT/SIGTERM/SIGHUP sent to
- * us, exits with CMD's status, and then turns each journal CMD left into a
- * .tix with the index builder.  Works in builds without CUPTI only far
- * enough to say why capture is unavailable.
+ * libtixcap.so (CUDA_INJECTION64_PATH) and route NVTX through it into the
+ * libcupti it uses (NVTX_INJECTION64_PATH), runs CMD, forwards
+ * SIGINT/SIGTERM/SIGHUP sent to us, waits for CMD and for every process it
+ * started (a server's ranks may outlive it: we are their subreaper), exits
+ * with CMD's status, and hands each journal they wrote to the ingest door
+ * the tix program lends us.  Works in builds without CUPTI only far enough
+ * to say why capture is unavailable.
  */
 #include "cupti_capture/capture.h"
-#include "index/builder.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,15 +56,18 @@ static int parse_seconds(const char *opt, const char *v, double *out)
 }
 
 #ifdef TIX_HAVE_CUPTI
-static volatile sig_atomic_t g_child;
+static volatile sig_atomic_t g_child, g_stop_waiting;
 
 /* Signals sent to us by a process (kill, systemd, a job runner) go on to
  * CMD.  Terminal signals (^C) already reach CMD through the process group:
- * forwarding them too would deliver two. */
+ * forwarding them too would deliver two.  Once CMD is gone, any of them
+ * stops the wait for the processes it left behind. */
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	if (g_child > 0 && si && si->si_code <= 0)
+	if (g_child <= 0)
+		g_stop_waiting = 1;
+	else if (si && si->si_code <= 0)
 		kill((pid_t)g_child, sig);
 }
 
@@ -120,45 +125,9 @@ static int mkdir_p(const char *path)
 	return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int build_index(const char *journal, const char *step_marker)
-{
-	char out[PATH_MAX + 256];
-	size_t l = strlen(journal);
-	snprintf(out, sizeof out, "%.*s.tix", (int)(l > 5 ? l - 5 : l), journal);
-	struct stat st;
-	stat(journal, &st);
-	struct tix_build_opts o = {
-		.source_path = journal,
-		.source_size = (uint64_t)st.st_size,
-		.source_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
-		.step_marker = step_marker,
-	};
-	struct tix_error err = {{0}};
-	struct tix_builder *b = tix_builder_new(out, &o, &err);
-	if (!b) {
-		fprintf(stderr, "tix capture: %s\n", err.msg);
-		return -1;
-	}
-	struct tix_sink sink;
-	tix_builder_sink(b, &sink);
-	struct tixcap_journal_result res;
-	if (tixcap_journal_read(journal, &sink, &res, &err) != 0) {
-		fprintf(stderr, "tix capture: %s\n", err.msg);
-		tix_builder_abort(b);
-		return -1;
-	}
-	if (tix_builder_finish(b, &err) != 0) {
-		fprintf(stderr, "tix capture: %s\n", err.msg);
-		return -1;
-	}
-	fprintf(stderr, "tix capture: wrote %s (%llu events%s)\n", out,
-	        (unsigned long long)res.records,
-	        res.truncated ? ", journal was torn: kept its whole prefix" : "");
-	return 0;
-}
-
 /* Journals written since `since` (ours, not those of earlier runs). */
-static int index_journals(const char *dir, time_t since, const char *step_marker, int *found)
+static int index_journals(const char *dir, time_t since, const char *step_marker,
+                          tixcap_ingest_fn ingest, int *found)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -176,11 +145,49 @@ static int index_journals(const char *dir, time_t since, const char *step_marker
 		if (stat(path, &st) != 0 || st.st_mtime < since)
 			continue;
 		(*found)++;
-		if (build_index(path, step_marker) != 0)
+		if (!ingest) {
+			fprintf(stderr, "tix capture: wrote %s (`tix index` builds its index)\n", path);
+			continue;
+		}
+		char out[PATH_MAX + 256];
+		struct tix_error err = {{0}};
+		if (ingest(path, step_marker, out, sizeof out, &err) != 0) {
+			fprintf(stderr, "tix capture: %s\n", err.msg);
 			rc = -1;
+		} else {
+			fprintf(stderr, "tix capture: wrote %s\n", out);
+		}
 	}
 	closedir(d);
 	return rc;
+}
+
+/* CMD has exited: its descendants (a server's ranks, a daemonised helper)
+ * were reparented to us and may still be writing journals.  Wait for them,
+ * or until a signal says to stop waiting. */
+static void wait_descendants(const char *cmd)
+{
+	time_t t0 = time(NULL);
+	int said = 0;
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG);
+		if (p > 0)
+			continue;
+		if (p < 0)
+			return; /* ECHILD: all gone */
+		if (g_stop_waiting) {
+			fprintf(stderr, "tix capture: stopped waiting for the processes %s started; "
+			                "indexing what they wrote so far\n", cmd);
+			return;
+		}
+		if (!said && time(NULL) - t0 >= 10) {
+			said = 1;
+			fprintf(stderr, "tix capture: %s exited; waiting for the processes it started "
+			                "(Ctrl-C or SIGTERM: index what they wrote so far)\n", cmd);
+		}
+		usleep(50 * 1000); /* a signal ends it early */
+	}
 }
 
 static void set_num_env(const char *name, double v, int on)
@@ -196,7 +203,7 @@ static void set_num_env(const char *name, double v, int on)
 
 #endif /* TIX_HAVE_CUPTI */
 
-int tixcap_main(int argc, char **argv, const char *tix_exe_path)
+int tixcap_main(int argc, char **argv, const char *tix_exe_path, tixcap_ingest_fn ingest)
 {
 	const char *out = NULL, *nvtx = NULL, *step_marker = NULL;
 	double delay = 0, duration = 0, flush_ms = 250;
@@ -252,6 +259,7 @@ missing:
 	char **cmd = argv + i;
 #ifndef TIX_HAVE_CUPTI
 	(void)tix_exe_path;
+	(void)ingest;
 	(void)cmd;
 	(void)out;
 	(void)nvtx;
@@ -269,21 +277,22 @@ missing:
 		        tix_exe_path ? tix_exe_path : "tix", TIXCAP_BUILD_LIB);
 		return 2;
 	}
-	const char *cupti = getenv("TIX_CAPTURE_CUPTI");
-	if (!cupti || !*cupti)
-		cupti = TIXCAP_CUPTI_PATH;
 	char dir[PATH_MAX], dflt[64];
 	if (!out) {
 		time_t t = time(NULL);
 		strftime(dflt, sizeof dflt, "tix-capture-%Y%m%d-%H%M%S", localtime(&t));
 		out = dflt;
 	}
+	struct stat ost;
+	int created = stat(out, &ost) != 0;
 	if (mkdir_p(out) != 0 || !realpath(out, dir)) {
 		fprintf(stderr, "tix capture: cannot create %s: %s\n", out, strerror(errno));
 		return 2;
 	}
 	setenv("CUDA_INJECTION64_PATH", lib, 1);
-	setenv("NVTX_INJECTION64_PATH", cupti, 1);
+	/* NVTX into the same library, which hands it to the libcupti that
+	 * capture uses, whichever file that is (CUPTI.md 1.2). */
+	setenv("NVTX_INJECTION64_PATH", lib, 1);
 	setenv("TIX_CAPTURE_DIR", dir, 1);
 	set_num_env("TIX_CAPTURE_DELAY_S", delay, delay > 0);
 	set_num_env("TIX_CAPTURE_DURATION_S", duration, duration > 0);
@@ -305,6 +314,8 @@ missing:
 	 * the dispositions we inherited. */
 	for (int s = 0; s < 3; s++)
 		sigaction(sigs[s], &sa, &old[s]);
+	/* Orphans of CMD come to us, so we can wait for them. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -333,17 +344,20 @@ missing:
 	} else {
 		rc = 2;
 	}
+	wait_descendants(cmd[0]);
 	/* Indexing may take a moment: a ^C now should still stop us. */
 	for (int s = 0; s < 3; s++)
 		sigaction(sigs[s], &old[s], NULL);
 	int found = 0;
-	int ir = index_journals(dir, started - 1, step_marker, &found);
-	if (found == 0)
-		fprintf(stderr, "tix capture: %s ran no CUDA%s (no journal appeared in %s)\n", cmd[0],
+	int ir = index_journals(dir, started - 1, step_marker, ingest, &found);
+	if (found == 0) {
+		if (created)
+			rmdir(dir); /* only if empty: what is there stays */
+		fprintf(stderr, "tix capture: nothing recorded: %s ran no CUDA%s\n", cmd[0],
 		        delay > 0 || duration > 0 || nvtx || profiler_api
 		                ? ", or no capture window opened"
-		                : "",
-		        dir);
+		                : "");
+	}
 	if (ir != 0 && rc == 0)
 		rc = 2;
 	return rc;

@@ -117,12 +117,12 @@ int tixcap_queue_init(struct tixcap_queue *q, size_t cap)
 	return 0;
 }
 
-int tixcap_queue_push(struct tixcap_queue *q, uint8_t *buf, size_t valid)
+int tixcap_queue_push(struct tixcap_queue *q, const struct tixcap_done *d)
 {
 	int rc = -1;
 	pthread_mutex_lock(&q->mu);
 	if (!q->closed && q->count < q->cap) {
-		q->ring[(q->head + q->count) % q->cap] = (struct tixcap_done){buf, valid};
+		q->ring[(q->head + q->count) % q->cap] = *d;
 		q->count++;
 		rc = 0;
 		pthread_cond_signal(&q->cv);

@@ -46,7 +46,12 @@ void tixcap_pool_done(struct tixcap_pool *p);
 
 /* Completed buffers waiting for the writer: a ring as long as the pool, so
  * a push never waits for room. */
-struct tixcap_done { uint8_t *buf; size_t valid; };
+struct tixcap_done {
+	uint8_t *buf;
+	size_t valid;
+	void *ctx;                  /* the CUcontext and stream CUPTI gave with the */
+	uint32_t stream;            /* buffer: whose dropped-record count to read */
+};
 struct tixcap_queue {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -57,7 +62,7 @@ struct tixcap_queue {
 int tixcap_queue_init(struct tixcap_queue *q, size_t cap);
 /* Returns 0, or -1 when the queue is full (cannot happen with pool
  * buffers) or closed. */
-int tixcap_queue_push(struct tixcap_queue *q, uint8_t *buf, size_t valid);
+int tixcap_queue_push(struct tixcap_queue *q, const struct tixcap_done *d);
 /* Waits up to timeout_ms for a buffer.  Returns 1 with *out filled, 0 on
  * timeout, -1 when closed and empty. */
 int tixcap_queue_pop(struct tixcap_queue *q, struct tixcap_done *out, int timeout_ms);

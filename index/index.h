@@ -275,6 +275,8 @@ double tix_device_peak_Bps(const char *device_name);
 char *tix_traffic_text(const struct tix_traffic *t, int64_t dur_ns, char *out, size_t cap);
 /* v with an SI prefix: "856.31 MB" for (856313856, "B"). */
 char *tix_fmt_scaled(double v, const char *unit, char *out, size_t cap);
+/* n with thousands separators: "285,437,952". */
+char *tix_fmt_count(uint64_t n, char *out, size_t cap);
 
 /* s with every run of white space (newlines of a pretty-printed value)
  * made one space and the ends trimmed, cut to cap.  Returns buf. */

@@ -286,7 +286,7 @@ int tix_event_traffic(const struct tix_index *ix, uint32_t row, struct tix_traff
 	return 1;
 }
 
-static char *fmt_count(uint64_t n, char *out, size_t cap)
+char *tix_fmt_count(uint64_t n, char *out, size_t cap)
 {
 	char digits[32], tmp[48];
 	int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n), j = 0;
@@ -326,7 +326,7 @@ char *tix_traffic_text(const struct tix_traffic *t, int64_t dur_ns, char *out, s
 		return out;
 	}
 	if (t->tensors && t->elements >= 0)
-		n = snprintf(out, cap, "%s element%s x (%d + %d) bytes = %s", fmt_count((uint64_t)t->elements, a, sizeof a),
+		n = snprintf(out, cap, "%s element%s x (%d + %d) bytes = %s", tix_fmt_count((uint64_t)t->elements, a, sizeof a),
 		             t->elements == 1 ? "" : "s", t->elem_sizes[0], t->elem_sizes[1],
 		             tix_fmt_scaled((double)t->bytes, "B", b, sizeof b));
 	else

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/index.h"
+
 char *fmt_dur(int64_t ns, char *out, size_t cap)
 {
 	if (ns < 0)
@@ -20,47 +22,20 @@ char *fmt_dur(int64_t ns, char *out, size_t cap)
 	return out;
 }
 
+/* One definition of each, shared with the CLI (index/traffic.c). */
 char *fmt_count(uint64_t n, char *out, size_t cap)
 {
-	char digits[32];
-	int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
-	char tmp[48];
-	int j = 0;
-	for (int i = 0; i < len; i++) {
-		if (i > 0 && (len - i) % 3 == 0)
-			tmp[j++] = ',';
-		tmp[j++] = digits[i];
-	}
-	tmp[j] = 0;
-	snprintf(out, cap, "%s", tmp);
-	return out;
-}
-
-static char *fmt_scaled(double v, const char *unit, char *out, size_t cap)
-{
-	static const char *prefix[] = {"", "k", "M", "G", "T", "P"};
-	int p = 0;
-	while (v >= 1000 && p < 5) {
-		v /= 1000;
-		p++;
-	}
-	if (p == 0)
-		snprintf(out, cap, "%.0f %s", v, unit);
-	else if (v >= 100)
-		snprintf(out, cap, "%.1f %s%s", v, prefix[p], unit);
-	else
-		snprintf(out, cap, "%.2f %s%s", v, prefix[p], unit);
-	return out;
+	return tix_fmt_count(n, out, cap);
 }
 
 char *fmt_bytes(double bytes, char *out, size_t cap)
 {
-	return fmt_scaled(bytes, "B", out, cap);
+	return tix_fmt_scaled(bytes, "B", out, cap);
 }
 
 char *fmt_rate(double bytes_per_s, char *out, size_t cap)
 {
-	return fmt_scaled(bytes_per_s, "B/s", out, cap);
+	return tix_fmt_scaled(bytes_per_s, "B/s", out, cap);
 }
 
 char *fmt_pct(int64_t part, int64_t whole, char *out, size_t cap)

@@ -42,6 +42,12 @@ struct rec_event {
 	char *name, *args, *cat;
 	int has_launch;
 	struct tix_launch_in launch;
+	/* ev.captured, copied: frame names joined by " > ", their count, the
+	 * kind of the innermost, the match and the source */
+	char *captured, *capture_source;
+	uint32_t nframes;
+	enum tix_kind inner_kind;
+	enum tix_capture_match match;
 };
 struct rec_sink {
 	struct rec_event *ev;
@@ -81,6 +87,23 @@ static int rec_event(void *ctx, const struct tix_event_in *ev, struct tix_error 
 		e->launch = *ev->launch;
 	}
 	e->ev.launch = NULL;
+	if (ev->captured) {
+		const struct tix_capture_in *c = ev->captured;
+		size_t len = 1;
+		for (uint32_t i = 0; i < c->nframes; i++)
+			len += c->frames[i].name.len + 3;
+		e->captured = calloc(1, len);
+		for (uint32_t i = 0; i < c->nframes; i++) {
+			if (i)
+				strcat(e->captured, " > ");
+			strncat(e->captured, c->frames[i].name.ptr, c->frames[i].name.len);
+		}
+		e->nframes = c->nframes;
+		e->inner_kind = c->nframes ? c->frames[c->nframes - 1].kind : TIX_KIND_OTHER;
+		e->match = c->match;
+		e->capture_source = rec_dup(c->source.ptr, c->source.len);
+	}
+	e->ev.captured = NULL;
 	return 0;
 }
 static int rec_flow(void *ctx, const struct tix_flow_in *fl, struct tix_error *err) { return 0; }
@@ -121,6 +144,8 @@ static void rec_free(struct rec_sink *r)
 		free(r->ev[i].name);
 		free(r->ev[i].args);
 		free(r->ev[i].cat);
+		free(r->ev[i].captured);
+		free(r->ev[i].capture_source);
 	}
 	free(r->ev);
 	r->ev = NULL;
@@ -167,6 +192,13 @@ int tix_error_set(struct tix_error *err, const char *fmt, ...)
 #define STORY_PID 31337u
 #define STORY_KERNEL "_ZN3sim27unrolled_elementwise_kernelINS_13CastFp8ToBf16ELi4EEEvmT_PK13__nv_fp8_e4m3P13__nv_bfloat16"
 #define STORY_KERNEL_DEMANGLED "void sim::unrolled_elementwise_kernel<sim::CastFp8ToBf16, 4>(unsigned long, sim::CastFp8ToBf16, __nv_fp8_e4m3 const*, __nv_bfloat16*)"
+
+/* What fake_cupti.c counts while the program runs, for test_inject_fake. */
+struct tixfake_stats {
+	int flushes_plain, flushes_forced, flush_period_ms;
+	const void *nvtx_table;     /* what InitializeInjectionNvtx2 was given */
+	int records, refused;
+};
 
 struct fab { uint8_t *p; size_t len, cap; };
 
@@ -283,7 +315,8 @@ static void fab_story(struct fab *f)
 	fab_marker(f, CUPTI_ACTIVITY_FLAG_MARKER_START, 3, t + 1200, "aten::to");
 	fab_marker(f, CUPTI_ACTIVITY_FLAG_MARKER_START, 4, t + 1300, "aten::_to_copy");
 	fab_marker(f, CUPTI_ACTIVITY_FLAG_MARKER_START, 5, t + 1400, "aten::copy_");
-	fab_api(f, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+	/* nvcc 13 compiles <<<...>>> into __cudaLaunchKernel (cbid 505) */
+	fab_api(f, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
 	        t + 1500, t + 1600, 77);
 	fab_marker(f, CUPTI_ACTIVITY_FLAG_MARKER_END, 5, t + 1700, NULL);
 	fab_marker(f, CUPTI_ACTIVITY_FLAG_MARKER_END, 4, t + 1800, NULL);
@@ -333,11 +366,25 @@ static void journal_from(struct fab *f, const char *dir, struct tixcap_windows *
 	struct tixcap_conv c;
 	CHECK(tixcap_conv_init(&c, &w, win) == 0);
 	if (graph) {
-		/* what the resource callbacks journal during stream capture */
-		struct tixj_graph_node made = {0x100000001ull, 0, STORY_T0 + 1450, 5, STORY_TID,
-		                               TIXJ_G_CREATED, 0};
-		struct tixj_graph_node cloned = {0x100000002ull, 0x100000001ull, STORY_T0 + 3050, 5,
-		                                 STORY_TID, TIXJ_G_CLONED, 0};
+		/* What the resource callbacks journal: the node made while the
+		 * cast's launch was captured, with the NVTX ranges open then and
+		 * that launch call; then its copy made by instantiation, whose id
+		 * the replayed kernel carries. */
+		static const char frames[] = "step[DECODE bs=1]\0layer.00\0aten::to\0aten::_to_copy\0"
+		                             "aten::copy_";
+		struct tixj_graph_node made = {
+			.node_id = 0x100000001ull, .ts = STORY_T0 + 1450, .graph_id = 5,
+			.tid = STORY_TID, .how = TIXJ_G_CREATED,
+			.frames = tixj_intern(&w, frames, sizeof frames),
+			.api = tixcap_conv_api_name(&c, 0, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000),
+			.correlation = 60, .cbid = CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+			.domain = TIXJ_API_RUNTIME,
+		};
+		struct tixj_graph_node cloned = {
+			.node_id = 0x100000002ull, .orig_node_id = 0x100000001ull, .ts = STORY_T0 + 3050,
+			.graph_id = 5, .tid = STORY_TID, .how = TIXJ_G_CLONED, .frames = TIXJ_NONE,
+			.api = TIXJ_NONE,
+		};
 		tixj_add(&w, TIXJ_GRAPH_NODES, &made, made.ts, made.ts);
 		tixj_add(&w, TIXJ_GRAPH_NODES, &cloned, cloned.ts, cloned.ts);
 	}

@@ -3,7 +3,8 @@
  * builder and reader: the cast kernel (grid 557496x1x1, block 128) links to
  * its cudaLaunchKernel, whose parents are aten::copy_ < aten::_to_copy <
  * aten::to < layer.00 < step[DECODE bs=1], the step the kernel belongs to;
- * the graph replay is labelled.  Owner: cupti_capture.
+ * the graph replay is labelled and stored as captured under that chain and
+ * its capture-time launch, match exact.  Owner: cupti_capture.
  * Usage: test_index SRCDIR BINDIR.
  */
 #define CAPTURE_TEST_CUPTI
@@ -60,8 +61,28 @@ int main(int argc, char **argv)
 		tix_event_get(ix, row, &e);
 		if (e.kind != TIX_KIND_KERNEL)
 			continue;
-		if (e.flags & TIX_ROW_GRAPH_REPLAY)
+		if (e.flags & TIX_ROW_GRAPH_REPLAY) {
 			graph++;
+			/* the exact join ends in the index: captured under the NVTX
+			 * chain and the captured launch, match exact, from the journal */
+			struct tix_capture_view cv;
+			CHECK_EQ_INT(tix_event_capture(ix, row, &cv), TIX_MATCH_EXACT);
+			const char *want[] = {"step[DECODE bs=1]", "layer.00", "aten::to", "aten::_to_copy",
+			                      "aten::copy_", "cudaLaunchKernel"};
+			CHECK_EQ_INT(cv.nframes, 6);
+			for (uint32_t i = 0; i < cv.nframes && i < 6; i++) {
+				if (strcmp(tix_str(ix, cv.frames[i].name), want[i]) != 0) {
+					fprintf(stderr, "captured frame %u is '%s', want '%s'\n", i,
+					        tix_str(ix, cv.frames[i].name), want[i]);
+					t_failures++;
+				}
+				CHECK_EQ_INT(cv.frames[i].kind, i < 5 ? TIX_KIND_USER_ANNOTATION : TIX_KIND_RUNTIME);
+			}
+			CHECK(cv.source != TIX_NONE && strcmp(tix_str(ix, cv.source), journal) == 0);
+		} else if (e.kind == TIX_KIND_KERNEL) {
+			struct tix_capture_view cv;
+			CHECK_EQ_INT(tix_event_capture(ix, row, &cv), TIX_MATCH_NONE);
+		}
 		const struct tix_kernel_info *ki =
 			e.kernel_info != TIX_NONE ? tix_kernel_info_get(ix, e.kernel_info) : NULL;
 		if (!ki || ki->grid[0] != 557496 || (e.flags & TIX_ROW_GRAPH_REPLAY))

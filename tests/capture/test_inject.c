@@ -2,7 +2,8 @@
  * tests/capture/test_inject.c: libtixcap.so without a GPU or driver.
  * dlopen it as libcuda would, call InitializeInjection twice: it must
  * return 1 (cuInit goes on), print exactly one line naming the cause,
- * create no file, and export nothing but InitializeInjection.
+ * create no file, and export nothing but InitializeInjection and
+ * InitializeInjectionNvtx2.
  * Owner: cupti_capture.  Usage: test_inject PATH/libtixcap.so SCRATCHDIR
  */
 #include <dirent.h>
@@ -37,6 +38,11 @@ int main(int argc, char **argv)
 	if (!init) {
 		fprintf(stderr, "InitializeInjection not exported\n");
 		return 1;
+	}
+	/* NVTX's entry point, which hands NVTX to the libcupti in use */
+	if (!dlsym(h, "InitializeInjectionNvtx2")) {
+		fprintf(stderr, "InitializeInjectionNvtx2 not exported\n");
+		fails++;
 	}
 	/* internal symbols stay hidden */
 	if (dlsym(h, "tixj_flush") || dlsym(h, "tixcap_pool_get")) {

@@ -54,7 +54,7 @@ static void *producer(void *arg)
 		memset(b, me, used);
 		memcpy(b, &i, sizeof i);
 		produced++;
-		if (tixcap_queue_push(&queue, b, used) != 0) {
+		if (tixcap_queue_push(&queue, &(struct tixcap_done){b, used, NULL, 0}) != 0) {
 			fprintf(stderr, "queue refused a pool buffer\n");
 			failures++;
 		}
@@ -124,7 +124,7 @@ int main(void)
 	}
 	tixcap_queue_close(&queue);
 	struct tixcap_done d;
-	if (tixcap_queue_pop(&queue, &d, 1) != -1 || tixcap_queue_push(&queue, pool.base, 1) != -1)
+	if (tixcap_queue_pop(&queue, &d, 1) != -1 || tixcap_queue_push(&queue, &(struct tixcap_done){pool.base, 1, NULL, 0}) != -1)
 		failures++;
 	tixcap_queue_done(&queue);
 	tixcap_pool_done(&pool);

@@ -77,6 +77,12 @@ CAST_NS = 828000        # mean duration of one cast
 OTHER_LAYER_NS = 370000  # mean total of the other kernels of a layer
 
 KV_TOKENS = 495552      # KV cache pool: 495552 tokens x 1 x 576 FP8
+# --fixed: the gather-then-cast patch casts only the tokens in use, 335,155
+# of them: 193,049,280 elements in 377,050 blocks of 128 threads x 4, in
+# proportionally less time (decode 29% faster, GPU busy ~94 -> ~73 ms).
+FIXED_TOKENS = 335155
+FIXED_GRID = 377050
+FIXED = {"on": False}   # set by --fixed before the templates are built
 KV_DIM = 576
 HIDDEN = 6144
 Q_LORA = 2048
@@ -401,7 +407,9 @@ def build_templates(tokens, other_scale):
         "bmm_v": k("bmm_v", [HEADS, 2, 1], [128, 1, 1], 96, 49152, 4.4),
         "rope": k("rope", [t, 1, 1], [64, 8, 1], 64, 0, 2.9),
         "index_put": k("index_put", [max(1, t * KV_DIM // 512), 1, 1], [128, 1, 1], 24, 0, 2.6),
-        "cast": k("cast", [557496, 1, 1], [128, 1, 1], 20, 0, CAST_NS / 1000.0, 0.008, scale=False),
+        "cast": (k("cast", [FIXED_GRID, 1, 1], [128, 1, 1], 20, 0,
+                   CAST_NS / 1000.0 * FIXED_GRID / 557496, 0.008, scale=False) if FIXED["on"] else
+                 k("cast", [557496, 1, 1], [128, 1, 1], 20, 0, CAST_NS / 1000.0, 0.008, scale=False)),
         "fa3": k("fa3", [132, 1, 1], [384, 1, 1], 128, 200704, 38.0, 0.06),
         "fa3_combine": k("fa3_combine", [HEADS, t, 1], [256, 1, 1], 72, 16384, 3.4),
         "nccl": k("nccl", [8, 1, 1], [640, 1, 1], 96, 0, 24.0 * other_scale, 0.12, NCCL, scale=False),
@@ -468,14 +476,15 @@ def build_templates(tokens, other_scale):
             ]),
         ])
 
-    cast = Op("aten::to", [T([KV_TOKENS, 1, KV_DIM], FP8), S(15, "ScalarType"), S("False"),
+    kv = FIXED_TOKENS if FIXED["on"] else KV_TOKENS
+    cast = Op("aten::to", [T([kv, 1, KV_DIM], FP8), S(15, "ScalarType"), S("False"),
                            S("False"), NONE], [
-        Op("aten::_to_copy", [T([KV_TOKENS, 1, KV_DIM], FP8), S(15, "ScalarType"), NONE, NONE,
+        Op("aten::_to_copy", [T([kv, 1, KV_DIM], FP8), S(15, "ScalarType"), NONE, NONE,
                               NONE, S("False"), NONE], [
-            Op("aten::empty_strided", [S([KV_TOKENS, 1, KV_DIM], "ScalarList"),
+            Op("aten::empty_strided", [S([kv, 1, KV_DIM], "ScalarList"),
                                        S([KV_DIM, KV_DIM, 1], "ScalarList"), S(15, "ScalarType"),
                                        S(0), S("cuda:0", "Device"), S("False")], leaf_ns=4200),
-            Op("aten::copy_", [T([KV_TOKENS, 1, KV_DIM], BF16), T([KV_TOKENS, 1, KV_DIM], FP8),
+            Op("aten::copy_", [T([kv, 1, KV_DIM], BF16), T([kv, 1, KV_DIM], FP8),
                                S("False")], [L("cast")]),
         ]),
     ])
@@ -1350,6 +1359,10 @@ def main(argv=None):
     p.add_argument("--truncate-at", type=float, metavar="FRACTION",
                    help="cut the written file at this fraction of its bytes")
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--fixed", action="store_true",
+                   help="after the gather-then-cast fix: each layer casts only the 335,155 KV "
+                        "tokens in use (grid [377050,1,1], shorter casts); with the same --seed "
+                        "the rest of the trace is the same as without it")
     p.add_argument("--bs", type=int, default=1, help="batch size (default 1)")
     p.add_argument("--prefill", action="store_true", help="make the first step a prefill (EXTEND)")
     p.add_argument("--gzip", action="store_true", help="gzip even if OUT does not end in .gz")
@@ -1386,6 +1399,7 @@ def main(argv=None):
                         "correlation ids below the first launch's, half of them before the CPU window")
     p.add_argument("-q", "--quiet", action="store_true")
     a = p.parse_args(argv)
+    FIXED["on"] = a.fixed
     if a.steps < 1 or a.layers < 1 or a.bs < 1:
         p.error("--steps, --layers and --bs must be >= 1")
     if a.with_stack and (not a.python_frames or a.marker != "profilerstep"):

@@ -8,7 +8,11 @@
 // sync, pop.  The loop sits in nvtxRangeStartA("decode_window").  --mode graph
 // captures one step's launches (with their NVTX pushes) into a CUDA graph and
 // replays it each step.  --profile A:B calls cudaProfilerStart before step A
-// and cudaProfilerStop after step B.  Prints one JSON line at the end.
+// and cudaProfilerStop after step B.  --tiny swaps the cast for a kernel of
+// one 32-thread block that does nothing, and --per-layer N launches it N
+// times per layer: a launch-bound loop, where host-side cost shows.
+// --progress prints {"step":i,"pid":p,"t_end_ns":realtime} after each step
+// (the SIGKILL check's clock).  Prints one JSON line at the end.
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include <cuda_profiler_api.h>
@@ -41,6 +45,13 @@ __global__ void unrolled_elementwise_kernel(unsigned long n, Op op, const __nv_f
 		if (base + i < n)
 			out[base + i] = op(in[base + i]);
 }
+
+// The launch-bound variant: as cheap as a kernel gets.
+__global__ void tiny_kernel(int *flag)
+{
+	if (threadIdx.x == 0 && flag[0] == 12345)
+		flag[0] = 0;
+}
 } // namespace sim
 
 #define CK(x)                                                                          \
@@ -63,6 +74,9 @@ static const unsigned long kElems = 285437952UL; // 495552 x 1 x 576
 static const int kThreads = 128, kVec = 4;
 static const int kBlocks = (int)((kElems + kThreads * kVec - 1) / (kThreads * kVec)); // 557496
 
+static int g_tiny, g_per_layer = 1;
+static int *g_flag;
+
 static void layers(int n, cudaStream_t s, const __nv_fp8_e4m3 *in, __nv_bfloat16 *out)
 {
 	char name[32];
@@ -72,8 +86,13 @@ static void layers(int n, cudaStream_t s, const __nv_fp8_e4m3 *in, __nv_bfloat16
 		nvtxRangePushA("aten::to");
 		nvtxRangePushA("aten::_to_copy");
 		nvtxRangePushA("aten::copy_");
-		sim::unrolled_elementwise_kernel<sim::CastFp8ToBf16, 4>
-			<<<kBlocks, kThreads, 0, s>>>(kElems, sim::CastFp8ToBf16(), in, out);
+		for (int k = 0; k < g_per_layer; k++) {
+			if (g_tiny)
+				sim::tiny_kernel<<<1, 32, 0, s>>>(g_flag);
+			else
+				sim::unrolled_elementwise_kernel<sim::CastFp8ToBf16, 4>
+					<<<kBlocks, kThreads, 0, s>>>(kElems, sim::CastFp8ToBf16(), in, out);
+		}
 		nvtxRangePop();
 		nvtxRangePop();
 		nvtxRangePop();
@@ -83,7 +102,7 @@ static void layers(int n, cudaStream_t s, const __nv_fp8_e4m3 *in, __nv_bfloat16
 
 int main(int argc, char **argv)
 {
-	int steps = 5, nlayers = 78, graph = 0, prof_a = -1, prof_b = -1;
+	int steps = 5, nlayers = 78, graph = 0, prof_a = -1, prof_b = -1, progress = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--steps") && i + 1 < argc)
 			steps = atoi(argv[++i]);
@@ -93,9 +112,15 @@ int main(int argc, char **argv)
 			graph = !strcmp(argv[++i], "graph");
 		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
 			sscanf(argv[++i], "%d:%d", &prof_a, &prof_b);
+		else if (!strcmp(argv[i], "--tiny"))
+			g_tiny = 1;
+		else if (!strcmp(argv[i], "--per-layer") && i + 1 < argc)
+			g_per_layer = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--progress"))
+			progress = 1;
 		else {
 			fprintf(stderr, "usage: e2e_decode [--steps N] [--layers N] [--mode eager|graph] "
-			                "[--profile A:B]\n");
+			                "[--profile A:B] [--tiny] [--per-layer N] [--progress]\n");
 			return 1;
 		}
 	}
@@ -109,6 +134,7 @@ int main(int argc, char **argv)
 	CK(cudaMalloc(&in, kElems));
 	CK(cudaMalloc(&out, kElems * sizeof(__nv_bfloat16)));
 	CK(cudaMalloc(&flag, sizeof(int)));
+	g_flag = flag;
 	CK(cudaMemset(in, 0x38, kElems)); // FP8 e4m3 1.0; the 285,437,952 B memset
 	cudaStream_t s;
 	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -145,15 +171,21 @@ int main(int argc, char **argv)
 		nvtxRangePop();
 		if (st == prof_b)
 			CK(cudaProfilerStop());
+		if (progress) {
+			printf("{\"step\":%d,\"pid\":%d,\"t_end_ns\":%lld}\n", st, (int)getpid(),
+			       now_ns(CLOCK_REALTIME));
+			fflush(stdout);
+		}
 	}
 	long long t1 = now_ns(CLOCK_MONOTONIC);
 	nvtxRangeEnd(window);
 	double mean_ms = steps > 1 ? (t1 - t0) / 1e6 / (steps - 1) : 0;
 	printf("{\"mode\":\"%s\",\"steps\":%d,\"layers\":%d,\"tid\":%d,\"pid\":%d,\"numRegs\":%d,"
-	       "\"staticSmem\":%zu,\"blocks\":%d,\"mean_step_ms\":%.4f,\"t_start_ns\":%lld,"
-	       "\"t_end_ns\":%lld}\n",
+	       "\"staticSmem\":%zu,\"blocks\":%d,\"tiny\":%d,\"per_layer\":%d,\"mean_step_ms\":%.4f,"
+	       "\"t_start_ns\":%lld,\"t_end_ns\":%lld}\n",
 	       graph ? "graph" : "eager", steps, nlayers, tid, (int)getpid(), fa.numRegs,
-	       fa.sharedSizeBytes, kBlocks, mean_ms, t_start, now_ns(CLOCK_REALTIME));
+	       fa.sharedSizeBytes, kBlocks, g_tiny, g_per_layer, mean_ms, t_start,
+	       now_ns(CLOCK_REALTIME));
 	if (exec)
 		cudaGraphExecDestroy(exec);
 	cudaFree(in);
