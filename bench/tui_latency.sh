@@ -52,6 +52,7 @@ key s; key s; key I; key t; key t
 key S; key Down; key Enter                     # the sort menu
 key : ; key 3 Enter; key y; key Y              # go to row 3, copy
 key '>'; key '<'
+key S; key Home; key Enter; key g              # back to Time%, the cast kernel on top
 key Enter; wait_for "Launches:"               # its launches
 key s; key s; key G; key g; key c
 key p; key p                                  # group by shape
@@ -62,8 +63,8 @@ key BSpace; key BSpace; key BSpace
 key 2; wait_for "Kernels:"                    # kernels of all steps
 key Enter; wait_for "Launches:"
 key s; key s; key I
-key p; wait_for "Shapes:"; key p              # shapes of one kernel in all steps
-key F; key c o p y _ Enter; wait_for "Found:"  # all events of the trace by name
+key p; wait_for "Input Dims"; key p             # shapes of one kernel in all steps
+key F; key c o p y _ Enter; wait_for "Kind" # all events of the trace by name
 key BSpace
 key 5; wait_for "Ops:"                        # CPU ops
 key s; key Enter; key Enter

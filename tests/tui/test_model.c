@@ -6,6 +6,7 @@
 #include "index/index.h"
 #include "tui/keys.h"
 #include "tui/model.h"
+#include "tui/table.h"
 
 static int failures;
 
@@ -121,6 +122,26 @@ static void test_osc52(void)
 	EXPECT(osc52("foobar", b, 12) == NULL);
 }
 
+/* name_fit: never cut silently; the name before its template arguments
+ * stays whole when it fits; what fits is returned as is. */
+static void test_name_fit(void)
+{
+	struct app a;
+	memset(&a, 0, sizeof a);
+	a.utf8 = 0; /* ASCII: the ellipsis is ~ and every character one column */
+	char b[256];
+	EXPECT_STR(name_fit(&a, "at::native::f<int>", 40, b, sizeof b), "at::native::f<int>");
+	EXPECT_STR(name_fit(&a, "at::native::f<int>", 8, b, sizeof b), "f<int>");
+	const char *s = name_fit(&a, "unrolled_elementwise_kernel<at::native::x, 4>", 30, b, sizeof b);
+	EXPECT(strlen(s) == 30);
+	EXPECT(strncmp(s, "unrolled_elementwise_kernel<", 28) == 0);
+	EXPECT(strchr(s, '~') != NULL);
+	EXPECT(s[29] == '>');
+	/* no template: head and tail, so ProfilerStep#1010 and #1014 differ */
+	EXPECT_STR(name_fit(&a, "ProfilerStep#1010", 16, b, sizeof b), "ProfilerSt~#1010");
+	EXPECT_STR(name_fit(&a, "ProfilerStep#1014", 16, b, sizeof b), "ProfilerSt~#1014");
+}
+
 static void test_short_name(void)
 {
 	static const char name[] =
@@ -140,6 +161,7 @@ int main(void)
 	test_keys();
 	test_short_name();
 	test_osc52();
+	test_name_fit();
 	if (failures)
 		fprintf(stderr, "test_model: %d failure(s)\n", failures);
 	else
