@@ -3,6 +3,7 @@
 # are stated in.  See docs/PERFORMANCE.md for the results and how to read them.
 #
 #   bench/run.sh                      # everything
+#   bench/run.sh memory               # only the memory rows (MEMORY_EVENTS)
 #   TIX=/path/to/tix bench/run.sh     # another tix binary (default build/cli/tix)
 #
 # Environment:
@@ -13,6 +14,10 @@
 #                 frames above every op, ~340 B an event); 0: the generator's default
 #   SKIP_PYTHON=1 skip python3 json.load (slow: 15-40 s)
 #   SKIP_2X=1     skip the 2x-size trace
+#   MEMORY_EVENTS counts of tiny kernel events for the memory rows
+#                 (default "10000000 40000000"; "" skips them): peak anonymous
+#                 memory must stay under 64 MB whatever the count (bench/gen_tiny.py
+#                 writes them, ~72 bytes an event: 0.75 and 3 GB of JSON)
 #   REAL_TRACE    real Kineto trace timed for reference
 #                 (default: REPO/../shared/traces/v100_8gpu_train.pt.trace.json.gz)
 #
@@ -69,8 +74,11 @@ else
 	TRACE=$BENCH_DIR/bench.json
 	TRACE2=$BENCH_DIR/bench2x.json
 fi
+ONLY=${1:-all}
+if [ "$ONLY" != memory ]; then
 gen "$BENCH_MB" "$TRACE"
 [ "${SKIP_2X:-0}" = 1 ] || gen $((BENCH_MB * 2)) "$TRACE2"
+fi
 
 warm() { cat "$@" >/dev/null; } # page cache warm, as the targets say
 
@@ -100,6 +108,7 @@ peak_anon() {
 jget() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
 
 # -- measurements --------------------------------------------------------------
+if [ "$ONLY" != memory ]; then
 TIXOUT=$BENCH_DIR/bench.tix
 warm "$TRACE"
 
@@ -157,8 +166,24 @@ if [ "${SKIP_PYTHON:-0}" != 1 ]; then
 	PY_KB=$(jget "$P" maxrss_kb)
 fi
 
+fi
+
+MEM_ROWS=""
+for n in ${MEMORY_EVENTS-10000000 40000000}; do
+	tiny=$BENCH_DIR/tiny-$n.json
+	if [ ! -s "$tiny" ]; then
+		log "generating $tiny"
+		python3 "$REPO/bench/gen_tiny.py" "$n" "$tiny.part" && mv "$tiny.part" "$tiny" || die "gen_tiny failed"
+	fi
+	log "tix index of $n tiny kernel events (peak anonymous memory)"
+	warm "$tiny"
+	PM=$(peak_anon "$TIX" index "$tiny" -o "$BENCH_DIR/tiny.tix")
+	MEM_ROWS="$MEM_ROWS $n:$(jget "$PM" peak_anon_kb):$(jget "$PM" wall_s):$(stat -c %s "$tiny")"
+	rm -f "$BENCH_DIR/tiny.tix"
+done
+
 # -- report ----------------------------------------------------------------------
-export T_INDEX T_WALK T_PY PY_KB ANON1 HWM1 ANON2 T2 JSON_BYTES JSON2_BYTES TIX_BYTES \
+export MEM_ROWS T_INDEX T_WALK T_PY PY_KB ANON1 HWM1 ANON2 T2 JSON_BYTES JSON2_BYTES TIX_BYTES \
 	T_REOPEN WALK_EVENTS WALK_IMPL INDEX_MSG INDEX2_MSG T_REAL REAL_MSG REAL_BYTES ANON_REAL \
 	TIX REAL_TRACE BENCH_DIR
 python3 - <<'EOF'
@@ -169,22 +194,28 @@ for k in ("INDEX_MSG", "INDEX2_MSG", "REAL_MSG"):  # tix's own timing is of the 
 f = lambda k: float(e[k]) if e.get(k) else None
 t_index, t_walk, t_py = f("T_INDEX"), f("T_WALK"), f("T_PY")
 jb, tb = f("JSON_BYTES"), f("TIX_BYTES")
-anon1 = f("ANON1") / 1024
+anon1 = f("ANON1") / 1024 if e.get("ANON1") else None
 anon2 = f("ANON2") / 1024 if e.get("ANON2") else None
 rows = []
 def row(what, value, note=""):
     rows.append((what, value, note))
-row("trace", f"{jb/1e6:.1f} MB", f"{int(e['WALK_EVENTS']):,} events in traceEvents")
-row("tix index (best of 3)", f"{t_index:.3f} s", f"{jb/1e6/t_index:.0f} MB/s; {e['INDEX_MSG'].strip()}")
-row("bare simdjson walk (best of 3)", f"{t_walk:.3f} s", f"{jb/1e6/t_walk:.0f} MB/s, On-Demand {e['WALK_IMPL']}")
-if t_py is not None:
-    row("python3 json.load (once)", f"{t_py:.1f} s", f"peak RSS {f('PY_KB')/1024:.0f} MB")
-row("tix index peak anon memory", f"{anon1:.1f} MB", f"VmHWM {f('HWM1')/1024:.0f} MB (counts the mapped file)")
-row(".tix size", f"{tb/1e6:.1f} MB", f"{100*tb/jb:.1f}% of the JSON")
-row("reopen: tix summary X.tix --top 1", f"{1000*f('T_REOPEN'):.1f} ms", "best of 5, process start included")
+main = t_index is not None  # not with `bench/run.sh memory`
+if main:
+  row("trace", f"{jb/1e6:.1f} MB", f"{int(e['WALK_EVENTS']):,} events in traceEvents")
+  row("tix index (best of 3)", f"{t_index:.3f} s", f"{jb/1e6/t_index:.0f} MB/s; {e['INDEX_MSG'].strip()}")
+  row("bare simdjson walk (best of 3)", f"{t_walk:.3f} s", f"{jb/1e6/t_walk:.0f} MB/s, On-Demand {e['WALK_IMPL']}")
+  if t_py is not None:
+      row("python3 json.load (once)", f"{t_py:.1f} s", f"peak RSS {f('PY_KB')/1024:.0f} MB")
+  row("tix index peak anon memory", f"{anon1:.1f} MB", f"VmHWM {f('HWM1')/1024:.0f} MB (counts the mapped file)")
+  row(".tix size", f"{tb/1e6:.1f} MB", f"{100*tb/jb:.1f}% of the JSON")
+  row("reopen: tix summary X.tix --top 1", f"{1000*f('T_REOPEN'):.1f} ms", "best of 5, process start included")
 if e.get("T2"):
     row("tix index, 2x trace", f"{f('T2'):.3f} s", f"{f('JSON2_BYTES')/1e6:.0f} MB; {e['INDEX2_MSG'].strip()}")
     row("tix index peak anon, 2x trace", f"{anon2:.1f} MB", "")
+mem = [tuple(float(x) for x in r.split(":")) for r in e.get("MEM_ROWS", "").split()]
+for n, kb, wall, size in mem:
+    row(f"tix index, {n/1e6:.0f}M tiny kernels", f"{kb/1024:.1f} MB",
+        f"peak anon; {size/1e9:.2f} GB of JSON indexed in {wall:.1f} s")
 if e.get("T_REAL"):
     row(f"tix index, {os.path.basename(e['REAL_TRACE'])}", f"{1000*f('T_REAL'):.0f} ms",
         f"{f('REAL_BYTES')/1e6:.2f} MB gz, peak anon {f('ANON_REAL')/1024:.1f} MB; {e['REAL_MSG'].strip()}")
@@ -193,20 +224,25 @@ print(f"\ntix benchmark: {e['TIX']}\n")
 for what, value, note in rows:
     print(f"  {what:<{w}}  {value:>10}  {note}")
 checks = []
-if t_py is not None:
+if main and t_py is not None:
     checks.append(("json.load / tix index", t_py / t_index, ">= 60", t_py / t_index >= 60, "x"))
-checks.append(("tix index / bare walk", t_index / t_walk, "<= 2", t_index / t_walk <= 2, "x"))
-checks.append(("peak anon MB", anon1, "<= 256", anon1 <= 256, ""))
+if main:
+    checks.append(("tix index / bare walk", t_index / t_walk, "<= 2", t_index / t_walk <= 2, "x"))
+    checks.append(("peak anon MB", anon1, "<= 256", anon1 <= 256, ""))
 if anon2 is not None:
     checks.append(("peak anon MB, 2x trace", anon2, "<= 256", anon2 <= 256, ""))
-checks.append((".tix size %", 100 * tb / jb, "<= 12", 100 * tb / jb <= 12, ""))
-checks.append(("reopen ms", 1000 * f("T_REOPEN"), "< 50", 1000 * f("T_REOPEN") < 50, ""))
+for n, kb, _, _ in mem:
+    checks.append((f"peak anon MB, {n/1e6:.0f}M events", kb / 1024, "< 64", kb / 1024 < 64, ""))
+if main:
+    checks.append((".tix size %", 100 * tb / jb, "<= 12", 100 * tb / jb <= 12, ""))
+    checks.append(("reopen ms", 1000 * f("T_REOPEN"), "< 50", 1000 * f("T_REOPEN") < 50, ""))
 print("\n  target                      measured   target   ")
 for name, v, tgt, ok, unit in checks:
     print(f"  {name:<26} {v:>9.2f}{unit:1} {tgt:>8}   {'met' if ok else 'MISSED'}")
 res = {k.lower(): e.get(k) for k in ("T_INDEX", "T_WALK", "T_PY", "T_REOPEN", "T2", "T_REAL",
                                       "JSON_BYTES", "JSON2_BYTES", "TIX_BYTES", "WALK_EVENTS")}
 res.update(peak_anon_mb=anon1, peak_anon_2x_mb=anon2,
+           peak_anon_tiny_mb={str(int(n)): kb / 1024 for n, kb, _, _ in mem},
            checks={n: {"value": round(v, 3), "target": t, "met": ok} for n, v, t, ok, _ in checks})
 with open(os.path.join(e["BENCH_DIR"], "results.json"), "w") as fh:
     json.dump(res, fh, indent=1)

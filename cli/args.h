@@ -15,13 +15,15 @@ struct args {
 	const char *by, *format, *kernel, *range, *out;
 	long step, top, limit;
 	int has_step, help;
+	int exit_status;         /* after args_open() failed: what to exit with */
 	struct open_opts open;
 };
 
 /* Parses argv (argv[0] is the subcommand) allowing the ARG_ options given;
  * prints one line and returns -1 on a usage error. */
 int args_parse(int argc, char **argv, struct args *a, unsigned allowed);
-/* Opens a->trace; prints the error and returns -1 on failure. */
+/* Opens a->trace; prints the error, sets a->exit_status and returns -1 on
+ * failure. */
 int args_open(struct args *a, struct tix_index **ix);
 
 #endif

@@ -11,14 +11,13 @@
 static int ingest_journal(const char *journal, const char *step_marker, char *out, size_t cap,
                           struct tix_error *err)
 {
-	struct open_opts o = {.step_marker = step_marker};
+	/* out receives where cli_open_trace put the index (beside, or the cache) */
+	struct open_opts o = {.step_marker = step_marker, .opened = out, .opened_cap = cap};
 	struct tix_index *ix;
 	int built;
 	if (cli_open_trace(journal, &o, &ix, &built, err) != 0)
 		return -1;
 	tix_index_close(ix);
-	if (cli_index_path(journal, out, cap) != 0)
-		snprintf(out, cap, "the index of %s", journal);
 	return 0;
 }
 

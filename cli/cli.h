@@ -10,7 +10,13 @@
 
 #include "index/index.h"
 
-enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_BAD_INPUT = 2 };
+/* Exit statuses (docs/CLI.md): 1 the command line is wrong, 2 a file it
+ * names is missing, not a trace or damaged, 3 the system refused (disk
+ * full, permission, memory, no place left for the index). */
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_BAD_INPUT = 2, EXIT_ENV = 3 };
+
+/* The exit status for a failure of class err->cls. */
+int cli_exit_status(const struct tix_error *err);
 
 struct open_opts {
 	const char *step_marker; /* NULL: defaults */
@@ -18,6 +24,8 @@ struct open_opts {
 	int progress;            /* draw a progress bar on stderr while building */
 	const char *out;         /* explicit index path (tix index -o) or NULL */
 	int force;               /* rebuild even when a valid index exists */
+	char *opened;            /* if not NULL: receives the path of the index used */
+	size_t opened_cap;
 	/* --graph-capture: the capture traces of a CUDA-graph replay trace
 	 * (cli_add_graph_capture expands folders), and how the index records
 	 * them ("; "-joined real paths), which is part of what makes an index
@@ -33,14 +41,13 @@ int cli_add_graph_capture(struct open_opts *o, const char *path, struct tix_erro
 void cli_open_opts_done(struct open_opts *o);
 
 /* Opens the index of a trace (.json, .json.gz, a capture journal, or a
- * .tix), building or reusing it as docs/CLI.md says.  On success *ix is
+ * .tix), building or reusing it as docs/CLI.md says: beside the real file,
+ * else (folder not writable, name too long, something else in the way, or
+ * a build there that the system refused) in the cache.  On success *ix is
  * open and *built says whether it was (re)built now.  On failure returns -1
- * with err set; the exit status is then EXIT_BAD_INPUT. */
+ * with err set; the exit status is then cli_exit_status(err). */
 int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
                    int *built, struct tix_error *err);
-
-/* Where the index of a JSON trace lives (next to it, or in the cache). */
-int cli_index_path(const char *trace, char *out, size_t cap);
 
 /* Formatting shared by the reports. */
 void json_str(FILE *f, const char *s, size_t n);      /* a JSON string literal */

@@ -482,18 +482,19 @@ static int open_side(struct side *s, const char *path, struct args *a)
 	s->path = path;
 	if (cli_open_trace(path, &a->open, &s->ix, &built, &err) != 0) {
 		fprintf(stderr, "tix: %s\n", err.msg);
+		a->exit_status = cli_exit_status(&err);
 		return -1;
 	}
 	s->nsteps = tix_step_count(s->ix);
 	for (uint32_t i = 0; i < s->nsteps; i++) {
 		const struct tix_step *st = tix_step_get(s->ix, i);
-		s->wall += st->dur_ns;
-		s->busy += st->gpu_busy_ns;
+		s->wall = tix_sat_add(s->wall, st->dur_ns);
+		s->busy = tix_sat_add(s->busy, st->gpu_busy_ns);
 		uint32_t ng;
 		const struct tix_group *gs = tix_step_groups(s->ix, i, &ng);
 		for (uint32_t g = 0; g < ng; g++)
 			if (gs[g].kind == TIX_KIND_KERNEL)
-				s->kernel_ns += gs[g].total_ns;
+				s->kernel_ns = tix_sat_add(s->kernel_ns, gs[g].total_ns);
 	}
 	return 0;
 }
@@ -560,8 +561,10 @@ int cmd_diff(int argc, char **argv)
 	int rc = EXIT_BAD_INPUT;
 	struct table t[2] = {{0}}, all = {0};
 	char (*names[2])[16] = {NULL, NULL};
-	if (open_side(&s[0], paths[0], &a) != 0 || open_side(&s[1], paths[1], &a) != 0)
+	if (open_side(&s[0], paths[0], &a) != 0 || open_side(&s[1], paths[1], &a) != 0) {
+		rc = a.exit_status;
 		goto out;
+	}
 	if (a.has_step && ((uint32_t)a.step >= s[0].nsteps || (uint32_t)a.step >= s[1].nsteps)) {
 		fprintf(stderr, "tix: no step %ld in both traces (they have %u and %u)\n", a.step, s[0].nsteps,
 		        s[1].nsteps);
@@ -583,13 +586,13 @@ int cmd_diff(int argc, char **argv)
 		}
 		if (r != 0) {
 			fprintf(stderr, "tix diff: out of memory\n");
-			rc = 3; /* environment: out of memory */
+			rc = EXIT_ENV; /* out of memory */
 			goto out;
 		}
 	}
 	if (merge_sides(&t[0], &t[1], &all) != 0) {
 		fprintf(stderr, "tix diff: out of memory\n");
-		rc = 3; /* environment: out of memory */
+		rc = EXIT_ENV; /* out of memory */
 		goto out;
 	}
 	struct sort_ctx sc = {s, normalise};

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tui/tui.h"
@@ -20,7 +21,7 @@ static const char usage[] =
 	"       tix diff BASE NEW [--by kernel|op|step|shape] [--step N] [--top N] [--format text|csv|json]\n"
 	"common options: --step-marker REGEX, --graph-capture CAPTURE, --no-cache, --help,\n"
 	"                --help-keys, --version\n"
-	"exit status: 0 success, 1 usage error, 2 bad input\n";
+	"exit status: 0 success, 1 usage error, 2 bad input, 3 environment (disk full, permission)\n";
 
 static int open_tui(int argc, char **argv)
 {
@@ -41,7 +42,8 @@ static int open_tui(int argc, char **argv)
 			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			char pb[120];
-			fprintf(stderr, "tix: unknown option '%s'\n%s", tix_printable(argv[i], pb, sizeof(pb)), usage);
+			fprintf(stderr, "tix: unknown option '%s' (tix --help lists them)\n",
+			        tix_printable(argv[i], pb, sizeof(pb)));
 			cli_open_opts_done(&o);
 			return EXIT_USAGE;
 		} else if (n < 64) {
@@ -56,8 +58,9 @@ static int open_tui(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+		char pb[300];
 		fprintf(stderr, "tix: the explorer needs a terminal; for text output use "
-		                "`tix summary %s`\n", paths[0]);
+		                "`tix summary %s`\n", tix_printable(paths[0], pb, sizeof(pb)));
 		return EXIT_USAGE;
 	}
 	o.progress = isatty(STDERR_FILENO);
@@ -70,7 +73,7 @@ static int open_tui(int argc, char **argv)
 		traces[i].path = paths[i];
 		if (cli_open_trace(paths[i], &o, &traces[i].ix, &built, &err) != 0) {
 			fprintf(stderr, "tix: %s\n", err.msg);
-			rc = EXIT_BAD_INPUT;
+			rc = cli_exit_status(&err);
 			break;
 		}
 		opened++;
@@ -116,5 +119,15 @@ int main(int argc, char **argv)
 		return cmd_info(argc - 1, argv + 1);
 	if (!strcmp(verb, "capture"))
 		return cmd_capture(argc - 1, argv + 1, argv[0]);
+	/* A word that names no file is a command tix does not know (a typo),
+	 * not a trace: traces have a name with a dot or a slash in it, or exist. */
+	struct stat st;
+	if (!strpbrk(verb, "./") && verb[0] != '-' && stat(verb, &st) != 0) {
+		char pb[120];
+		fprintf(stderr, "tix: unknown command '%s' (commands: index, summary, show, export, diff, "
+		                "capture, info; or a trace file, which does not exist by that name)\n",
+		        tix_printable(verb, pb, sizeof(pb)));
+		return EXIT_USAGE;
+	}
 	return open_tui(argc, argv);
 }

@@ -24,9 +24,16 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Size, mtime and a hash of the first and last 64 KiB: cheap, and catches a
- * trace rewritten in place with the same size. */
-static int source_identity(const char *path, uint64_t *size, int64_t *mtime, uint64_t *hash)
+/* What says that a trace is the one its index was built from: size,
+ * mtime, a hash of its first and last 64 KiB (a trace rewritten in place
+ * with the same size), and device, inode and ctime (a file of the same size
+ * moved over it with its mtime put back: another inode, a new ctime). */
+struct source_id {
+	uint64_t size, hash, dev, ino;
+	int64_t mtime_ns, ctime_ns;
+};
+
+static int source_identity(const char *path, struct source_id *id)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -36,8 +43,11 @@ static int source_identity(const char *path, uint64_t *size, int64_t *mtime, uin
 		close(fd);
 		return -1;
 	}
-	*size = (uint64_t)st.st_size;
-	*mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	id->size = (uint64_t)st.st_size;
+	id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	id->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+	id->dev = (uint64_t)st.st_dev;
+	id->ino = (uint64_t)st.st_ino;
 	static unsigned char buf[2 * HEAD_TAIL];
 	ssize_t a = S_ISREG(st.st_mode) ? pread(fd, buf, HEAD_TAIL, 0) : 0;
 	ssize_t b = 0;
@@ -46,8 +56,14 @@ static int source_identity(const char *path, uint64_t *size, int64_t *mtime, uin
 		          st.st_size > 2 * HEAD_TAIL ? st.st_size - HEAD_TAIL : HEAD_TAIL);
 	close(fd);
 	size_t n = (size_t)(a > 0 ? a : 0) + (size_t)(b > 0 ? b : 0);
-	*hash = tix_hash64(buf, n, (uint64_t)st.st_size);
+	id->hash = tix_hash64(buf, n, (uint64_t)st.st_size);
 	return 0;
+}
+
+static int same_source(const struct tix_source_info *si, const struct source_id *id)
+{
+	return si->size == id->size && si->mtime_ns == id->mtime_ns && si->hash == id->hash &&
+	       si->dev == id->dev && si->ino == id->ino && si->ctime_ns == id->ctime_ns;
 }
 
 static int dir_writable(const char *file)
@@ -70,12 +86,15 @@ static int cache_dir(char *out, size_t cap)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
+	int n;
 	if (xdg && *xdg)
-		snprintf(out, cap, "%s/tix", xdg);
+		n = snprintf(out, cap, "%s/tix", xdg);
 	else if (home && *home)
-		snprintf(out, cap, "%s/.cache/tix", home);
+		n = snprintf(out, cap, "%s/.cache/tix", home);
 	else
-		snprintf(out, cap, "/tmp/tix-%ld", (long)getuid());
+		n = snprintf(out, cap, "/tmp/tix-%ld", (long)getuid());
+	if (n < 0 || (size_t)n >= cap)
+		return -1;
 	char parent[PATH_MAX];
 	snprintf(parent, sizeof(parent), "%s", out);
 	char *slash = strrchr(parent, '/');
@@ -88,23 +107,54 @@ static int cache_dir(char *out, size_t cap)
 	return 0;
 }
 
-int cli_index_path(const char *trace, char *out, size_t cap)
+/* The builder names its temporary file OUT.tmpXXXXXX: an index path is
+ * usable when that name fits the file system's limit on names. */
+#define TMP_SUFFIX_LEN 10
+
+static int name_fits(const char *path)
 {
-	if (dir_writable(trace)) {
-		snprintf(out, cap, "%s.tix", trace);
-		return 0;
-	}
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return strlen(base) + TMP_SUFFIX_LEN <= NAME_MAX;
+}
+
+/* Where the index of a trace may live, in the order tried: beside the real
+ * file (a symlink and its target share it) when that folder is writable,
+ * the name fits and nothing but an index is in the way; then the cache,
+ * keyed by the real path.  Returns how many places (0-2). */
+static int index_places(const char *trace, char places[2][PATH_MAX])
+{
+	int n = 0;
+	char real[PATH_MAX];
+	if (!realpath(trace, real))
+		snprintf(real, sizeof(real), "%s", trace);
+	struct stat st;
+	int len = snprintf(places[n], PATH_MAX, "%s.tix", real);
+	if (len > 0 && len < PATH_MAX && dir_writable(real) && name_fits(places[n]) &&
+	    (stat(places[n], &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode)))
+		n++;
 	char dir[PATH_MAX];
-	if (cache_dir(dir, sizeof(dir)) != 0)
-		return -1;
-	char abs[PATH_MAX];
-	if (!realpath(trace, abs))
-		snprintf(abs, sizeof(abs), "%s", trace);
-	const char *base = strrchr(trace, '/');
-	base = base ? base + 1 : trace;
-	snprintf(out, cap, "%s/%016llx-%s.tix", dir,
-	         (unsigned long long)tix_hash64(abs, strlen(abs), 0), base);
-	return 0;
+	if (cache_dir(dir, sizeof(dir)) == 0) {
+		/* the real path's hash, then as much of its name as fits */
+		const char *base = strrchr(real, '/');
+		base = base ? base + 1 : real;
+		size_t keep = strlen(base), room = NAME_MAX - TMP_SUFFIX_LEN - 17 - 4;
+		if (keep > room) {
+			keep = room;
+			while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80)
+				keep--; /* not inside a UTF-8 sequence */
+		}
+		len = snprintf(places[n], PATH_MAX, "%s/%016llx-%.*s.tix", dir,
+		               (unsigned long long)tix_hash64(real, strlen(real), 0), (int)keep, base);
+		if (len > 0 && len < PATH_MAX)
+			n++;
+	}
+	return n;
+}
+
+int cli_exit_status(const struct tix_error *err)
+{
+	return err->cls == TIX_ERR_ENV ? EXIT_ENV : EXIT_BAD_INPUT;
 }
 
 struct progress {
@@ -130,7 +180,8 @@ static void draw_progress(void *ctx, uint64_t done, uint64_t total)
 	int width = 30, fill = total ? (int)(width * (double)done / (double)total) : 0;
 	if (fill > width)
 		fill = width;
-	fprintf(stderr, "\rindexing %s [%.*s%*s] %3d%% %llu/%llu MB", p->path, fill,
+	char pb[120];
+	fprintf(stderr, "\rindexing %s [%.*s%*s] %3d%% %llu/%llu MB", tix_printable(p->path, pb, sizeof(pb)), fill,
 	        "##############################", width - fill, "",
 	        total ? (int)(100.0 * (double)done / (double)total) : 0,
 	        (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
@@ -165,20 +216,20 @@ static void warn_on_open(const char *path, struct tix_index *ix);
 
 static int add_capture_file(struct open_opts *o, const char *path, struct tix_error *err)
 {
-	char real[PATH_MAX], pb[512];
+	char real[PATH_MAX];
 	if (!realpath(path, real))
-		return tix_error_set(err, "%s: %s", tix_printable(path, pb, sizeof(pb)), strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	char **c = realloc(o->captures, (size_t)(o->ncaptures + 1) * sizeof(*c));
 	if (!c)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	o->captures = c;
 	if (!(c[o->ncaptures] = strdup(real)))
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	o->ncaptures++;
 	size_t old = o->capture_sources ? strlen(o->capture_sources) : 0;
 	char *srcs = realloc(o->capture_sources, old + strlen(real) + 3);
 	if (!srcs)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	if (old)
 		memcpy(srcs + old, "; ", 2), old += 2;
 	strcpy(srcs + old, real);
@@ -194,15 +245,14 @@ static int cmp_str(const void *a, const void *b)
 int cli_add_graph_capture(struct open_opts *o, const char *path, struct tix_error *err)
 {
 	struct stat st;
-	char pb[512];
 	if (stat(path, &st) != 0)
-		return tix_error_set(err, "%s: %s", tix_printable(path, pb, sizeof(pb)), strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	if (!S_ISDIR(st.st_mode))
 		return add_capture_file(o, path, err);
 	/* A folder of capture traces, as TraceLens's capture_traces/. */
 	DIR *d = opendir(path);
 	if (!d)
-		return tix_error_set(err, "%s: %s", tix_printable(path, pb, sizeof(pb)), strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	char **names = NULL;
 	size_t n = 0;
 	struct dirent *de;
@@ -213,7 +263,7 @@ int cli_add_graph_capture(struct open_opts *o, const char *path, struct tix_erro
 		char **p = realloc(names, (n + 1) * sizeof(*p));
 		if (!p || asprintf(&p[n], "%s/%s", path, de->d_name) < 0) {
 			names = p ? p : names;
-			rc = tix_error_set(err, "out of memory");
+			rc = tix_error_env(err, "out of memory");
 			break;
 		}
 		names = p;
@@ -227,8 +277,7 @@ int cli_add_graph_capture(struct open_opts *o, const char *path, struct tix_erro
 		free(names[i]);
 	free(names);
 	if (rc == 0 && n == 0)
-		return tix_error_set(err, "%s: no .json or .json.gz capture trace in this folder",
-		                     tix_printable(path, pb, sizeof(pb)));
+		return tix_error_set(err, "%s: no .json or .json.gz capture trace in this folder", path);
 	return rc;
 }
 
@@ -243,14 +292,17 @@ void cli_open_opts_done(struct open_opts *o)
 	o->ncaptures = 0;
 }
 
-static int build(const char *trace, const char *out, const struct open_opts *o, uint64_t size,
-                 int64_t mtime, uint64_t hash, struct tix_error *err)
+static int build(const char *trace, const char *out, const struct open_opts *o,
+                 const struct source_id *id, struct tix_error *err)
 {
 	struct tix_build_opts bo = {
 		.source_path = trace,
-		.source_size = size,
-		.source_mtime_ns = mtime,
-		.source_hash = hash,
+		.source_size = id->size,
+		.source_mtime_ns = id->mtime_ns,
+		.source_hash = id->hash,
+		.source_dev = id->dev,
+		.source_ino = id->ino,
+		.source_ctime_ns = id->ctime_ns,
 		.step_marker = o->step_marker,
 		.capture_sources = o->capture_sources,
 	};
@@ -319,6 +371,27 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 	return rc;
 }
 
+/* A valid index at out built from this very source, with the same step
+ * marker and capture traces: reused as it is. */
+static int reuse(const char *out, const struct open_opts *o, const struct source_id *id,
+                 struct tix_index **ix)
+{
+	struct tix_index *old;
+	struct tix_error ignored;
+	if (tix_index_open(out, &old, &ignored) != 0)
+		return -1;
+	struct tix_source_info si;
+	tix_index_source(old, &si);
+	const char *want = o->step_marker ? o->step_marker : "";
+	if (same_source(&si, id) && strcmp(si.step_marker, want) == 0 &&
+	    strcmp(si.capture_sources, o->capture_sources ? o->capture_sources : "") == 0) {
+		*ix = old;
+		return 0;
+	}
+	tix_index_close(old);
+	return -1;
+}
+
 /* What the build noticed (a salvaged tail, skipped events, GPU work before
  * the trace...), said every time the index opens, one line each: an index
  * reused from the cache must not hide what the first run said. */
@@ -342,60 +415,72 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 	*built = 0;
 	struct stat st;
 	if (stat(path, &st) != 0)
-		return tix_error_set(err, "%s: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	if (S_ISDIR(st.st_mode))
 		return tix_error_set(err, "%s: is a directory, not a trace", path);
 	if (!S_ISREG(st.st_mode)) /* a FIFO would block; a pipe has no place for an index */
 		return tix_error_set(err, "%s: not a regular file (a pipe or device): save the trace to a file first",
 		                     path);
 	if (is_tix(path) || ends_with(path, ".tix")) {
+		if (o->opened)
+			snprintf(o->opened, o->opened_cap, "%s", path);
 		if (tix_index_open(path, ix, err) != 0)
 			return -1;
 		warn_on_open(path, *ix);
 		return 0;
 	}
 
-	uint64_t size = 0, hash = 0;
-	int64_t mtime = 0;
-	if (source_identity(path, &size, &mtime, &hash) != 0)
-		return tix_error_set(err, "%s: %s", path, strerror(errno));
+	struct source_id id;
+	if (source_identity(path, &id) != 0)
+		return tix_error_errno(err, errno, "%s", path);
 
-	char out[PATH_MAX];
-	if (o->out)
-		snprintf(out, sizeof(out), "%s", o->out);
-	else if (o->no_cache) {
+	char places[2][PATH_MAX];
+	int nplaces;
+	if (o->out) {
+		snprintf(places[0], PATH_MAX, "%s", o->out);
+		nplaces = 1;
+	} else if (o->no_cache) {
 		char dir[PATH_MAX - 64];
 		if (cache_dir(dir, sizeof(dir)) != 0)
 			snprintf(dir, sizeof(dir), "/tmp");
-		snprintf(out, sizeof(out), "%s/nocache-%ld-%d.tix", dir, (long)getpid(), rand() & 0xffff);
-	} else if (cli_index_path(path, out, sizeof(out)) != 0) {
-		return tix_error_set(err, "%s: no writable place for its index (folder and cache)", path);
+		snprintf(places[0], PATH_MAX, "%s/nocache-%ld-%d.tix", dir, (long)getpid(), rand() & 0xffff);
+		nplaces = 1;
+	} else if ((nplaces = index_places(path, places)) == 0) {
+		return tix_error_env(err, "%s: no writable place for its index (folder and cache)", path);
 	}
 
-	if (!o->no_cache && !o->force) {
-		struct tix_index *old;
-		struct tix_error ignored;
-		if (tix_index_open(out, &old, &ignored) == 0) {
-			struct tix_source_info si;
-			tix_index_source(old, &si);
-			const char *want = o->step_marker ? o->step_marker : "";
-			if (si.size == size && si.mtime_ns == mtime && si.hash == hash &&
-			    strcmp(si.step_marker, want) == 0 &&
-			    strcmp(si.capture_sources, o->capture_sources ? o->capture_sources : "") == 0) {
-				*ix = old;
-				warn_on_open(path, old);
-				return 0;
+	int at = -1;
+	if (!o->no_cache && !o->force)
+		for (int i = 0; i < nplaces && at < 0; i++)
+			if (reuse(places[i], o, &id, ix) == 0)
+				at = i;
+	if (at < 0) {
+		/* Beside the trace first; when the system refuses there (a full
+		 * folder, something in the way), in the cache. */
+		struct tix_error first = {0};
+		for (int i = 0; i < nplaces && at < 0; i++) {
+			if (build(path, places[i], o, &id, err) == 0) {
+				at = i;
+			} else if (err->cls != TIX_ERR_ENV) {
+				return -1;
+			} else if (i == 0) {
+				first = *err;
+			} else {
+				char both[2 * sizeof(err->msg) + 32]; /* cut to fit by tix_error_env */
+				snprintf(both, sizeof(both), "%s; and in the cache: %s", first.msg, err->msg);
+				return tix_error_env(err, "%s", both);
 			}
-			tix_index_close(old);
 		}
+		if (at < 0)
+			return -1;
+		*built = 1;
+		if (tix_index_open(places[at], ix, err) != 0)
+			return -1;
+		if (o->no_cache)
+			unlink(places[at]); /* the mapping stays valid */
 	}
-	if (build(path, out, o, size, mtime, hash, err) != 0)
-		return -1;
-	*built = 1;
-	int rc = tix_index_open(out, ix, err);
-	if (rc == 0)
-		warn_on_open(path, *ix);
-	if (o->no_cache)
-		unlink(out); /* the mapping stays valid */
-	return rc;
+	warn_on_open(path, *ix);
+	if (o->opened)
+		snprintf(o->opened, o->opened_cap, "%s", places[at]);
+	return 0;
 }

@@ -99,13 +99,19 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 	a->limit = 20;
 	optind = 1;
 	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	int c, li = -1;
+	/* _only: "-dash.json" is one unknown option, named whole in the error,
+	 * not a cluster of short ones (-d -a -s ...) */
+	while ((c = getopt_long_only(argc, argv, "o:h", longopts, &li)) != -1) {
+		char name[40]; /* the option itself: argv[optind - 1] may be its value */
+		if (li >= 0)
+			snprintf(name, sizeof(name), "--%s", longopts[li].name);
+		else
+			snprintf(name, sizeof(name), "-%c", c);
+		li = -1;
 		for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 			if (flags[i].opt == c && !(allowed & flags[i].flag)) {
-				char pb[120];
-				fprintf(stderr, "tix %s: option '%s' does not apply here\n", argv[0],
-				        tix_printable(argv[optind - 1], pb, sizeof(pb)));
+				fprintf(stderr, "tix %s: option '%s' does not apply here\n", argv[0], name);
 				return -1;
 			}
 		}
@@ -132,7 +138,7 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		case 'l': {
 			long v = strtol(optarg, &end, 10);
 			if (*end || v < 0) {
-				fprintf(stderr, "tix %s: %s takes a number\n", argv[0], argv[optind - 1]);
+				fprintf(stderr, "tix %s: %s takes a number\n", argv[0], name);
 				return -1;
 			}
 			if (c == 't')
@@ -176,10 +182,12 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		case 'h':
 			a->help = 1;
 			return 0;
-		default:
+		default: /* getopt has stepped past the element it refused */
 			char pb[120];
-			fprintf(stderr, "tix %s: unknown or incomplete option '%s'\n", argv[0],
-			        tix_printable(argv[optind - 1], pb, sizeof(pb)));
+			const char *bad = argv[optind - 1];
+			fprintf(stderr, "tix %s: unknown or incomplete option '%s'%s\n", argv[0],
+			        tix_printable(bad, pb, sizeof(pb)),
+			        bad[1] != '-' ? " (a file whose name starts with '-' goes after --)" : "");
 			return -1;
 		}
 	}
@@ -214,12 +222,15 @@ int args_open(struct args *a, struct tix_index **ix)
 	int built;
 	if (cli_open_trace(a->trace, &a->open, ix, &built, &err) != 0) {
 		fprintf(stderr, "tix: %s\n", err.msg);
+		a->exit_status = cli_exit_status(&err);
 		return -1;
 	}
 	if (a->has_step && (uint32_t)a->step >= tix_step_count(*ix)) {
+		char pb[300];
 		fprintf(stderr, "tix: %s: no step %ld (the trace has %u; see tix summary --by step)\n",
-		        a->trace, a->step, tix_step_count(*ix));
+		        tix_printable(a->trace, pb, sizeof(pb)), a->step, tix_step_count(*ix));
 		tix_index_close(*ix);
+		a->exit_status = EXIT_BAD_INPUT;
 		return -1;
 	}
 	return 0;
@@ -281,7 +292,7 @@ static void summary_kernels(struct tix_index *ix, const struct args *a)
 		ng = tix_group_count(ix);
 	}
 	for (uint32_t i = 0; i < ng; i++)
-		total += gs[i].total_ns;
+		total = tix_sat_add(total, gs[i].total_ns);
 	long top = a->top >= 0 ? a->top : (!strcmp(a->format, "text") ? 25 : (long)ng);
 	uint32_t n = ng < (uint64_t)top ? ng : (uint32_t)top;
 	if (!strcmp(a->format, "json")) {
@@ -383,7 +394,7 @@ static const struct tix_group *top_kernel(struct tix_index *ix, uint32_t s, int6
 	for (uint32_t i = 0; i < ng; i++) {
 		if (gs[i].kind != TIX_KIND_KERNEL)
 			continue;
-		*kernel_ns += gs[i].total_ns;
+		*kernel_ns = tix_sat_add(*kernel_ns, gs[i].total_ns);
 		if (!top)
 			top = &gs[i];
 	}
@@ -634,7 +645,7 @@ static int cmd_summary_run(struct args *ap)
 	}
 	struct tix_index *ix;
 	if (args_open(&a, &ix) != 0)
-		return EXIT_BAD_INPUT;
+		return a.exit_status;
 	if (!strcmp(a.by, "step"))
 		summary_steps(ix, &a);
 	else if (!strcmp(a.by, "op"))
@@ -662,15 +673,17 @@ static int cmd_info_run(struct args *ap)
 	}
 	struct tix_index *ix;
 	if (args_open(&a, &ix) != 0)
-		return EXIT_BAD_INPUT;
+		return a.exit_status;
 	struct tix_summary_info si;
 	struct tix_source_info src;
 	tix_index_summary(ix, &si);
 	tix_index_source(ix, &src);
 	char span[32];
 	tix_fmt_dur(span, sizeof(span), si.last_ns - si.first_ns);
-	printf("index:    %s (%.1f MB, format %u)\n", a.trace, si.file_size / 1e6, si.format_version);
-	printf("source:   %s (%.1f MB)\n", src.path, src.size / 1e6);
+	char pb[600];
+	printf("index:    %s (%.1f MB, format %u)\n", tix_printable(a.trace, pb, sizeof(pb)), si.file_size / 1e6,
+	       si.format_version);
+	printf("source:   %s (%.1f MB)\n", tix_printable(src.path, pb, sizeof(pb)), src.size / 1e6);
 	printf("events:   %u on %u tracks, spanning %s\n", si.events, si.tracks, span);
 	printf("kinds:   ");
 	for (int k = 0; k < TIX_KIND_COUNT; k++)
@@ -727,22 +740,22 @@ static int cmd_index_run(struct args *ap)
 		puts("usage: tix index TRACE [-o OUT.tix] [--step-marker REGEX]");
 		return EXIT_OK;
 	}
+	char path[4096];
 	a.open.out = a.out;
 	a.open.force = 1;
+	a.open.opened = path;
+	a.open.opened_cap = sizeof(path);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct tix_index *ix;
 	if (args_open(&a, &ix) != 0)
-		return EXIT_BAD_INPUT;
+		return a.exit_status;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	struct tix_summary_info si;
 	tix_index_summary(ix, &si);
-	char path[4096];
-	if (a.out)
-		snprintf(path, sizeof(path), "%s", a.out);
-	else
-		cli_index_path(a.trace, path, sizeof(path));
-	printf("indexed %u events, %u steps into %s (%.1f MB) in %.2f s\n", si.events, si.steps, path,
+	char pb[600];
+	printf("indexed %u events, %u steps into %s (%.1f MB) in %.2f s\n", si.events, si.steps,
+	       tix_printable(path, pb, sizeof(pb)),
 	       si.file_size / 1e6, (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	tix_index_close(ix);
 	return EXIT_OK;
@@ -817,7 +830,7 @@ static int cmd_export_run(struct args *ap)
 	}
 	struct tix_index *ix;
 	if (args_open(&a, &ix) != 0)
-		return EXIT_BAD_INPUT;
+		return a.exit_status;
 	if (a.range) {
 		struct tix_summary_info si;
 		tix_index_summary(ix, &si);
@@ -832,9 +845,10 @@ static int cmd_export_run(struct args *ap)
 	tix_index_close(ix);
 	if (n < 0) {
 		fprintf(stderr, "tix: %s\n", err.msg);
-		return EXIT_BAD_INPUT;
+		return cli_exit_status(&err);
 	}
-	printf("wrote %ld events to %s\n", n, a.out);
+	char pb[600];
+	printf("wrote %ld events to %s\n", n, tix_printable(a.out, pb, sizeof(pb)));
 	return EXIT_OK;
 }
 

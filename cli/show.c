@@ -372,7 +372,7 @@ static int cmd_show_run(struct args *ap)
 	struct tix_index *ix;
 	if (args_open(&a, &ix) != 0) {
 		regfree(&re);
-		return EXIT_BAD_INPUT;
+		return a.exit_status;
 	}
 	const struct tix_group *gs;
 	uint32_t ng;

@@ -150,7 +150,7 @@ static int index_journals(const char *dir, time_t since, const char *step_marker
 			continue;
 		}
 		char out[PATH_MAX + 256];
-		struct tix_error err = {{0}};
+		struct tix_error err = {0};
 		if (ingest(path, step_marker, out, sizeof out, &err) != 0) {
 			fprintf(stderr, "tix capture: %s\n", err.msg);
 			rc = -1;

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (; i < argc; i++) {
-		struct tix_error err = {{0}};
+		struct tix_error err = {0};
 		int r = tixcap_journal_dump(argv[i], stdout, rows, &err);
 		if (r < 0)
 			fprintf(stderr, "tixj-dump: %s\n", err.msg);

@@ -159,7 +159,7 @@ static void read_group(const struct tix_index *ix, const struct tix_group *g)
 static void export(const struct tix_index *ix, const struct tix_export_sel *sel)
 {
 	char out[8192];
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	snprintf(out, sizeof(out), "%s/export.json", fuzz_dir());
 	long n = tix_export_json(ix, sel, out, &err);
 	if (n < 0)

@@ -92,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	char out[8192];
 	snprintf(out, sizeof(out), "%s/out.tix", fuzz_dir());
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	struct tix_build_opts bo = {.source_path = path, .source_size = size};
 	struct tix_builder *b = tix_builder_new(out, &bo, &err);
 	if (!b) {

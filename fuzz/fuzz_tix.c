@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *path = fuzz_write("in.tix", data, size);
 #endif
 	struct tix_index *ix = NULL;
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	if (tix_index_open(path, &ix, &err) == 0) {
 		fuzz_exercise(ix);
 		tix_index_close(ix);

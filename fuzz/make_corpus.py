@@ -8,6 +8,8 @@ json/     per real trace a raw head slice (whole events, original layout)
           of a tiny generated trace; hand-made edge cases (edge-*.json)
 json_gz/  the json seeds behind a mode byte (see fuzz_json.c): mostly 0
           (whole gzip), a few of each other mode
+json_big/ the events of a few json seeds behind fuzz_json_big.c's 4-byte
+          header, each layout and size class at least once
 tix/      .tix files built by TIX from a few json seeds
 names/    kernel names and timestamp texts from the traces, and edge cases
 The result stays well under 1 MB.
@@ -188,7 +190,7 @@ def main():
     p.add_argument("--traces", default=os.path.join(ROOT, "..", "shared", "traces"))
     p.add_argument("--tix", default=os.path.join(ROOT, "build", "cli", "tix"))
     args = p.parse_args()
-    for k in ("json", "json_gz", "tix", "names"):
+    for k in ("json", "json_gz", "json_big", "tix", "names"):
         shutil.rmtree(os.path.join(CORPUS, k), ignore_errors=True)
     names, times = set(), set()
     for f in sorted(os.listdir(args.traces)):
@@ -230,6 +232,18 @@ def main():
     for mode, f in ((0x81, "edge-story.json"), (0x42, "gen-head.json"), (0x03, "edge-be-pairs.json"),
                     (0xC1, "sample-simple_add.json"), (0x0B, "edge-array-format.json")):
         put("json_gz", "mode%02x-%s" % (mode, f), bytes([mode]) + open(os.path.join(jd, f), "rb").read())
+    # json_big: header (layout | size class << 2, where lo, where hi, size
+    # low bits) + the text between a seed's traceEvents brackets
+    for i, f in enumerate(("edge-story.json", "gen-head.json", "edge-be-pairs.json", "edge-truncated.json",
+                           "sample-simple_add.json", "edge-strings.json", "edge-flows.json",
+                           "edge-sglang-steps.json")):
+        text = open(os.path.join(jd, f), "rb").read()
+        key = text.find(b'"traceEvents"')
+        lb = text.index(b"[", key) + 1
+        rb = text.rfind(b"]")
+        events = text[lb:rb] if rb > lb else text[lb:]
+        header = bytes([(i & 3) | ((i >> 1) & 3) << 2, (i * 37) & 0xFF, (i * 91) & 0xFF, (i * 53) & 0xFF])
+        put("json_big", "l%d-%s" % (i & 3, f), header + events)
     # tix: small indexes of a few seeds
     if os.path.exists(args.tix):
         with tempfile.TemporaryDirectory() as td:

@@ -42,30 +42,20 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : (x > y);
 }
 
-/* Scratch buffers reused across groups. */
+/* Scratch arrays reused across groups (linker_buf: one group may hold
+ * every GPU event of the trace). */
 struct scratch {
 	int64_t *durs;
 	uint32_t *infos;
-	size_t cap;
+	struct linker *L;
+	struct linker_buf bd, bi; /* under durs and infos */
 };
 
-static int scratch_fit(struct scratch *s, size_t n)
+static int scratch_fit(struct scratch *s, size_t n, struct tix_error *err)
 {
-	if (n <= s->cap)
-		return 0;
-	size_t cap = s->cap ? s->cap : 1024;
-	while (cap < n)
-		cap *= 2;
-	int64_t *d = realloc(s->durs, cap * sizeof(*d));
-	if (!d)
-		return -1;
-	s->durs = d;
-	uint32_t *i = realloc(s->infos, cap * sizeof(*i));
-	if (!i)
-		return -1;
-	s->infos = i;
-	s->cap = cap;
-	return 0;
+	s->durs = linker_buf(s->L, &s->bd, n, sizeof(int64_t), err);
+	s->infos = s->durs ? linker_buf(s->L, &s->bi, n, sizeof(uint32_t), err) : NULL;
+	return s->infos ? 0 : -1;
 }
 
 /* The k-th smallest of a[0..n) (0-based), reordering a: quickselect. */
@@ -101,9 +91,10 @@ static int64_t select_kth(int64_t *a, uint32_t n, uint32_t k)
 }
 
 /* Fills the statistics of g from members m[0..n). */
-static int group_stats(struct tix_group *g, const struct member *m, uint32_t n, struct scratch *s)
+static int group_stats(struct tix_group *g, const struct member *m, uint32_t n, struct scratch *s,
+                       struct tix_error *err)
 {
-	if (scratch_fit(s, n) != 0)
+	if (scratch_fit(s, n, err) != 0)
 		return -1;
 	int64_t total = 0, mn = INT64_MAX, mx = INT64_MIN;
 	int same_info = 1;
@@ -112,7 +103,7 @@ static int group_stats(struct tix_group *g, const struct member *m, uint32_t n, 
 		s->durs[i] = d;
 		s->infos[i] = m[i].kinfo;
 		same_info &= m[i].kinfo == m[0].kinfo;
-		total += d;
+		total = tix_sat_add(total, d);
 		mn = d < mn ? d : mn;
 		mx = d > mx ? d : mx;
 	}
@@ -142,7 +133,8 @@ static int group_stats(struct tix_group *g, const struct member *m, uint32_t n, 
 		g->common_info = m[0].kinfo;
 		return 0;
 	}
-	qsort(s->infos, n, sizeof(*s->infos), cmp_u32);
+	if (linker_sort(s->L, s->infos, n, sizeof(*s->infos), cmp_u32, err) != 0)
+		return -1;
 	uint32_t best = s->infos[0], best_n = 0;
 	for (uint32_t i = 0; i < n;) {
 		uint32_t j = i;
@@ -207,7 +199,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 	struct spill mem, sorted, ivals;
 	int64_t *totals = NULL;
 	uint32_t *counts = NULL, *rank = NULL, *order = NULL;
-	struct scratch sc = {0};
+	struct scratch sc = {.L = L};
 	int rc = -1;
 
 	memset(&mem, 0, sizeof(mem));
@@ -215,7 +207,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 	memset(&ivals, 0, sizeof(ivals));
 	mem.fd = sorted.fd = ivals.fd = -1;
 	if (dedup_init(&keys, sizeof(struct group_key)) != 0)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	if (linker_spill(L, &mem, sizeof(struct member), err))
 		goto out;
 
@@ -251,7 +243,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 		m->dur_ns = row_dur(L, i);
 		m->row = i;
 		m->kinfo = r->detail != TIX_NONE ? details[r->detail].kernel_info : TIX_NONE;
-		totals[g] += m->dur_ns;
+		totals[g] = tix_sat_add(totals[g], m->dur_ns);
 		counts[g]++;
 	}
 	uint32_t ng = keys.n;
@@ -313,8 +305,11 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 		uint32_t k = 1;
 		while (k < n && cmp_member(&seg[k - 1], &seg[k]) <= 0)
 			k++;
-		if (k < n) /* one stream's members come in order already */
-			qsort(seg, n, sizeof(*seg), cmp_member);
+		/* one stream's members come in order already */
+		if (k < n && linker_sort(L, seg, n, sizeof(*seg), cmp_member, err) != 0) {
+			free(first);
+			goto out;
+		}
 		struct tix_group *G = &L->groups[g];
 		G->name = gk[order[g]].name;
 		G->kind = (uint8_t)gk[order[g]].kind;
@@ -322,11 +317,11 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 		G->members_count = n;
 		G->group = g;
 		G->step = TIX_NONE;
-		if (group_stats(G, seg, n, &sc) != 0) {
+		if (group_stats(G, seg, n, &sc, err) != 0) {
 			free(first);
-			goto oom;
+			goto out;
 		}
-		L->total_gpu_ns += G->total_ns;
+		L->total_gpu_ns = tix_sat_add(L->total_gpu_ns, G->total_ns);
 		for (uint32_t i = 0; i < n; i++)
 			SPILL_AT(&L->members, uint32_t, first[g] + i) = seg[i].row;
 		/* The same members, cut by step. */
@@ -352,9 +347,9 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 				S->members_count = j - i;
 				S->group = g;
 				S->step = seg[i].step;
-				if (group_stats(S, seg + i, j - i, &sc) != 0) {
+				if (group_stats(S, seg + i, j - i, &sc, err) != 0) {
 					free(first);
-					goto oom;
+					goto out;
 				}
 			}
 			i = j;
@@ -374,7 +369,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 			if (S->kind == TIX_KIND_KERNEL)
 				st->kernels += S->instances;
 			st->gpu_events += S->instances;
-			st->gpu_ns += S->total_ns;
+			st->gpu_ns = tix_sat_add(st->gpu_ns, S->total_ns);
 		}
 		st->groups_count = j - i;
 		i = j;
@@ -398,8 +393,8 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 	}
 	linker_release(L, &sorted);
 	struct interval *iv = (struct interval *)ivals.base;
-	if (ivals.n)
-		qsort(iv, ivals.n, sizeof(*iv), cmp_interval);
+	if (linker_sort(L, iv, ivals.n, sizeof(*iv), cmp_interval, err) != 0)
+		goto out;
 	for (size_t i = 0; i < ivals.n;) {
 		uint32_t s = iv[i].step;
 		int64_t busy = 0, cs = iv[i].start, ce = iv[i].end;
@@ -420,7 +415,7 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_set(err, "out of memory");
+	rc = tix_error_env(err, "out of memory");
 out:
 	spill_done(&mem);
 	spill_done(&sorted);
@@ -430,8 +425,8 @@ out:
 	free(counts);
 	free(rank);
 	free(order);
-	free(sc.durs);
-	free(sc.infos);
+	linker_buf_done(L, &sc.bd);
+	linker_buf_done(L, &sc.bi);
 	return rc;
 }
 
@@ -477,7 +472,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 	int rc = -1;
 	if (!op_of_name || dedup_init(&pairs, sizeof(struct opg_key)) != 0) {
 		free(op_of_name);
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	}
 	memset(op_of_name, 0xff, (nstr + 1) * sizeof(*op_of_name));
 
@@ -499,7 +494,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 			acc[o].name = r->name;
 		}
 		acc[o].calls++;
-		acc[o].cpu_ns += row_dur(L, i);
+		acc[o].cpu_ns = tix_sat_add(acc[o].cpu_ns, row_dur(L, i));
 	}
 
 	/* Each GPU event counts once for every distinct op name among the
@@ -565,7 +560,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 					chain_cap *= 2;
 				}
 				chain[nchain++] = o;
-				acc[o].gpu_ns += dur;
+				acc[o].gpu_ns = tix_sat_add(acc[o].gpu_ns, dur);
 				acc[o].gpu_events++;
 				uint32_t pi;
 				if (last_group[o] == g) {
@@ -593,7 +588,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 					memset(&pacc[pcap], 0, (ncap - pcap) * sizeof(*pacc));
 					pcap = ncap;
 				}
-				pacc[pi].gpu_ns += dur;
+				pacc[pi].gpu_ns = tix_sat_add(pacc[pi].gpu_ns, dur);
 				pacc[pi].count++;
 			}
 		}
@@ -658,7 +653,7 @@ static int aggregate_ops(struct linker *L, struct tix_error *err)
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_set(err, "out of memory");
+	rc = tix_error_env(err, "out of memory");
 out:
 	free(op_of_name);
 	free(acc);

@@ -29,12 +29,12 @@ static int collector_init(struct collector *c, const char *dir, const char *sour
 	if (intern_init(&c->strings) || dedup_init(&c->details, sizeof(struct tix_detail_disk)) ||
 	    dedup_init(&c->kinfos, sizeof(struct tix_kernel_info)) ||
 	    dedup_init(&c->opinfos, sizeof(struct tix_op_info)))
-		return tix_error_set(err, "%s: out of memory", source_path);
+		return tix_error_env(err, "%s: out of memory", source_path);
 	c->track_nslots = 64;
 	c->track_slots = calloc(c->track_nslots, sizeof(*c->track_slots));
 	c->memo = calloc(DETAIL_MEMO_SIZE, sizeof(*c->memo));
 	if (!c->track_slots || !c->memo)
-		return tix_error_set(err, "%s: out of memory", source_path);
+		return tix_error_env(err, "%s: out of memory", source_path);
 	for (int i = 0; i < DETAIL_MEMO_SIZE; i++)
 		c->memo[i].name = TIX_NONE;
 	if (spill_init(&c->rows, dir, out_path, sizeof(struct brow), err) ||
@@ -189,11 +189,15 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	struct btrack_key k;
 	if ((unsigned)ev->kind >= TIX_KIND_COUNT)
 		return tix_error_set(err, "internal: event kind %d out of range", (int)ev->kind);
+	if (ev->start_ns < TIX_TIME_MIN || ev->start_ns > TIX_TIME_MAX) {
+		c->out_of_range++;
+		return 0;
+	}
 	if (key_of(c, &ev->pid, &ev->tid, &k) != 0)
 		goto oom;
 	uint32_t t = track_of(c, &k);
 	if (t == TIX_NONE)
-		return tix_error_set(err, "%s: too many tracks (over 16M threads and streams)",
+		return tix_error_env(err, "%s: too many tracks (over 16M threads and streams)",
 		                     c->source_path);
 
 	uint32_t name = str_id(c, ev->name);
@@ -267,18 +271,26 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	}
 
 	if (c->rows.n >= UINT32_MAX / 2)
-		return tix_error_set(err, "%s: too many events (over 2 billion)", c->source_path);
+		return tix_error_env(err, "%s: too many events (over 2 billion)", c->source_path);
 	struct brow *r = spill_push(&c->rows, 1, err);
 	if (!r)
 		return -1;
 	r->start_ns = ev->start_ns;
-	r->dur_ns = ev->dur_ns < 0 ? 0 : ev->dur_ns;
+	r->dur_ns = ev->dur_ns;
+	r->flags = 0;
+	if (ev->dur_ns < 0) {
+		r->dur_ns = 0;
+		r->flags |= TIX_ROW_OPEN_END;
+		c->open_ends++;
+	} else if (ev->dur_ns > TIX_TIME_MAX - ev->start_ns) {
+		r->dur_ns = TIX_TIME_MAX - ev->start_ns;
+		c->cut_at_range++;
+	}
 	r->corr = ev->correlation;
 	r->name = name;
 	r->track = t;
 	r->detail = detail;
 	r->kind = (uint8_t)ev->kind;
-	r->flags = 0;
 	if (ev->launch && ev->launch->graph_id)
 		r->flags |= TIX_ROW_GRAPH_REPLAY;
 	c->tracks[t].count++;
@@ -287,19 +299,21 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	c->kind_counts[ev->kind]++;
 	return 0;
 oom:
-	return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+	return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
 }
 
 static int collect_flow(struct collector *c, const struct tix_flow_in *fl, struct tix_error *err)
 {
 	if (!fl->is_ac2g)
 		return 0; /* only launch flows link anything tix shows */
+	if (fl->ts_ns < TIX_TIME_MIN || fl->ts_ns > TIX_TIME_MAX)
+		return 0;
 	struct btrack_key k;
 	if (key_of(c, &fl->pid, &fl->tid, &k) != 0)
-		return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+		return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
 	uint32_t t = track_of(c, &k);
 	if (t == TIX_NONE)
-		return tix_error_set(err, "%s: too many tracks", c->source_path);
+		return tix_error_env(err, "%s: too many tracks", c->source_path);
 	struct bflow *f = spill_push(&c->flows, 1, err);
 	if (!f)
 		return -1;
@@ -340,7 +354,7 @@ static int collect_track_meta(struct collector *c, const struct tix_id *pid, con
 		goto oom;
 	return 0;
 oom:
-	return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+	return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
 }
 
 static int push_top_meta(struct collector *c, uint32_t k, uint32_t v)
@@ -364,7 +378,7 @@ static int collect_meta(struct collector *c, struct tix_str key, struct tix_str 
 {
 	uint32_t k = str_id(c, key), v = str_id(c, json);
 	if (k == TIX_NONE || v == TIX_NONE || push_top_meta(c, k, v) != 0)
-		return tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+		return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
 	return 0;
 }
 
@@ -372,7 +386,7 @@ static int collect_warn(struct collector *c, const char *msg, size_t n, struct t
 {
 	char *w = realloc(c->warnings, c->warnings_len + n + 3);
 	if (!w)
-		return tix_error_set(err, "%s: out of memory", c->source_path);
+		return tix_error_env(err, "%s: out of memory", c->source_path);
 	if (c->warnings_len) {
 		memcpy(w + c->warnings_len, "; ", 2);
 		c->warnings_len += 2;
@@ -460,6 +474,9 @@ static int collector_merge(struct collector *c, struct collector *x, uint32_t **
 #undef S
 	for (int k = 0; k < 16; k++)
 		c->kind_counts[k] += x->kind_counts[k];
+	c->out_of_range += x->out_of_range;
+	c->cut_at_range += x->cut_at_range;
+	c->open_ends += x->open_ends;
 	if (x->warnings_len && collect_warn(c, x->warnings, x->warnings_len, err) != 0)
 		goto out;
 	if (x->has_base_time && !c->has_base_time) {
@@ -473,7 +490,7 @@ static int collector_merge(struct collector *c, struct collector *x, uint32_t **
 	rc = 0;
 	goto out;
 oom:
-	tix_error_set(err, "%s: out of memory while indexing", c->source_path);
+	tix_error_env(err, "%s: out of memory while indexing", c->source_path);
 out:
 	free(smap);
 	free(dmap);
@@ -507,7 +524,7 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 {
 	struct tix_builder *b = calloc(1, sizeof(*b));
 	if (!b) {
-		tix_error_set(err, "%s: out of memory", out_path);
+		tix_error_env(err, "%s: out of memory", out_path);
 		return NULL;
 	}
 	b->out_fd = -1;
@@ -522,14 +539,14 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 	b->step_marker = strdup(opts && opts->step_marker ? opts->step_marker : "");
 	b->base_time_ns = opts ? opts->base_time_ns : 0;
 	if (!b->out_path || !b->dir || !b->source_path || !b->step_marker) {
-		tix_error_set(err, "%s: out of memory", out_path);
+		tix_error_env(err, "%s: out of memory", out_path);
 		tix_builder_abort(b);
 		return NULL;
 	}
 	size_t n = strlen(out_path) + 16;
 	b->tmp_path = malloc(n);
 	if (!b->tmp_path) {
-		tix_error_set(err, "%s: out of memory", out_path);
+		tix_error_env(err, "%s: out of memory", out_path);
 		tix_builder_abort(b);
 		return NULL;
 	}
@@ -543,7 +560,7 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 	else
 		b->out_fd = mkostemp(b->tmp_path, O_CLOEXEC);
 	if (b->out_fd < 0) {
-		tix_error_set(err, "%s: cannot create the index: %s", out_path, strerror(errno));
+		tix_error_errno(err, errno, "%s: cannot create the index", out_path);
 		free(b->tmp_path);
 		b->tmp_path = NULL;
 		tix_builder_abort(b);
@@ -638,23 +655,52 @@ static int name_tmpfile(struct tix_builder *b)
 	return -1;
 }
 
+/* What the ingest boundary (collect_event) changed, said once. */
+static int warn_times(struct collector *c, struct tix_error *err)
+{
+	char msg[300];
+	if (c->out_of_range) {
+		snprintf(msg, sizeof(msg), "%llu events skipped: they start more than 146 years from the "
+		         "trace's zero (outside the int64 nanosecond range tix keeps)",
+		         (unsigned long long)c->out_of_range);
+		if (collect_warn(c, msg, strlen(msg), err) != 0)
+			return -1;
+	}
+	if (c->cut_at_range) {
+		snprintf(msg, sizeof(msg), "%llu events cut short where the time range ends (%lld ns)",
+		         (unsigned long long)c->cut_at_range, (long long)TIX_TIME_MAX);
+		if (collect_warn(c, msg, strlen(msg), err) != 0)
+			return -1;
+	}
+	if (c->open_ends) {
+		snprintf(msg, sizeof(msg), "%llu events have no known end (a negative duration, a \"B\" with no "
+		         "\"E\"): kept with zero duration; a step marker among them lasts until the next step",
+		         (unsigned long long)c->open_ends);
+		if (collect_warn(c, msg, strlen(msg), err) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
 {
 	int rc = 0;
 	if (b->extra)
 		rc = collector_merge(&b->c, b->extra, &b->xmap_str, &b->xmap_detail, &b->xmap_track, err);
+	if (rc == 0)
+		rc = warn_times(&b->c, err);
 	if (b->c.has_base_time)
 		b->base_time_ns = b->c.base_time_ns;
 	if (rc == 0)
 		rc = builder_link_and_write(b, err);
 	if (rc == 0) {
 		if (b->unnamed && name_tmpfile(b) != 0) {
-			rc = tix_error_set(err, "%s: cannot name the new index: %s", b->out_path,
+			rc = tix_error_env(err, "%s: cannot name the new index: %s", b->out_path,
 			                   strerror(errno));
 		} else if (close(b->out_fd) != 0) {
-			rc = tix_error_set(err, "%s: %s", b->out_path, strerror(errno));
+			rc = tix_error_env(err, "%s: %s", b->out_path, strerror(errno));
 		} else if (rename(b->tmp_path, b->out_path) != 0) {
-			rc = tix_error_set(err, "%s: cannot rename the index into place: %s",
+			rc = tix_error_env(err, "%s: cannot rename the index into place: %s",
 			                   b->out_path, strerror(errno));
 		} else {
 			free(b->tmp_path);
@@ -727,7 +773,7 @@ int tix_builder_sink_extra(struct tix_builder *b, struct tix_sink *sink, struct 
 	if (!b->extra) {
 		b->extra = malloc(sizeof(*b->extra));
 		if (!b->extra)
-			return tix_error_set(err, "%s: out of memory", b->source_path);
+			return tix_error_env(err, "%s: out of memory", b->source_path);
 		if (collector_init(b->extra, b->dir, b->source_path, b->out_path, err) != 0) {
 			collector_done(b->extra);
 			free(b->extra);

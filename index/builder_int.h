@@ -39,9 +39,10 @@ void *spill_push(struct spill *s, size_t n, struct tix_error *err);
 /* Sets the size to exactly n elements (growing if needed). */
 int spill_resize(struct spill *s, size_t n, struct tix_error *err);
 void spill_done(struct spill *s);
-/* Grows fd from `from` to `to` bytes with real blocks (fallocate), falling
- * back on ftruncate where the file system has no fallocate.  0 or -1 with
- * errno (ENOSPC on a full disk). */
+/* Grows fd from `from` to `to` bytes with real blocks (fallocate; where the
+ * file system has none, a byte written in each new block).  0 or -1 with
+ * errno (ENOSPC on a full disk).  TIX_NO_FALLOCATE=1 takes the fallback
+ * everywhere (tests). */
 int file_reserve(int fd, size_t from, size_t to);
 /* Re-types a spill for elements of another size, emptied.  Its pages stay
  * mapped and touched, which is the point: fresh pages cost ~0.3 GB/s here. */
@@ -185,6 +186,9 @@ struct collector {
 	struct capture_store captures; /* the primary collector's only */
 	char *warnings;
 	size_t warnings_len;
+	/* events outside TIX_TIME_MIN..MAX: skipped (start) or cut (end);
+	 * events with an unknown end (a negative duration) */
+	uint64_t out_of_range, cut_at_range, open_ends;
 	uint32_t kind_counts[16];
 	int has_base_time;
 	int64_t base_time_ns;
@@ -263,6 +267,24 @@ int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_erro
 int linker_warn(struct linker *L, const char *msg, struct tix_error *err);
 /* Gives s back to the pool (or frees it when the pool is full). */
 void linker_release(struct linker *L, struct spill *s);
+/* A work buffer whose size may follow the number of events: in the heap
+ * while it is small (no file, no system call), in a spill above 1 MB (no
+ * anonymous memory).  linker_buf returns room for n elements of elem
+ * bytes (the contents of an earlier call are not kept) or NULL with err
+ * set; linker_buf_done frees it.  Zero-initialise before first use. */
+struct linker_buf {
+	void *heap;
+	size_t heap_bytes;
+	struct spill sp;
+	int has_spill;
+};
+void *linker_buf(struct linker *L, struct linker_buf *b, size_t n, size_t elem, struct tix_error *err);
+void linker_buf_done(struct linker *L, struct linker_buf *b);
+/* Sorts base[0..n) by cmp, stably and in place, with its buffer from
+ * linker_buf: use it, not qsort, for arrays that grow with the trace
+ * (sort.c).  0, or -1 with err set. */
+int linker_sort(struct linker *L, void *base, size_t n, size_t size,
+                int (*cmp)(const void *, const void *), struct tix_error *err);
 
 /* The rows as rules.h sees them (pointers into the spills: valid until
  * one of them grows). */

@@ -1,19 +1,66 @@
 /* Small shared pieces of the index module: errors, the kind table, hashing. */
 #include "index/index.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+static int error_vset(struct tix_error *err, enum tix_error_class cls, int errnum, const char *fmt,
+                      va_list ap)
+{
+	if (!err)
+		return -1;
+	char raw[sizeof(err->msg)];
+	int n = vsnprintf(raw, sizeof(raw), fmt, ap);
+	if (errnum && n >= 0 && (size_t)n < sizeof(raw))
+		snprintf(raw + n, sizeof(raw) - (size_t)n, ": %s", strerror(errnum));
+	tix_printable(raw, err->msg, sizeof(err->msg));
+	err->cls = cls;
+	return -1;
+}
+
 int tix_error_set(struct tix_error *err, const char *fmt, ...)
 {
-	if (err) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	error_vset(err, TIX_ERR_INPUT, 0, fmt, ap);
+	va_end(ap);
 	return -1;
+}
+
+int tix_error_env(struct tix_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_vset(err, TIX_ERR_ENV, 0, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int tix_error_errno(struct tix_error *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_vset(err, tix_errno_class(errnum), errnum, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+enum tix_error_class tix_errno_class(int e)
+{
+	switch (e) {
+	case ENOENT:
+	case ENOTDIR:
+	case EISDIR:
+	case ELOOP:
+	case ENXIO:
+	case ENODEV:
+	case EINVAL:
+		return TIX_ERR_INPUT;
+	default:
+		return TIX_ERR_ENV;
+	}
 }
 
 static const struct {

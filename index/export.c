@@ -231,7 +231,7 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 	uint32_t n = tix_event_count(ix);
 	uint8_t *bits = calloc(((size_t)n + 7) / 8 + 1, 1);
 	if (!bits)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	if (select_rows(ix, sel, bits, err) != 0) {
 		free(bits);
 		return -1;
@@ -245,13 +245,13 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 	char *tmp = malloc(plen + 16);
 	if (!tmp) {
 		free(bits);
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	}
 	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", out_path);
 	int fd = mkstemp(tmp);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		tix_error_set(err, "%s: cannot create: %s", out_path, strerror(errno));
+		tix_error_errno(err, errno, "%s: cannot create", out_path);
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);
@@ -343,13 +343,13 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 	free(bits);
 	int bad = ferror(f);
 	if (fclose(f) != 0 || bad) {
-		tix_error_set(err, "%s: cannot write: %s", out_path, strerror(errno));
+		tix_error_env(err, "%s: cannot write: %s", out_path, strerror(errno));
 		unlink(tmp);
 		free(tmp);
 		return -1;
 	}
 	if (rename(tmp, out_path) != 0) {
-		tix_error_set(err, "%s: cannot rename into place: %s", out_path, strerror(errno));
+		tix_error_env(err, "%s: cannot rename into place: %s", out_path, strerror(errno));
 		unlink(tmp);
 		free(tmp);
 		return -1;

@@ -164,7 +164,14 @@ struct tix_meta_disk {           /* 256 bytes */
 	uint32_t replayed;           /* GPU work replayed from a graph */
 	uint32_t replayed_by_match[8]; /* ... by enum tix_capture_match */
 	uint32_t capture_sources;    /* string: the capture traces, "; "-joined, or "" */
-	uint32_t reserved[16];
+	/* The source's st_dev, st_ino and st_ctime: a file of the same size
+	 * moved over it, its mtime put back, is another inode, and its ctime
+	 * changed (utimes sets it).  Zero in an index from a writer before
+	 * them: such an index is rebuilt once. */
+	uint64_t source_dev;
+	uint64_t source_ino;
+	int64_t source_ctime_ns;
+	uint32_t reserved[10];
 };
 
 enum tix_section_id {

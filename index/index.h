@@ -33,12 +33,18 @@ struct tix_index;
 
 int tix_index_open(const char *path, struct tix_index **out, struct tix_error *err);
 void tix_index_close(struct tix_index *ix);
+/* Whether addr lies in ix's mapping of its file: a SIGBUS there means the
+ * file shrank under the reader (another program truncated it).  Safe in a
+ * signal handler. */
+int tix_index_maps(const struct tix_index *ix, const void *addr);
 
 /* What the index says about its source, for cache validation. */
 struct tix_source_info {
 	uint64_t size;
 	int64_t mtime_ns;
 	uint64_t hash;
+	uint64_t dev, ino;         /* st_dev, st_ino */
+	int64_t ctime_ns;
 	const char *path;          /* as given at build time; "" if none */
 	const char *step_marker;   /* "" when the defaults were used */
 	const char *capture_sources; /* --graph-capture traces, "; "-joined, "" */
@@ -100,6 +106,7 @@ enum tix_row_flag {
 	TIX_ROW_STEP_MARKER = 1 << 4,  /* this event defines a step */
 	TIX_ROW_CHAIN = 1 << 5,        /* its ancestors are listed, not walked (see rules.h) */
 	TIX_ROW_BEFORE_TRACE = 1 << 6, /* GPU work launched before the trace's CPU window */
+	TIX_ROW_OPEN_END = 1 << 7,     /* its end is unknown (negative duration in the trace) */
 };
 
 struct tix_event {             /* a decoded row */

@@ -55,7 +55,7 @@ int linker_warn(struct linker *L, const char *msg, struct tix_error *err)
 	size_t n = strlen(msg), old = L->warnings ? strlen(L->warnings) : 0;
 	char *w = realloc(L->warnings, old + n + 3);
 	if (!w)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	if (old)
 		memcpy(w + old, "; ", 2), old += 2;
 	memcpy(w + old, msg, n + 1);
@@ -169,7 +169,7 @@ static int link_parents(struct linker *L, struct tix_error *err)
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_set(err, "out of memory");
+	rc = tix_error_env(err, "out of memory");
 out:
 	free(open);
 	free(anc);
@@ -316,8 +316,8 @@ static int link_by_flows(struct linker *L, struct tix_error *err)
 	}
 	struct bflow *fl = (struct bflow *)b->c.flows.base;
 	size_t nf = b->c.flows.n;
-	if (nf)
-		qsort(fl, nf, sizeof(*fl), cmp_flow);
+	if (linker_sort(L, fl, nf, sizeof(*fl), cmp_flow, err) != 0)
+		return -1;
 	for (size_t i = 0; i + 1 < nf; i++) {
 		if (!fl[i].is_start || fl[i + 1].is_start || fl[i + 1].id != fl[i].id)
 			continue;
@@ -460,7 +460,7 @@ static int mark_before_trace(struct linker *L, struct tix_error *err)
 	memset(s, 0, sizeof(*s));
 	s->name = intern_add(&L->b->c.strings, "(before the trace)", 18);
 	if (s->name == TIX_NONE)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	s->marker_row = TIX_NONE;
 	s->start_ns = lo;
 	s->dur_ns = hi - lo;
@@ -480,7 +480,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 	uint8_t *is_name = calloc(nstr + 1, 1);   /* 1: a CPU-side name, 2: a marker name */
 	uint32_t *markers = NULL;
 	if (!is_name)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (is_marker_kind(r->kind))
@@ -545,6 +545,9 @@ static int find_steps(struct linker *L, struct tix_error *err)
 		s->marker_row = row;
 		s->start_ns = r->start_ns;
 		s->dur_ns = row_dur(L, row);
+		if (r->flags & TIX_ROW_OPEN_END) /* its end unknown: until the next marker, or the end */
+			s->dur_ns = (m + 1 < nm ? SPILL_AT(&L->rows, struct tix_row_disk, markers[m + 1]).start_ns
+			                        : L->last_ns) - s->start_ns;
 		s->top_group = TIX_NONE;
 		open_end = s->start_ns + s->dur_ns;
 		r->flags |= TIX_ROW_STEP_MARKER;
@@ -577,13 +580,13 @@ static int find_steps(struct linker *L, struct tix_error *err)
 		s->top_group = TIX_NONE;
 		L->step_rule = "none found: one step";
 		if (s->name == TIX_NONE)
-			return tix_error_set(err, "out of memory");
+			return tix_error_env(err, "out of memory");
 	}
 	return mark_before_trace(L, err);
 oom:
 	free(is_name);
 	free(markers);
-	return tix_error_set(err, "out of memory");
+	return tix_error_env(err, "out of memory");
 }
 
 uint32_t linker_step_of(const struct linker *L, uint32_t row)

@@ -219,30 +219,54 @@ void tix_fmt_dur(char *buf, size_t cap, int64_t ns)
 }
 
 
+size_t tix_utf8_len(const unsigned char *p, size_t avail)
+{
+	unsigned char c = p[0];
+	size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+	             : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+	if (!len || len > avail)
+		return 0;
+	for (size_t k = 1; k < len; k++)
+		if ((p[k] & 0xC0) != 0x80)
+			return 0;
+	if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xF0 && p[1] < 0x90))
+		return 0; /* overlong */
+	if ((c == 0xED && p[1] >= 0xA0) || (c == 0xF4 && p[1] >= 0x90))
+		return 0; /* a surrogate, or past U+10FFFF */
+	return len;
+}
+
 const char *tix_printable(const char *s, char *buf, size_t cap)
 {
-	size_t n = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0, avail = strlen(s);
 	if (!cap)
 		return buf;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*p) {
+		size_t len = tix_utf8_len(p, avail);
 		char piece[5];
-		size_t len = 1;
-		if (c < 0x20 || c == 0x7f) {
-			snprintf(piece, sizeof(piece), "\\x%02x", c);
-			len = 4;
+		/* C0 controls, DEL, C1 controls (U+0080-U+009F, which some
+		 * terminals obey) and bytes outside valid UTF-8 are escaped */
+		int escape = len == 0 || (len == 1 && (p[0] < 0x20 || p[0] == 0x7f)) ||
+		             (len == 2 && p[0] == 0xC2 && p[1] < 0xA0);
+		if (escape) {
+			snprintf(piece, sizeof(piece), "\\x%02x", p[0]);
+			len = 1;
 		} else {
-			piece[0] = (char)c; /* UTF-8 sequences pass as they are */
+			memcpy(piece, p, len);
 		}
-		if (n + len + 4 > cap) {
+		size_t out = escape ? 4 : len;
+		if (n + out + 4 > cap) {
 			if (cap >= 4)
 				memcpy(buf + (n < cap - 4 ? n : cap - 4), "...", 4);
 			else
 				buf[0] = '\0';
 			return buf;
 		}
-		memcpy(buf + n, piece, len);
-		n += len;
+		memcpy(buf + n, piece, out);
+		n += out;
+		p += len;
+		avail -= len;
 	}
 	buf[n] = '\0';
 	return buf;

@@ -58,7 +58,7 @@ uint32_t *linker_order_tracks(struct linker *L, struct tix_error *err)
 	if (!order || !remap || !L->tracks) {
 		free(order);
 		free(remap);
-		tix_error_set(err, "out of memory");
+		tix_error_env(err, "out of memory");
 		return NULL;
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -130,11 +130,11 @@ static int map_out_rows(struct linker *L, uint32_t n, struct tix_error *err)
 		return linker_spill(L, &L->rows, sizeof(struct tix_row_disk), err);
 	size_t bytes = (size_t)n * sizeof(struct tix_row_disk);
 	if (file_reserve(b->out_fd, 0, ROWS_OFFSET + bytes) != 0)
-		return tix_error_set(err, "%s: cannot grow the index to %zu MB: %s", b->out_path,
+		return tix_error_env(err, "%s: cannot grow the index to %zu MB: %s", b->out_path,
 		                     bytes >> 20, strerror(errno));
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, b->out_fd, ROWS_OFFSET);
 	if (p == MAP_FAILED)
-		return tix_error_set(err, "%s: cannot map the index: %s", b->out_path, strerror(errno));
+		return tix_error_env(err, "%s: cannot map the index: %s", b->out_path, strerror(errno));
 	memset(&L->rows, 0, sizeof(L->rows));
 	L->rows.fd = -1; /* the mapping is not a spill file of ours */
 	L->rows.base = p;
@@ -174,10 +174,11 @@ static int cmp_displaced(const void *a, const void *b)
 }
 
 /* Sorts rows [f, f+n) by time.  Traces come nearly sorted (a few events
- * written late), so the rows that break the order are lifted out, sorted,
- * and merged back in place: O(n + d log d) for d of them. */
-static int sort_track(struct mover *m, uint32_t f, uint32_t n, struct displaced **tmp,
-                      size_t *tmp_cap)
+ * written late), so the rows that break the order are lifted out into tmp
+ * (a spill: they may be most of the rows), sorted, and merged back in
+ * place: O(n + d log d) for d of them. */
+static int sort_track(struct linker *L, struct mover *m, uint32_t f, uint32_t n, struct spill *tmp,
+                      struct tix_error *err)
 {
 	if (n < 2)
 		return 0;
@@ -188,28 +189,28 @@ static int sort_track(struct mover *m, uint32_t f, uint32_t n, struct displaced 
 		i++;
 	if (i >= n)
 		return 0;
+	if (tmp->fd < 0 && linker_spill(L, tmp, sizeof(struct displaced), err) != 0)
+		return -1;
+	tmp->n = 0;
 	/* Compact the rows that keep the order; lift out the others. */
 	size_t d = 0;
 	uint32_t w = i;
 	for (; i < n; i++) {
 		if (row_before(&rows[i], &rows[w - 1])) {
-			if (d == *tmp_cap) {
-				size_t cap = *tmp_cap ? *tmp_cap * 2 : 1024;
-				struct displaced *t = realloc(*tmp, cap * sizeof(*t));
-				if (!t)
-					return -1;
-				*tmp = t;
-				*tmp_cap = cap;
-			}
-			(*tmp)[d++] = (struct displaced){rows[i], corr[i], f + i, 0};
+			struct displaced *t = spill_push(tmp, 1, err);
+			if (!t)
+				return -1;
+			*t = (struct displaced){rows[i], corr[i], f + i, 0};
+			d++;
 		} else {
 			rows[w] = rows[i];
 			corr[w] = corr[i];
 			w++;
 		}
 	}
-	struct displaced *dp = *tmp;
-	qsort(dp, d, sizeof(*dp), cmp_displaced);
+	struct displaced *dp = (struct displaced *)tmp->base;
+	if (linker_sort(L, dp, d, sizeof(*dp), cmp_displaced, err) != 0)
+		return -1;
 	/* Merge from the back into the room the lifted rows left. */
 	int64_t a = (int64_t)w - 1, k = (int64_t)n - 1, j = (int64_t)d - 1;
 	while (j >= 0) {
@@ -295,14 +296,15 @@ int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 {
 	struct tix_builder *b = L->b;
 	uint32_t n = L->nrows;
-	struct displaced *tmp = NULL;
-	size_t tmp_cap = 0;
+	struct spill tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.fd = -1;
 	int rc = -1;
 	struct scatter job[2];
 	memset(job, 0, sizeof(job));
 	uint32_t *cursor = malloc(2 * (L->ntracks + 1) * sizeof(*cursor));
 	if (!cursor)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 	if (map_out_rows(L, n, err) || linker_spill(L, &L->corr, sizeof(int64_t), err) ||
 	    spill_resize(&L->corr, n, err))
 		goto out;
@@ -352,8 +354,8 @@ int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 
 	struct mover m = {rows, corr};
 	for (uint32_t t = 0; t < L->ntracks; t++)
-		if (sort_track(&m, L->tracks[t].first_row, L->tracks[t].row_count, &tmp, &tmp_cap) != 0)
-			goto oom;
+		if (sort_track(L, &m, L->tracks[t].first_row, L->tracks[t].row_count, &tmp, err) != 0)
+			goto out;
 	uint32_t nlong = job[0].nlong + job[1].nlong;
 	if (nlong) {
 		L->long_durs = malloc(nlong * sizeof(*L->long_durs));
@@ -372,11 +374,11 @@ int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_set(err, "out of memory");
+	rc = tix_error_env(err, "out of memory");
 out:
 	free(cursor);
 	free(job[0].longs);
 	free(job[1].longs);
-	free(tmp);
+	linker_release(L, &tmp);
 	return rc;
 }

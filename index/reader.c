@@ -209,7 +209,7 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
 	if (fd < 0)
-		return BAD("%s: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
@@ -223,7 +223,7 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
-		return BAD("%s: cannot map: %s", path, strerror(errno));
+		return tix_error_env(err, "%s: cannot map: %s", path, strerror(errno));
 	struct tix_index *ix = calloc(1, sizeof(*ix));
 	if (!ix) {
 		munmap(map, (size_t)st.st_size);
@@ -266,7 +266,7 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	size_t tbytes = (size_t)h.section_count * sizeof(struct tix_section_disk);
 	unsigned char *hb = malloc(sizeof(h) + tbytes);
 	if (!hb) {
-		tix_error_set(err, "%s: out of memory", path);
+		tix_error_env(err, "%s: out of memory", path);
 		goto fail;
 	}
 	memcpy(hb, map, sizeof(h) + tbytes);
@@ -392,6 +392,12 @@ void tix_index_close(struct tix_index *ix)
 	free(ix);
 }
 
+int tix_index_maps(const struct tix_index *ix, const void *addr)
+{
+	uintptr_t p = (uintptr_t)addr, m = (uintptr_t)ix->map;
+	return p >= m && p - m < ix->size;
+}
+
 const char *tix_str(const struct tix_index *ix, uint32_t id)
 {
 	return id < ix->nstr ? ix->str_data + ix->str_off[id] : "";
@@ -407,6 +413,9 @@ void tix_index_source(const struct tix_index *ix, struct tix_source_info *out)
 	out->size = ix->meta->source_size;
 	out->mtime_ns = ix->meta->source_mtime_ns;
 	out->hash = ix->meta->source_hash;
+	out->dev = ix->meta->source_dev;
+	out->ino = ix->meta->source_ino;
+	out->ctime_ns = ix->meta->source_ctime_ns;
 	out->path = tix_str(ix, ix->meta->source_path);
 	out->step_marker = tix_str(ix, ix->meta->step_marker);
 	out->capture_sources = tix_str(ix, ix->meta->capture_sources);

@@ -24,14 +24,38 @@
 
 #define TIX_NONE UINT32_MAX /* "no row / no string / no record" */
 
-struct tix_error {
-	char msg[512];
+/* What kind of failure an error is, set where the error is made; the CLI's
+ * exit status follows it (docs/CLI.md). */
+enum tix_error_class {
+	TIX_ERR_INPUT = 0, /* the trace, index or file named is bad or missing (exit 2) */
+	TIX_ERR_ENV,       /* the system refused: disk full, permission, memory, a name
+	                    * too long, something in the way of the index (exit 3) */
 };
 
-/* Formats err->msg (printf-style) and returns -1, so callers can
- * `return tix_error_set(err, "...")`.  err may be NULL. */
+struct tix_error {
+	char msg[512];
+	enum tix_error_class cls;
+};
+
+/* Formats err->msg (printf-style), with every byte that is not printable
+ * (control characters, invalid UTF-8: a file name may hold anything) made
+ * printable as by tix_printable(), so a message is always one line and never
+ * reaches the terminal as an escape sequence.  Returns -1, so callers can
+ * `return tix_error_set(err, "...")`.  err may be NULL.
+ *   tix_error_set    class TIX_ERR_INPUT
+ *   tix_error_env    class TIX_ERR_ENV
+ *   tix_error_errno  appends ": strerror(errnum)"; the class is
+ *                    tix_errno_class(errnum) */
 int tix_error_set(struct tix_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+int tix_error_env(struct tix_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int tix_error_errno(struct tix_error *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The class of a failure with errno e on a file the user named: a name
+ * that leads nowhere (ENOENT, ENOTDIR, EISDIR, ELOOP, ENXIO...) is bad
+ * input; anything else (EACCES, ENOSPC, EIO, ENOMEM...) is the environment. */
+enum tix_error_class tix_errno_class(int e);
 
 /* ---- event kinds --------------------------------------------------------
  * One row per kind: enum name, short label (CLI/TUI), Kineto "cat" written
@@ -99,6 +123,25 @@ struct tix_op_in {
 	struct tix_str dims, types, strides, concrete;
 };
 
+/* The time range of an index, in ns: about 146 years either side of the
+ * producer's zero (Kineto's epoch microseconds, 1.7e18 ns today, fit).  Any
+ * two times in it differ by less than INT64_MAX, so no end, delay or
+ * offset computed from them overflows.  The builder skips events that start
+ * outside it and cuts those that end past it, with a warning. */
+#define TIX_TIME_MAX (INT64_MAX / 2)
+#define TIX_TIME_MIN (-TIX_TIME_MAX)
+
+/* a + b for sums of durations (totals of a group, a step, the trace):
+ * held at the int64 limits rather than wrapping, since durations may each
+ * be near TIX_TIME_MAX.  Every such sum, in the builder and in its readers,
+ * goes through it. */
+static inline int64_t tix_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
 /* How a kernel replayed from a CUDA graph was tied to the launch recorded
  * while the graph was captured (docs/FORMAT.md, "Graph attribution"). */
 #define TIX_CAPTURE_MATCHES(X)                                             \
@@ -135,8 +178,13 @@ struct tix_capture_in {
 struct tix_event_in {
 	enum tix_kind kind;
 	struct tix_id pid, tid;
-	int64_t start_ns;      /* producer's clock; may be any int64 */
-	int64_t dur_ns;        /* >= 0; 0 for instants and counters */
+	int64_t start_ns;      /* producer's clock; see TIX_TIME_MAX */
+	/* >= 0; 0 for instants and counters.  < 0: the end is unknown (Kineto
+	 * writes a negative "dur" for an event that had not ended when it
+	 * stopped, or whose end it lost; a "B" with no "E"): kept with zero
+	 * duration and flagged TIX_ROW_OPEN_END; a step marker so flagged lasts
+	 * until the next. */
+	int64_t dur_ns;
 	struct tix_str name;
 	struct tix_str cat;    /* original category; may be empty */
 	/* The args object as JSON text, minus per-instance ids (External id,
@@ -183,10 +231,14 @@ struct tix_sink {
 	 * share turned out to be invalid).  May be NULL. */
 	void (*discard)(void *ctx);
 };
-/* s made fit for a one-line message: control characters and bytes that are
- * not printable ASCII are written as \xNN, and it is cut (with "...") to fit
- * cap.  Returns buf. */
+/* s made fit for a one-line message: control characters (C0, DEL, C1) and
+ * bytes that are not part of valid UTF-8 are written as \xNN; valid UTF-8
+ * text passes as it is.  Cut (with "...") to fit cap.  Returns buf. */
 const char *tix_printable(const char *s, char *buf, size_t cap);
+/* The length of the valid UTF-8 sequence at p (1-4; avail bytes are there),
+ * or 0 when p[0] does not start one (overlong forms, surrogates and code
+ * points past U+10FFFF are not valid). */
+size_t tix_utf8_len(const unsigned char *p, size_t avail);
 
 /* A fast 64-bit hash of bytes (used for the checksums and the cache key). */
 uint64_t tix_hash64(const void *data, size_t len, uint64_t seed);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "index/builder_int.h"
@@ -19,10 +20,26 @@ int file_reserve(int fd, size_t from, size_t to)
 {
 	/* Blocks for real, not a sparse hole: a full disk is then an error
 	 * here, not a SIGBUS when a mapped page is first written. */
-	if (to > from && fallocate(fd, 0, (off_t)from, (off_t)(to - from)) == 0)
+	if (to <= from)
 		return 0;
-	if (to > from && errno != EOPNOTSUPP && errno != ENOSYS)
+	static int no_fallocate = -1; /* tests take the fallback on any file system */
+	if (no_fallocate < 0)
+		no_fallocate = getenv("TIX_NO_FALLOCATE") != NULL;
+	if (!no_fallocate && fallocate(fd, 0, (off_t)from, (off_t)(to - from)) == 0)
+		return 0;
+	if (!no_fallocate && errno != EOPNOTSUPP && errno != ENOSYS)
 		return -1;
+	/* No fallocate (ext2, some network file systems): a byte written in
+	 * every block past the end allocates it, so a full disk is ENOSPC
+	 * here too (what glibc's posix_fallocate does there). */
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return -1;
+	size_t blk = st.st_blksize > 0 ? (size_t)st.st_blksize : 4096;
+	size_t start = (size_t)st.st_size > from ? (size_t)st.st_size : from;
+	for (size_t off = start; off < to; off = (off / blk + 1) * blk)
+		if (pwrite(fd, "", 1, (off_t)off) != 1)
+			return -1;
 	return ftruncate(fd, (off_t)to);
 }
 
@@ -40,7 +57,7 @@ int spill_init(struct spill *s, const char *dir, const char *label, size_t elem,
 		snprintf(path, sizeof(path), "%s/.tix-spill-XXXXXX", dir);
 		s->fd = mkostemp(path, O_CLOEXEC);
 		if (s->fd < 0)
-			return tix_error_set(err, "%s: cannot create a temporary file in %s: %s",
+			return tix_error_env(err, "%s: cannot create a temporary file in %s: %s",
 			                     label, dir, strerror(errno));
 		unlink(path);
 	}
@@ -56,7 +73,7 @@ static int spill_reserve(struct spill *s, size_t need, struct tix_error *err)
 		cap *= 2;
 	size_t bytes = cap * s->elem;
 	if (file_reserve(s->fd, s->cap * s->elem, bytes) != 0)
-		return tix_error_set(err, "%s: cannot grow a temporary file to %zu MB: %s",
+		return tix_error_env(err, "%s: cannot grow a temporary file to %zu MB: %s",
 		                     s->label, (bytes + (1 << 20) - 1) >> 20, strerror(errno));
 	void *p;
 	if (s->base)
@@ -64,7 +81,7 @@ static int spill_reserve(struct spill *s, size_t need, struct tix_error *err)
 	else
 		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
 	if (p == MAP_FAILED)
-		return tix_error_set(err, "%s: cannot map a temporary file: %s", s->label, strerror(errno));
+		return tix_error_env(err, "%s: cannot map a temporary file: %s", s->label, strerror(errno));
 	s->base = p;
 	s->cap = cap;
 	return 0;

@@ -27,7 +27,7 @@ static int write_all(int fd, const void *p, size_t n, uint64_t off, const char *
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return tix_error_set(err, "%s: cannot write the index: %s", path,
+			return tix_error_env(err, "%s: cannot write the index: %s", path,
 			                     strerror(errno));
 		}
 		c += w;
@@ -45,6 +45,9 @@ int linker_write(struct linker *L, struct tix_error *err)
 	meta.source_size = b->opts.source_size;
 	meta.source_mtime_ns = b->opts.source_mtime_ns;
 	meta.source_hash = b->opts.source_hash;
+	meta.source_dev = b->opts.source_dev;
+	meta.source_ino = b->opts.source_ino;
+	meta.source_ctime_ns = b->opts.source_ctime_ns;
 	meta.base_time_ns = b->base_time_ns;
 	meta.first_ns = L->first_ns;
 	meta.last_ns = L->last_ns;
@@ -82,7 +85,7 @@ int linker_write(struct linker *L, struct tix_error *err)
 	if (meta.source_path == TIX_NONE || meta.step_marker == TIX_NONE ||
 	    meta.warnings == TIX_NONE || meta.step_rule == TIX_NONE ||
 	    meta.capture_sources == TIX_NONE)
-		return tix_error_set(err, "out of memory");
+		return tix_error_env(err, "out of memory");
 
 	struct out_section secs[] = {
 		{TIX_SEC_META, sizeof(meta), &meta, sizeof(meta)},
@@ -166,7 +169,7 @@ int linker_write(struct linker *L, struct tix_error *err)
 	if (write_all(b->out_fd, hb, sizeof(hb), 0, b->out_path, err) != 0)
 		return -1;
 	if (ftruncate(b->out_fd, (off_t)off) != 0)
-		return tix_error_set(err, "%s: %s", b->out_path, strerror(errno));
+		return tix_error_env(err, "%s: %s", b->out_path, strerror(errno));
 	return 0;
 }
 

@@ -268,14 +268,14 @@ static int same_track(const struct tix_event_in *a, const struct tix_id *pid, co
 static int push_begin(struct event_conv *c, const struct tix_event_in *e, struct tix_error *err)
 {
 	if (reserve_one(&c->open, &c->open_cap, c->nopen, sizeof(*c->open)) != 0)
-		return tix_error_set(err, "%s: out of memory", c->path);
+		return tix_error_env(err, "%s: out of memory", c->path);
 	struct tix_str parts[5] = {e->pid.str, e->tid.str, e->name, e->cat, e->args};
 	size_t total = 0;
 	for (int i = 0; i < 5; i++)
 		total += parts[i].len + 1;
 	char *buf = malloc(total), *w = buf;
 	if (!buf)
-		return tix_error_set(err, "%s: out of memory", c->path);
+		return tix_error_env(err, "%s: out of memory", c->path);
 	struct open_begin *ob = &c->open[c->nopen++];
 	ob->ev = *e;
 	ob->ev.launch = NULL;
@@ -303,18 +303,23 @@ static int pop_end(struct event_conv *c, const struct tix_id *pid, const struct 
 		struct open_begin ob = c->open[i];
 		memmove(&c->open[i], &c->open[i + 1], (c->nopen - i - 1) * sizeof(ob));
 		c->nopen--;
-		ob.ev.dur_ns = end_ns > ob.ev.start_ns ? end_ns - ob.ev.start_ns : 0;
+		/* an "E" before its "B" is an end gone wrong: unknown (-1); a span
+		 * past INT64_MAX is cut to it (the builder cuts it to its range) */
+		ob.ev.dur_ns = end_ns < ob.ev.start_ns ? -1
+		               : (uint64_t)end_ns - (uint64_t)ob.ev.start_ns > (uint64_t)INT64_MAX
+		                       ? INT64_MAX
+		                       : (int64_t)((uint64_t)end_ns - (uint64_t)ob.ev.start_ns);
 		int rc = emit(c, &ob.ev, err);
 		free(ob.strs);
 		return rc;
 	}
 	if (c->keep_orphan_ends) { /* its "B" may be in the other half */
 		if (reserve_one(&c->orphans, &c->orphans_cap, c->norphans, sizeof(*c->orphans)) != 0)
-			return tix_error_set(err, "%s: out of memory", c->path);
+			return tix_error_env(err, "%s: out of memory", c->path);
 		size_t pl = pid->str.ptr ? pid->str.len : 0, tl = tid->str.ptr ? tid->str.len : 0;
 		char *buf = malloc(pl + tl + 2);
 		if (!buf)
-			return tix_error_set(err, "%s: out of memory", c->path);
+			return tix_error_env(err, "%s: out of memory", c->path);
 		struct orphan_end *o = &c->orphans[c->norphans++];
 		o->pid = *pid;
 		o->tid = *tid;
@@ -343,7 +348,7 @@ int event_conv_adopt(struct event_conv *c, struct event_conv *second, struct tix
 	}
 	for (size_t i = 0; i < second->nopen; i++) {
 		if (reserve_one(&c->open, &c->open_cap, c->nopen, sizeof(*c->open)) != 0)
-			return tix_error_set(err, "%s: out of memory", c->path);
+			return tix_error_env(err, "%s: out of memory", c->path);
 		c->open[c->nopen++] = second->open[i]; /* takes its copies */
 	}
 	second->nopen = 0;
@@ -393,8 +398,8 @@ int event_conv_take(struct event_conv *c, const struct shim_event *ev, struct ti
 	e.correlation = ev->correlation;
 	switch (ph) {
 	case 'X': {
-		int64_t d = 0;
-		if (ev->dur.ptr && (parse_us_to_ns(ev->dur.ptr, ev->dur.len, &d) != 0 || d < 0))
+		int64_t d = 0; /* negative: the end is unknown (see tix_event_in) */
+		if (ev->dur.ptr && parse_us_to_ns(ev->dur.ptr, ev->dur.len, &d) != 0)
 			d = 0;
 		e.dur_ns = d;
 		e.kind = kind_of(ev);
@@ -470,21 +475,16 @@ int event_conv_warn(struct event_conv *c, const char *msg, struct tix_error *err
 
 int event_conv_finish(struct event_conv *c, struct tix_error *err)
 {
-	/* A "B" whose "E" never came: the profiler stopped inside it. */
+	/* A "B" whose "E" never came: the profiler stopped inside it, its end
+	 * is unknown (the builder counts these in its warning). */
 	for (size_t i = 0; i < c->nopen; i++) {
+		c->open[i].ev.dur_ns = -1;
 		if (emit(c, &c->open[i].ev, err) != 0)
 			return -1;
 		free(c->open[i].strs);
 	}
-	size_t unmatched = c->nopen;
 	c->nopen = 0;
 	char msg[200];
-	if (unmatched) {
-		snprintf(msg, sizeof(msg), "%zu \"B\" events had no \"E\" and were kept with zero duration",
-		         unmatched);
-		if (event_conv_warn(c, msg, err) != 0)
-			return -1;
-	}
 	if (c->skipped) {
 		snprintf(msg, sizeof(msg),
 		         "%llu events skipped: no usable \"ph\" or \"ts\", or an \"E\" without its \"B\"",

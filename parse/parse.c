@@ -21,7 +21,8 @@
  *   int64 nanosecond range) are skipped and counted in a warning.
  * - Async ("b"/"e"/"n"), sample, object and mark events are skipped.
  * - "B"/"E" pairs are matched per thread, innermost first; a "B" with no
- *   "E" becomes an event of zero duration.
+ *   "E", an "E" before its "B" and a negative "dur" give an event whose end
+ *   is unknown (zero duration, flagged; a step marker lasts until the next).
  * - A top-level value before traceEvents must fit in the gzip window
  *   buffer, which grows to hold it.
  */
@@ -97,15 +98,18 @@ static int finish(struct reader *r, int eof_state_ok, struct tix_parse_result *r
 
 /* ---- a mapped file that shrinks under us ----
  * Reading a page of a mapping past the file's (new) end raises SIGBUS.  While
- * a thread parses a mapped trace, SIGBUS jumps back to its parse, which then
- * fails with one line instead of killing tix. */
+ * a thread parses a mapped trace, SIGBUS in that mapping jumps back to its
+ * parse, which then fails with one line instead of killing tix.  A SIGBUS
+ * elsewhere (a spill file's mapping) is not the trace's fault: not caught. */
 static _Thread_local sigjmp_buf *bus_jump;
+static _Thread_local const char *bus_map; /* the trace's mapping */
+static _Thread_local size_t bus_len;
 
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
-	(void)si;
 	(void)ctx;
-	if (bus_jump)
+	uintptr_t at = si ? (uintptr_t)si->si_addr : 0, lo = (uintptr_t)bus_map;
+	if (bus_jump && at >= lo && at - lo < bus_len)
 		siglongjmp(*bus_jump, 1);
 	signal(sig, SIG_DFL); /* not ours: die as we would have */
 	raise(sig);
@@ -159,6 +163,8 @@ static void *run_second(void *arg)
 		return NULL;
 	}
 	bus_jump = &jb;
+	bus_map = h->b;
+	bus_len = h->size;
 	/* Its first event is parsed on its own, so that it never patches the
 	 * bytes at the cut, which the first thread patches. */
 	int closed = 0, failed = 0;
@@ -200,9 +206,6 @@ static void reader_done(struct reader *r)
 	r->shim = NULL;
 }
 
-/* Tries the split; returns 1 when it did the whole file (then *used and
- * the reader's state are final), 0 when the caller should go on alone from
- * *p, -1 on an error. */
 /* Where to cut b[q, size) so that both threads get the same work.  Work
  * follows events more than bytes (Kineto writes the many small CPU events
  * first and the GPU records, with their long names, last: cut at the byte
@@ -238,10 +241,18 @@ static size_t balanced_middle(const char *b, size_t q, size_t size)
 	return q + span / 2;
 }
 
+/* Tries the split; returns 1 when it did the whole file (then *used and
+ * the reader's state are final), 0 when the caller should go on alone from
+ * *p, -1 on an error. */
 static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
                        const struct tix_parse_opts *opts, size_t *used)
 {
 	size_t q = parse_skip_ws(b, *p, size);
+	/* The events need not fill the file (a large "otherData" before them,
+	 * a run of blanks): split only when they span two windows or more, so
+	 * that the guessed cut and the window after it lie inside the mapping. */
+	if (size - q < 2 * (size_t)r->window)
+		return 0;
 	size_t mid = balanced_middle(b, q, size);
 	if (mid + r->window > size)
 		mid = q + (size - q) / 2;
@@ -368,7 +379,7 @@ static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_
 	size_t maplen;
 	char *b = map_padded(fd, size, &maplen);
 	if (!b)
-		return tix_error_set(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
+		return tix_error_env(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
 	struct sigaction old_bus;
 	catch_sigbus(&old_bus);
 	sigjmp_buf jb;
@@ -377,6 +388,8 @@ static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_
 		rc = shrank(r);
 	} else {
 		bus_jump = &jb;
+		bus_map = b;
+		bus_len = maplen;
 		rc = parse_mapped_in(r, b, size, opts, res);
 	}
 	bus_jump = NULL;
@@ -390,7 +403,7 @@ static int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_pa
 {
 	unsigned char *in = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
 	if (size && in == MAP_FAILED)
-		return tix_error_set(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
+		return tix_error_env(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
 	if (in)
 		madvise(in, size, MADV_SEQUENTIAL);
 	size_t pad = shim_padding();
@@ -400,7 +413,7 @@ static int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_pa
 	memset(&z, 0, sizeof(z));
 	int rc = -1;
 	if (!buf || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-		tix_error_set(r->err, "%s: out of memory", r->path);
+		tix_error_env(r->err, "%s: out of memory", r->path);
 		goto out;
 	}
 	z.next_in = in;
@@ -457,7 +470,7 @@ static int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_pa
 			size_t ncap = cap * 2;
 			char *nb = realloc(buf, ncap + pad);
 			if (!nb) {
-				tix_error_set(r->err, "%s: out of memory", r->path);
+				tix_error_env(r->err, "%s: out of memory", r->path);
 				goto out;
 			}
 			buf = nb;
@@ -494,11 +507,11 @@ int tix_parse_trace(const char *path, const struct tix_sink *sink,
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return tix_error_set(err, "%s: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		close(fd);
-		return tix_error_set(err, "%s: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	}
 	if (S_ISDIR(st.st_mode)) {
 		close(fd);
@@ -512,12 +525,12 @@ int tix_parse_trace(const char *path, const struct tix_sink *sink,
 	unsigned char magic[2] = {0, 0};
 	if (size >= 2 && pread(fd, magic, 2, 0) != 2) {
 		close(fd);
-		return tix_error_set(err, "%s: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s", path);
 	}
 	if (reader_init(&r, path, sink, err) != 0) {
 		reader_done(&r);
 		close(fd);
-		return tix_error_set(err, "%s: out of memory", path);
+		return tix_error_env(err, "%s: out of memory", path);
 	}
 	r.gzip = magic[0] == 0x1f && magic[1] == 0x8b;
 	int rc = r.gzip ? parse_gzip(&r, fd, size, opts, result) : parse_mapped(&r, fd, size, opts, result);

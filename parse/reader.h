@@ -40,7 +40,10 @@ struct reader {
 
 enum scan { SCAN_OK, SCAN_MORE, SCAN_BAD, SCAN_DEEP };
 
-#define MAX_NESTING 4096 /* the careful scanner's limit (simdjson's is 1024) */
+/* The careful scanner's limit, an event's own braces counted: what tix
+ * accepts (simdjson's max_depth of 1024 does not bind, as the shim takes the
+ * values it does not walk as raw text). */
+#define MAX_NESTING 4096
 
 /* Progress of the second thread, read by the first when it reports. */
 struct shared_progress {

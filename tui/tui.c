@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tui/fatal.h"
 #include "tui/keys.h"
 #include "tui/model.h"
 #include "tui/table.h"
@@ -926,8 +927,10 @@ int tui_run(const struct tui_trace *traces, int ntraces)
 		a->traces[i].ix = traces[i].ix;
 		tix_index_summary(traces[i].ix, &a->traces[i].sum);
 	}
+	fatal_begin(traces, ntraces); /* without it (out of memory) the TUI still runs */
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
+		fatal_end();
 		const char *term = getenv("TERM");
 		fprintf(stderr, "tix: cannot drive terminal type '%s'; for text output use "
 		                "`tix summary TRACE`\n", term ? term : "");
@@ -939,6 +942,7 @@ int tui_run(const struct tui_trace *traces, int ntraces)
 		/* TERM=dumb and the like: no cursor addressing, no screen */
 		endwin();
 		delscreen(scr);
+		fatal_end();
 		const char *term = getenv("TERM");
 		fprintf(stderr, "tix: terminal type '%s' cannot move the cursor; for text output use "
 		                "`tix summary TRACE`\n", term ? term : "");
@@ -1012,6 +1016,7 @@ int tui_run(const struct tui_trace *traces, int ntraces)
 		fclose(a->timing);
 	endwin();
 	delscreen(scr);
+	fatal_end();
 	for (int t = 0; t < ntraces; t++) {
 		a->cur = t;
 		while (a->traces[t].depth > 0)

@@ -44,8 +44,8 @@ static int steps_open(struct app *a, struct view *v)
 	p->before = tix_step_before_trace(a->ix);
 	for (uint32_t s = 0; s < p->nsteps; s++) {
 		const struct tix_step *st = tix_step_get(a->ix, s);
-		p->wall += st->dur_ns;
-		p->busy += st->gpu_busy_ns;
+		p->wall = tix_sat_add(p->wall, st->dur_ns);
+		p->busy = tix_sat_add(p->busy, st->gpu_busy_ns);
 		p->kernels += st->kernels;
 	}
 	if (p->before != TIX_NONE) { /* GPU work of the trace, though in no step */

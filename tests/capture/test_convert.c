@@ -44,7 +44,7 @@ static void test_story(const char *bindir)
 	struct tix_sink s;
 	rec_init(&r, &s);
 	struct tixcap_journal_result res;
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	CHECK(tixcap_journal_read(path, &s, &res, &err) == 0);
 	CHECK(!res.truncated);
 	CHECK(r.base > 0 && r.base <= STORY_T0);
@@ -173,7 +173,7 @@ static void test_window(const char *bindir)
 	struct rec_sink r;
 	struct tix_sink s;
 	rec_init(&r, &s);
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	CHECK(tixcap_journal_read(path, &s, NULL, &err) == 0);
 	CHECK_EQ_INT(rec_count(&r, TIX_KIND_RUNTIME), 1);
 	CHECK_EQ_INT(rec_count(&r, TIX_KIND_DRIVER), 0);
@@ -228,7 +228,7 @@ static void test_not_journal(void)
 	struct rec_sink r;
 	struct tix_sink s;
 	rec_init(&r, &s);
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	const char junk[] = "{\"traceEvents\": []}";
 	CHECK(!tixcap_is_journal(junk, sizeof junk));
 	CHECK(tixcap_journal_read_mem(junk, sizeof junk, "junk.json", &s, NULL, &err) == -1);

@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	double max_s = atof(argv[3]);
 	struct counts c = {0};
 	struct tix_sink s = {&c, on_event, on_flow, on_track, on_meta, NULL, on_warn, NULL};
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int rc = tixcap_journal_read(argv[1], &s, NULL, &err);

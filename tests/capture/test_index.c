@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	free(f.p);
 	snprintf(out, sizeof out, "%s.tix", journal);
 
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	struct tix_build_opts o = {.source_path = journal};
 	struct tix_builder *b = tix_builder_new(out, &o, &err);
 	CHECK(b != NULL);

@@ -201,7 +201,7 @@ static void run(const char *lib, const char *scratch, const struct scenario *sc,
 		closedir(d);
 	struct tix_sink sink;
 	rec_init(&out->r, &sink);
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	out->read_rc = out->journals == 1 ? tixcap_journal_read(out->path, &sink, &out->res, &err) : -1;
 	if (getenv("TIXFAKE_KEEP")) { /* for the GPU checks' own test: keep the journal */
 		printf("journal %s tid %d\n", out->path, (int)p);

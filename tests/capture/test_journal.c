@@ -68,7 +68,7 @@ static struct outcome read_prefix(const uint8_t *p, size_t n)
 	struct tix_sink s;
 	rec_init(&r, &s);
 	struct tixcap_journal_result res;
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	/* a private copy, so reads past n are caught by ASan */
 	uint8_t *copy = malloc(n ? n : 1);
 	memcpy(copy, p, n);

@@ -57,7 +57,7 @@ struct res {
 static void run(struct gm_scratch *s, const struct gm_window *w, uint32_t nw,
                 const struct gm_replay *r, struct res *out)
 {
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	out->rc = gm_match(w, nw, r, &out->window, out->pos, out->match, s, &err);
 	if (out->rc != 0)
 		printf("      (gm_match: %s)\n", err.msg);
@@ -408,7 +408,7 @@ static void test_memo_and_errors(void)
 
 	/* the memory limit: too small for the working buffers */
 	gm_scratch_init(&s, 256);
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	R.window = 7;
 	R.match[0] = 9;
 	int rc = gm_match(&w, 1, &r, &R.window, R.pos, R.match, &s, &err);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "index/builder.h"
+#include "index/builder_int.h"
 #include "index/index.h"
 #include "parse/events.h"
 
@@ -813,6 +814,97 @@ static void test_builder(const char *dir)
 	CHECK(tix_index_open(dir, &ix, &E) != 0 && strstr(E.msg, dir), "reader refuses a folder: \"%s\"", E.msg);
 }
 
+struct sort_rec {
+	uint32_t key, seq; /* seq: the order before the sort, for stability */
+	uint64_t pad;
+};
+
+static int cmp_sort_rec(const void *a, const void *b)
+{
+	const struct sort_rec *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* linker_sort on the shapes it meets (sorted, a few sorted runs, reversed,
+ * random with ties), small (heap buffer) and large (a spill buffer in
+ * dir): sorted, stable, nothing lost. */
+static void test_sort(const char *dir)
+{
+	struct tix_builder b;
+	struct linker L;
+	memset(&b, 0, sizeof(b));
+	memset(&L, 0, sizeof(L));
+	b.dir = (char *)dir;
+	b.out_path = (char *)"units-sort";
+	L.b = &b;
+	static const size_t sizes[] = {0, 1, 2, 31, 1000, 200000};
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t n = sizes[si];
+		struct sort_rec *a = malloc((n + 1) * sizeof(*a));
+		for (int shape = 0; shape < 4 && a; shape++) {
+			uint64_t sum = 0;
+			for (size_t i = 0; i < n; i++) {
+				uint32_t k = shape == 0   ? (uint32_t)i
+				             : shape == 1 ? (uint32_t)(i % 8) * 1000000u + (uint32_t)(i / 8)
+				             : shape == 2 ? (uint32_t)(n - i)
+				                          : (uint32_t)((i * 2654435761u) % 997u);
+				a[i] = (struct sort_rec){k, (uint32_t)i, 0};
+				sum += k;
+			}
+			int rc = linker_sort(&L, a, n, sizeof(*a), cmp_sort_rec, &E);
+			int ok = rc == 0;
+			uint64_t after = 0;
+			for (size_t i = 0; i < n; i++) {
+				after += a[i].key;
+				if (i && (a[i - 1].key > a[i].key || (a[i - 1].key == a[i].key && a[i - 1].seq > a[i].seq)))
+					ok = 0;
+			}
+			CHECK(ok && after == sum, "linker_sort: %zu records of shape %d sorted and stable (rc %d %s)", n,
+			      shape, rc, E.msg);
+		}
+		free(a);
+	}
+	for (int i = 0; i < L.npool; i++)
+		spill_done(&L.pool[i]);
+}
+
+/* tix_printable: control bytes, C1 controls and invalid UTF-8 escaped,
+ * valid UTF-8 kept, the result cut to fit. */
+static void test_printable(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"plain", "plain"},
+		{"a\nb", "a\\x0ab"},
+		{"\x1b[2J", "\\x1b[2J"},
+		{"csi\xc2\x9b", "csi\\xc2\\x9b"},
+		{"\xc2\xa0nbsp", "\xc2\xa0nbsp"},
+		{"caf\xc3\xa9", "caf\xc3\xa9"},
+		{"lat\xe9n", "lat\\xe9n"},
+		{"\xed\xa0\x80", "\\xed\\xa0\\x80"},
+		{"\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80"},
+		{"cut\xe2\x82", "cut\\xe2\\x82"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+		tix_printable(cases[i].in, buf, sizeof(buf));
+		CHECK(strcmp(buf, cases[i].want) == 0, "tix_printable case %zu: \"%s\" (want \"%s\")", i, buf,
+		      cases[i].want);
+	}
+	char small[8];
+	tix_printable("0123456789", small, sizeof(small));
+	CHECK(strcmp(small, "0123...") == 0, "tix_printable cuts to fit: \"%s\"", small);
+	tix_error_set(&E, "%s: bad", "new\nline\x1b");
+	CHECK(strcmp(E.msg, "new\\x0aline\\x1b: bad") == 0 && E.cls == TIX_ERR_INPUT,
+	      "tix_error_set makes its message printable: \"%s\"", E.msg);
+	tix_error_errno(&E, 28, "%s", "out.tix");
+	CHECK(strstr(E.msg, "out.tix: ") == E.msg && E.cls == TIX_ERR_ENV, "ENOSPC is the environment: \"%s\"",
+	      E.msg);
+	tix_error_errno(&E, 2, "%s", "t.json");
+	CHECK(E.cls == TIX_ERR_INPUT, "ENOENT is bad input");
+}
+
 int main(int argc, char **argv)
 {
 	const char *bin = argc > 2 ? argv[2] : ".";
@@ -823,6 +915,8 @@ int main(int argc, char **argv)
 	test_hash();
 	test_kinds();
 	test_builder(bin);
+	test_sort(bin);
+	test_printable();
 	printf("test_units: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
 }

@@ -198,7 +198,7 @@ static void emit(const unsigned char *b, size_t n, const char *name, const char 
 	fprintf(cases, "%s\t%s\t%s\n", name, expect, what);
 	/* the library itself must agree */
 	struct tix_index *ix = NULL;
-	struct tix_error err = {{0}};
+	struct tix_error err = {0};
 	int rc = tix_index_open(path, &ix, &err);
 	if (rc == 0) {
 		exercise(ix, NULL);
@@ -436,7 +436,7 @@ int main(int argc, char **argv)
 		}
 		fclose(f);
 		struct tix_index *ix;
-		struct tix_error err = {{0}};
+		struct tix_error err = {0};
 		if (tix_index_open(path, &ix, &err) == 0) {
 			exercise(ix, r % 50 == 0 ? outdir : NULL);
 			tix_index_close(ix);

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""A full disk: `tix index` into a small tmpfs gives exit 2, one line on
-stderr naming the index and saying "No space left on device", and leaves
-no temporary file there; the same for a trace whose folder fills up while
-its cached index is written.  Needs to mount a tmpfs (root); otherwise
-exits 77 (skipped) with the reason.
+"""A full disk: `tix index` into a small tmpfs gives exit 3 (the
+environment, docs/CLI.md), one line on stderr naming the index and saying
+"No space left on device", and leaves no temporary file there.  A trace
+whose folder fills up while its index is written beside it falls back on
+the cache (issue 9, item 6); when the cache is full too, exit 3 with one
+line naming both.  Needs to mount a tmpfs (root); otherwise exits 77
+(skipped) with the reason.
 
     rel_full_disk.py --tix TIX --work DIR
 """
@@ -27,11 +29,11 @@ def umount(d):
     subprocess.run(["umount", d], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def expect_enospc(args, chk, label, argv, d, keep, target):
-    rc, out, err = tixtest.tix(args, *argv, timeout=600)
+def expect_enospc(args, chk, label, argv, d, keep, target, env=None):
+    rc, out, err = tixtest.run([args.tix] + list(argv), timeout=600, env=env)
     one, line = reltest.one_line(err)
-    chk.check(rc == 2 and one and target in line and "No space left on device" in line,
-              "%s: exit 2, one line naming %s with \"No space left on device\"" % (label, os.path.basename(target)),
+    chk.check(rc == 3 and one and target in line and "No space left on device" in line,
+              "%s: exit 3, one line naming %s with \"No space left on device\"" % (label, os.path.basename(target)),
               "rc %d %s stderr %r" % (rc, tixtest.describe_crash(rc), err[:300]))
     left = reltest.leftovers(d, keep)
     chk.check(not left, "%s: no temporary file left" % label, str(left))
@@ -77,7 +79,34 @@ def main():
     try:
         trace = os.path.join(fs, "t.json")
         shutil.copyfile(src, trace)
-        expect_enospc(args, chk, "cached index next to the trace", ("summary", trace), fs, ("t.json",), trace + ".tix")
+        cache = os.path.join(os.environ["XDG_CACHE_HOME"], "tix")
+        shutil.rmtree(cache, ignore_errors=True)
+        rc, out, err = tixtest.tix(args, "summary", trace)
+        cached = os.listdir(cache) if os.path.isdir(cache) else []
+        chk.check(rc == 0 and "Time %" in out and len([f for f in cached if f.endswith("-t.json.tix")]) == 1,
+                  "index beside the trace on a full disk: falls back on the cache, exit 0",
+                  "rc %d %s cache %r stderr %r" % (rc, tixtest.describe_crash(rc), cached, err[:300]))
+        left = reltest.leftovers(fs, ("t.json",))
+        chk.check(not left, "the fallback leaves no temporary file beside the trace", str(left))
+        rc, out, err = tixtest.tix(args, "summary", trace)
+        chk.check(rc == 0 and not err.strip(), "the next run reuses the index in the cache", err[:300])
+        # the cache on the same full disk: no place is left
+        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(fs, "cache"))
+        os.makedirs(os.path.join(fs, "cache", "tix"), exist_ok=True)
+        with open(os.path.join(fs, "filler"), "wb") as f:
+            try:
+                while True:
+                    f.write(b"\0" * 65536)
+            except OSError:
+                pass
+        expect_enospc(args, chk, "a full trace folder and a full cache", ("summary", trace), fs,
+                      ("t.json", "cache", "filler"), trace + ".tix", env=env)
+        rc, out, err = tixtest.run([args.tix, "summary", trace], env=env)
+        chk.check("and in the cache" in err and "/cache/tix/" in err,
+                  "the message names the cache as the second place tried", err[:300])
+        chk.check(not os.listdir(os.path.join(fs, "cache", "tix")), "no temporary file left in the cache",
+                  str(os.listdir(os.path.join(fs, "cache", "tix"))))
+        os.unlink(os.path.join(fs, "filler"))
         # a successful run still possible with --no-cache? (no index written there)
         rc, out, err = tixtest.tix(args, "summary", trace, "--no-cache")
         chk.check(rc == 0, "--no-cache still answers when the trace's disk is full", err[:200])

@@ -1,0 +1,100 @@
+/* The TUI's fatal-signal path: see fatal.h. */
+#include "tui/fatal.h"
+
+#include <curses.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "index/index.h"
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+#define NSIG_FATAL (int)(sizeof(fatal_signals) / sizeof(fatal_signals[0]))
+
+/* What the handler needs, prepared beforehand: it may only call what is
+ * safe in a signal handler (and endwin, once, as the best effort there is). */
+static struct {
+	const struct tui_trace *traces;
+	int ntraces;
+	char **bus_msg;             /* per trace: the line for a SIGBUS in its index */
+	struct termios tty;
+	int have_tty;
+	volatile sig_atomic_t entered;
+	struct sigaction old[NSIG_FATAL];
+	stack_t old_stack;
+	int on;
+} F;
+
+/* A stack for the handler: SIGSEGV from a stack overflow has none left. */
+static char alt_stack[64 * 1024];
+
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (F.have_tty)
+		tcsetattr(STDIN_FILENO, TCSANOW, &F.tty); /* first: safe, and enough for a shell */
+	if (!F.entered++)
+		endwin(); /* leaves the alternate screen, shows the cursor; a crash inside it ends here */
+	if (sig == SIGBUS && si) {
+		for (int i = 0; i < F.ntraces; i++) {
+			if (F.traces[i].ix && tix_index_maps(F.traces[i].ix, si->si_addr)) {
+				ssize_t w = write(STDERR_FILENO, F.bus_msg[i], strlen(F.bus_msg[i]));
+				(void)w;
+				_exit(2);
+			}
+		}
+	}
+	/* SA_RESETHAND put the default action back: die of the same signal */
+	raise(sig);
+}
+
+int fatal_begin(const struct tui_trace *traces, int ntraces)
+{
+	memset(&F, 0, sizeof(F));
+	F.bus_msg = calloc((size_t)ntraces, sizeof(*F.bus_msg));
+	if (!F.bus_msg)
+		return -1;
+	for (int i = 0; i < ntraces; i++) {
+		char pb[600], line[800];
+		snprintf(line, sizeof(line),
+		         "tix: %s: the index file changed while tix had it open (truncated, rewritten, or its "
+		         "disk full): open it again\n",
+		         tix_printable(traces[i].path, pb, sizeof(pb)));
+		if (!(F.bus_msg[i] = strdup(line))) {
+			while (i-- > 0)
+				free(F.bus_msg[i]);
+			free(F.bus_msg);
+			return -1;
+		}
+	}
+	F.traces = traces;
+	F.ntraces = ntraces;
+	F.have_tty = tcgetattr(STDIN_FILENO, &F.tty) == 0;
+	stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof(alt_stack), .ss_flags = 0};
+	sigaltstack(&ss, &F.old_stack);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fatal;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < NSIG_FATAL; i++)
+		sigaction(fatal_signals[i], &sa, &F.old[i]);
+	F.on = 1;
+	return 0;
+}
+
+void fatal_end(void)
+{
+	if (!F.on)
+		return;
+	for (int i = 0; i < NSIG_FATAL; i++)
+		sigaction(fatal_signals[i], &F.old[i], NULL);
+	sigaltstack(&F.old_stack, NULL);
+	for (int i = 0; i < F.ntraces; i++)
+		free(F.bus_msg[i]);
+	free(F.bus_msg);
+	memset(&F, 0, sizeof(F));
+}
