@@ -53,7 +53,7 @@
 	  '<', 'H', KEY_SLEFT)                                                              \
 	X(SCROLL_RIGHT, NULL, 0, "scroll names right (timeline: pan right by half a screen)", \
 	  '>', 'L', KEY_SRIGHT)                                                             \
-	X(SHAPES, NULL, 0, "launches: group by shape (Input Dims, Input type); again: back", 'p') \
+	X(SHAPES, NULL, 0, "launches, ops: group by shape (Input Dims, Input type); again: back", 'p') \
 	X(COPY, "copy", 12, "copy the name to the clipboard (OSC 52)", 'y')                 \
 	X(COPY_ROW, NULL, 0, "copy the selected row as tab-separated text (OSC 52)", 'Y')   \
 	X(EXPORT, "export", 8, "export the selection to Chrome-trace JSON", 'e')            \

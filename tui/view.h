@@ -215,7 +215,7 @@ static inline int cmp_small_first(int64_t x, int64_t y)
 /* ---- the views ---- */
 extern const struct view_ops view_steps_ops, view_kernels_ops, view_launches_ops,
 	view_detail_ops, view_ops_ops, view_timeline_ops, view_help_ops, view_menu_ops,
-	view_found_ops;
+	view_found_ops, view_shapes_ops, view_op_shapes_ops;
 /* A lane's label: "GPU0 s7", "python 1234" (thread name and tid). */
 void track_label(struct app *a, uint32_t track, char *buf, size_t cap);
 

@@ -348,16 +348,27 @@ const struct view_ops view_launches_ops = {
 	.request = launches_request,
 };
 
-/* ---- shapes (p): the launches grouped by their op's (Input Dims, Input type) ----
+/* ---- shapes (p): launches grouped by their op's (Input Dims, Input type) ----
  * A view pushed over the launches view: one row per (op, dims, types) with
  * the launch count and time.  Built once when asked: one parent walk per
- * launch, then a sort, so 35K launches take tens of milliseconds. */
+ * launch, then a sort, so 35K launches take tens of milliseconds.  Over the
+ * Ops view it groups the selected op's own instances (count and CPU time):
+ * one pass over the trace's events, when asked, as F does. */
 
 enum { S_COUNT, S_TOTAL, S_AVG, S_OP, S_TYPES, S_DIMS };
 
 static const struct col shape_cols[] = {
 	[S_COUNT] = {"Launches", 8, COL_RIGHT, 0},
 	[S_TOTAL] = {"Total", 9, COL_RIGHT, 0},
+	[S_AVG] = {"Avg", 9, COL_RIGHT, 1},
+	[S_OP] = {"Op", 14, COL_ASC, 2},
+	[S_TYPES] = {"Input type", 26, COL_ASC, 3},
+	[S_DIMS] = {"Input Dims", 20, COL_FLEX | COL_ASC, 0},
+};
+
+static const struct col op_shape_cols[] = {
+	[S_COUNT] = {"Calls", 8, COL_RIGHT, 0},
+	[S_TOTAL] = {"CPU time", 9, COL_RIGHT, 0},
 	[S_AVG] = {"Avg", 9, COL_RIGHT, 1},
 	[S_OP] = {"Op", 14, COL_ASC, 2},
 	[S_TYPES] = {"Input type", 26, COL_ASC, 3},
@@ -372,7 +383,8 @@ struct shape {
 };
 
 struct shapes {
-	struct view *under;        /* the launches view */
+	struct view *under;        /* the launches (or ops) view */
+	int of_op;                 /* over the Ops view: rows are op instances */
 	struct shape *s;
 	uint32_t n;
 };
@@ -416,11 +428,69 @@ static void launch_shape(struct app *a, uint32_t member, struct shape *out)
 	}
 }
 
+/* The instances of op rank `op` grouped by shape: all events, once. */
+static int op_shapes(struct app *a, uint32_t op, struct shape **out, uint32_t *nout)
+{
+	uint32_t name = tix_op_get(a->ix, op)->name, n = 0, cap = 1024;
+	struct shape *all = malloc(cap * sizeof *all);
+	if (!all)
+		return -1;
+	uint32_t ne = tix_event_count(a->ix);
+	for (uint32_t r = 0; r < ne; r++) {
+		struct tix_event e;
+		tix_event_get(a->ix, r, &e);
+		if (e.name != name || e.kind != TIX_KIND_CPU_OP)
+			continue;
+		if (n == cap) {
+			struct shape *na = realloc(all, 2 * cap * sizeof *na);
+			if (!na) {
+				free(all);
+				return -1;
+			}
+			all = na;
+			cap *= 2;
+		}
+		const struct tix_op_info *oi =
+			e.op_info == TIX_NONE ? NULL : tix_op_info_get(a->ix, e.op_info);
+		all[n] = (struct shape){name, oi ? oi->dims : TIX_NONE, oi ? oi->types : TIX_NONE, r, 1,
+		                        e.dur_ns};
+		n++;
+	}
+	*out = all;
+	*nout = n;
+	return 0;
+}
+
 static int shapes_open(struct app *a, struct view *v)
 {
 	struct view *u = app_top(a);
+	if (u && u->ops == &view_ops_ops) {
+		uint32_t op = view_cur_row(u);
+		struct shapes *p = calloc(1, sizeof *p);
+		if (!p || op == TIX_NONE || op_shapes(a, op, &p->s, &p->n) != 0) {
+			free(p);
+			app_msg(a, op == TIX_NONE ? "no op selected" : "out of memory");
+			return -1;
+		}
+		qsort(p->s, p->n, sizeof *p->s, shape_key_cmp);
+		uint32_t k = 0;
+		for (uint32_t r = 0; r < p->n; r++) {
+			if (k && p->s[k - 1].dims == p->s[r].dims && p->s[k - 1].types == p->s[r].types) {
+				p->s[k - 1].count++;
+				p->s[k - 1].total += p->s[r].total;
+				continue;
+			}
+			p->s[k++] = p->s[r];
+		}
+		p->n = k;
+		p->under = u;
+		p->of_op = 1;
+		v->priv = p;
+		view_set_rows(v, k);
+		return 0;
+	}
 	if (!u || u->ops != &view_launches_ops) {
-		app_msg(a, "shapes: from a list of launches");
+		app_msg(a, "shapes: from a list of launches or ops");
 		return -1;
 	}
 	struct launches *lp = u->priv;
@@ -548,8 +618,10 @@ static void shapes_crumb(struct app *a, struct view *v, char *buf, size_t cap)
 	uint32_t launches = 0;
 	for (uint32_t i = 0; i < p->n; i++)
 		launches += p->s[i].count;
+	const char *what = p->of_op ? (launches == 1 ? "call" : "calls")
+	                            : (launches == 1 ? "launch" : "launches");
 	if (p->n != 1) {
-		snprintf(buf, cap, "%u launches in %u shapes", launches, p->n);
+		snprintf(buf, cap, "%u %s in %u shapes", launches, what, p->n);
 		return;
 	}
 	char d[512], first[128], t[256];
@@ -560,7 +632,7 @@ static void shapes_crumb(struct app *a, struct view *v, char *buf, size_t cap)
 		snprintf(first, sizeof first, "%.*s], ...]", (int)(close + 1), dims);
 	else
 		snprintf(first, sizeof first, "%s", dims);
-	snprintf(buf, cap, "%u %s, all %s %s", launches, launches == 1 ? "launch" : "launches", first,
+	snprintf(buf, cap, "%u %s, all %s %s", launches, what, first,
 	         shapes_cell(a, v, 0, S_TYPES, t, sizeof t));
 }
 
@@ -569,6 +641,17 @@ static int shapes_request(struct app *a, struct view *v, enum req r)
 	struct shapes *p = v->priv;
 	if (r == REQ_SHAPES || r == REQ_QUIT) {
 		app_pop(a);
+		return 1;
+	}
+	if ((r == REQ_ENTER || r == REQ_RIGHT) && p->of_op) {
+		/* the timeline at the first call of this shape */
+		uint32_t row = view_cur_row(v);
+		if (row == TIX_NONE)
+			return 1;
+		struct view_args va = view_args_none();
+		va.row = p->s[row].first;
+		va.step = tix_event_step(a->ix, va.row);
+		app_push(a, &view_timeline_ops, &va);
 		return 1;
 	}
 	if (r == REQ_ENTER || r == REQ_RIGHT) {
@@ -584,12 +667,29 @@ static int shapes_request(struct app *a, struct view *v, enum req r)
 	return 0;
 }
 
-static const struct view_ops view_shapes_ops = {
+const struct view_ops view_shapes_ops = {
 	.name = "Shapes",
 	.rows_name = "shapes",
 	.kind = VK_SHAPES,
 	.cols = shape_cols,
 	.ncols = sizeof shape_cols / sizeof shape_cols[0],
+	.default_sort = S_TOTAL,
+	.open = shapes_open,
+	.close = shapes_close,
+	.cell = shapes_cell,
+	.cmp = shapes_cmp,
+	.text = shapes_text,
+	.request = shapes_request,
+	.crumb = shapes_crumb,
+};
+
+/* The same over the Ops view: the op's calls and their CPU time. */
+const struct view_ops view_op_shapes_ops = {
+	.name = "Shapes",
+	.rows_name = "shapes",
+	.kind = VK_SHAPES,
+	.cols = op_shape_cols,
+	.ncols = sizeof op_shape_cols / sizeof op_shape_cols[0],
 	.default_sort = S_TOTAL,
 	.open = shapes_open,
 	.close = shapes_close,

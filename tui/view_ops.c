@@ -136,7 +136,23 @@ static int ops_export(struct app *a, struct view *v, struct tix_export_sel *sel,
 	return 0;
 }
 
+/* p: the selected op's instances grouped by shape (view_launches.c) */
+static int ops_request(struct app *a, struct view *v, enum req r)
+{
+	if (r != REQ_SHAPES)
+		return 0;
+	struct view_args va = view_args_none();
+	struct view *s = app_push(a, &view_op_shapes_ops, &va);
+	if (s) {
+		char c[512];
+		s->ops->crumb(a, s, c, sizeof c);
+		app_msg(a, "%s", c);
+	}
+	return 1;
+}
+
 const struct view_ops view_ops_ops = {
+	.request = ops_request,
 	.name = "Ops",
 	.rows_name = "ops",
 	.kind = VK_OPS,
