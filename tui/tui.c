@@ -456,15 +456,30 @@ static void app_copy(struct app *a, struct view *v, int whole_row)
 		app_msg(a, "nothing to copy here");
 		return;
 	}
+	int sent = 0;
 	if (osc52(text, seq, sizeof seq)) {
 		fflush(stdout);
-		if (write(STDOUT_FILENO, seq, strlen(seq)) < 0)
-			app_msg(a, "could not write to the terminal: %s", text);
-		else
-			app_msg(a, "copied (OSC 52): %s", text);
-	} else {
-		app_msg(a, "too long for OSC 52: %s", text);
+		sent = write(STDOUT_FILENO, seq, strlen(seq)) == (ssize_t)strlen(seq);
 	}
+	const char *how = sent ? "copied (OSC 52)" : "not sent (too long for OSC 52)";
+	if (text_width(a, text) + (int)strlen(how) + 2 <= COLS) {
+		app_msg(a, "%s: %s", how, text);
+		return;
+	}
+	/* Longer than the status line: show it outside the screen, as plain text
+	 * the terminal wraps itself, so selecting it by hand copies one line
+	 * (the way to copy where OSC 52 does not reach) */
+	def_prog_mode();
+	endwin();
+	printf("\n%s\n\n%s.  Select the text above to copy it by hand.\n"
+	       "Press Enter to return to tix. ", text, how);
+	fflush(stdout);
+	char c; /* read(2), not stdio: what is typed after Enter stays for curses */
+	while (read(STDIN_FILENO, &c, 1) == 1 && c != '\n' && c != '\r')
+		;
+	reset_prog_mode();
+	clearok(curscr, TRUE);
+	app_msg(a, "%s: %d characters", how, (int)strlen(text));
 }
 
 #define DOUBLE_CLICK_MS 400
