@@ -339,6 +339,8 @@ static void fill_lane(struct app *a, struct timeline *p, uint32_t t, int w)
 	}
 }
 
+static int name_matches(struct app *a, struct timeline *p, uint32_t name);
+
 static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 {
 	struct timeline *p = v->priv;
@@ -410,9 +412,11 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 				} else {
 					int sel = row == p->sel;
 					int attr = sel ? draw_attr(a, CR_CURSOR) | (int)A_BOLD : battr;
-					int tattr = sel ? attr : attr | (int)A_REVERSE;
 					struct tix_event ev;
 					tix_event_get(a->ix, row, &ev);
+					if (a->has_search && name_matches(a, p, ev.name))
+						attr |= (int)(A_UNDERLINE | A_BOLD); /* what / or n would find */
+					int tattr = sel ? attr : attr | (int)A_REVERSE;
 					if (e - c >= 4 || sel) {
 						/* wide enough for a name: reverse video with the name in it */
 						char nm[1024];

@@ -156,6 +156,7 @@ text "nccl"
 keys Enter
 wait_gone "search (regex)"
 wait_for "match 1 of"
+$T capture-pane -p -e -t tui | grep -a "$(printf '\033')\[1;4mnccl" >/dev/null || fail "the match is not underlined"
 keys Enter
 wait_for "Launched by"
 screen | sed -n 1p | grep -qi "nccl" || fail "search did not select an nccl kernel"
