@@ -21,7 +21,6 @@
 
 #include "tui/fatal.h"
 #include "tui/keys.h"
-#include "tui/model.h"
 #include "tui/table.h"
 #include "tui/view.h"
 
@@ -119,159 +118,6 @@ static void app_pop_to(struct app *a, int depth)
 		app_pop(a);
 }
 
-/* ---- the prompt ---- */
-
-static void app_draw(struct app *a);
-static void app_resize(struct app *a);
-
-static void history_add(struct history *h, const char *text)
-{
-	if (!text[0] || (h->n && strcmp(h->items[h->n - 1], text) == 0))
-		return;
-	if (h->n == HISTORY_MAX) {
-		memmove(h->items[0], h->items[1], sizeof h->items[0] * (HISTORY_MAX - 1));
-		h->n--;
-	}
-	snprintf(h->items[h->n++], sizeof h->items[0], "%s", text);
-}
-
-/* Reads the rest of an escape sequence ncurses did not decode (a terminal
- * whose keys differ from its terminfo entry: TERM=xterm-256color inside
- * tmux sends End as Esc [ 4 ~).  Returns 1 when one was swallowed, so that
- * its digits never reach the keymap; 0 when the Esc stood alone. */
-static int swallow_escape(void)
-{
-	nodelay(stdscr, TRUE);
-	int c = getch();
-	int seq = 0;
-	if (c == '[' || c == 'O') {
-		seq = 1;
-		/* CSI: parameters and intermediates up to a final byte @ .. ~ */
-		for (int n = 0; n < 16; n++) {
-			c = getch();
-			if (c == ERR || (c >= 0x40 && c <= 0x7e))
-				break;
-		}
-	} else if (c != ERR) {
-		seq = 1; /* Alt-key: Esc then the key */
-	}
-	nodelay(stdscr, FALSE);
-	return seq;
-}
-
-int app_prompt(struct app *a, enum prompt_kind k, const char *label, char *buf, size_t cap)
-{
-	struct history *h = &a->hist[k];
-	int at = h->n;                /* history position; h->n: the line being typed */
-	char typed[1024];
-	snprintf(typed, sizeof typed, "%s", buf);
-	size_t len = strlen(buf);
-	curs_set(1);
-	for (;;) {
-		app_draw(a);
-		int y = LINES - 2;
-		draw_fill(y, A_NORMAL);
-		int lw = draw_text(a, y, 0, COLS, label, 0);
-		/* show the tail of what was typed when it is longer than the row */
-		int room = COLS - lw - 1;
-		size_t from = 0;
-		while (room > 0 && text_width(a, buf + from) > room) {
-			from++;
-			while ((buf[from] & 0xc0) == 0x80)
-				from++;
-		}
-		int w = room > 0 ? draw_text(a, y, lw, room, buf + from, 0) : 0;
-		move(y, lw + w < COLS ? lw + w : COLS - 1);
-		refresh();
-		int ch = getch();
-		if (ch == KEY_RESIZE)
-			app_resize(a);
-		if (ch == KEY_RESIZE || ch == ERR)
-			continue;
-		clock_gettime(CLOCK_MONOTONIC, &a->t_key); /* the time typing ends is not the app's */
-		if (ch == 27 && swallow_escape())
-			continue;
-		if (ch == 27 || ch == TUI_CTRL('c') || ch == TUI_CTRL('g')) {
-			curs_set(0);
-			return 0;
-		}
-		if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
-			break;
-		if (ch == KEY_UP || ch == KEY_DOWN) {
-			if (at == h->n)
-				snprintf(typed, sizeof typed, "%s", buf);
-			at += ch == KEY_UP ? -1 : 1;
-			if (at < 0)
-				at = 0;
-			if (at > h->n)
-				at = h->n;
-			snprintf(buf, cap, "%s", at == h->n ? typed : h->items[at]);
-			len = strlen(buf);
-		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == '\b') {
-			while (len > 0 && (buf[len - 1] & 0xc0) == 0x80)
-				len--;
-			if (len > 0)
-				len--;
-			buf[len] = 0;
-		} else if (ch == TUI_CTRL('u')) {
-			len = 0;
-			buf[0] = 0;
-		} else if (ch >= 0x20 && ch < 0x100 && ch != 0x7f && len + 1 < cap) {
-			buf[len++] = (char)ch;
-			buf[len] = 0;
-		}
-	}
-	curs_set(0);
-	history_add(h, buf);
-	return 1;
-}
-
-int app_confirm(struct app *a, const char *question)
-{
-	app_msg(a, "%s (y/n)", question);
-	app_draw(a);
-	int ch;
-	while ((ch = getch()) == KEY_RESIZE || ch == ERR)
-		if (ch == KEY_RESIZE) {
-			app_resize(a);
-			app_draw(a);
-		}
-	a->msg[0] = 0;
-	clock_gettime(CLOCK_MONOTONIC, &a->t_key);
-	return ch == 'y' || ch == 'Y';
-}
-
-/* :N, the step N in the Steps view (its own number, as the # column shows),
- * row N (from 1, as the status line counts) elsewhere. */
-static void app_goto(struct app *a, struct view *v)
-{
-	char num[64] = "";
-	int steps = v->ops->kind == VK_STEPS;
-	if (!app_prompt(a, PROMPT_GOTO, steps ? "go to step: " : "go to row: ", num, sizeof num) ||
-	    !num[0])
-		return;
-	char *end;
-	unsigned long n = strtoul(num, &end, 10);
-	if (*end || end == num) {
-		app_msg(a, "not a number: %s", num);
-		return;
-	}
-	if (steps && v->ops->select) {
-		if (n >= tix_step_count(a->ix)) {
-			app_msg(a, "no step %lu: the steps are 0 to %u", n, tix_step_count(a->ix) - 1);
-			return;
-		}
-		struct ctx c = {(uint32_t)n, TIX_NONE, TIX_NONE, TIX_NONE};
-		v->ops->select(a, v, &c);
-		return;
-	}
-	if (n < 1 || n > v->nvis) {
-		app_msg(a, "no row %lu: the rows are 1 to %u", n, v->nvis);
-		return;
-	}
-	v->cursor = (uint32_t)(n - 1);
-}
-
 /* ---- switching views (Tab, 1-6) ---- */
 
 static void view_context(struct app *a, struct ctx *c)
@@ -355,188 +201,6 @@ static void app_switch(struct app *a, enum view_kind kind)
 	l->ops->enter(a, l, view_cur_row(l));
 }
 
-/* ---- export ---- */
-
-/* The trace's file name without its directory and its .json / .gz / .tix
- * endings: "rank0" for /data/rank0.json.gz. */
-static void trace_stem(const char *path, char *out, size_t cap)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	snprintf(out, cap, "%s", base);
-	static const char *const ends[] = {".tix", ".gz", ".json"};
-	for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
-		size_t n = strlen(out), e = strlen(ends[i]);
-		if (n > e && strcmp(out + n - e, ends[i]) == 0)
-			out[n - e] = 0;
-	}
-}
-
-/* path with a leading ~ or ~/ made $HOME; 0, or -1 when HOME is unset. */
-static int expand_home(const char *path, char *out, size_t cap)
-{
-	if (path[0] != '~' || (path[1] && path[1] != '/')) {
-		snprintf(out, cap, "%s", path);
-		return 0;
-	}
-	const char *home = getenv("HOME");
-	if (!home || !*home)
-		return -1;
-	snprintf(out, cap, "%s%s", home, path + 1);
-	return 0;
-}
-
-static void app_export(struct app *a, struct view *v)
-{
-	if (!v->ops->export_sel) {
-		app_msg(a, "nothing to export here");
-		return;
-	}
-	struct tix_export_sel sel;
-	memset(&sel, 0, sizeof sel);
-	char what[256] = "", stem[256], path[1024], full[1200];
-	void *owned = NULL;
-	if (v->ops->export_sel(a, v, &sel, what, sizeof what, &owned) != 0)
-		return;
-	trace_stem(a->traces[a->cur].t->path, stem, sizeof stem);
-	snprintf(path, sizeof path, "./%s-%s.json", stem, what);
-	if (!app_prompt(a, PROMPT_EXPORT, "export to: ", path, sizeof path) || !path[0]) {
-		app_msg(a, "export cancelled");
-	} else if (expand_home(path, full, sizeof full) != 0) {
-		app_msg(a, "export cancelled: ~ needs $HOME");
-	} else if (access(full, F_OK) == 0 && !app_confirm(a, "file exists: replace it?")) {
-		app_msg(a, "export cancelled: %s kept", full);
-	} else {
-		struct tix_error err;
-		long n = tix_export_json(a->ix, &sel, full, &err);
-		if (n < 0)
-			app_msg(a, "export failed: %s", err.msg);
-		else
-			app_msg(a, "exported %ld events to %s", n, full);
-	}
-	free(owned);
-}
-
-/* ---- copy (y, Y) and the mouse ---- */
-
-static void app_request(struct app *a, enum req r);
-
-/* y: the selection's full name; Y: the selected row, its cells tab-separated.
- * Sent with OSC 52, which terminals (and tmux with set-clipboard on) put on
- * the clipboard even over ssh; the status line shows the text as well, for
- * a terminal that ignores OSC 52. */
-static void app_copy(struct app *a, struct view *v, int whole_row)
-{
-	static char text[16384], seq[22000];
-	char buf[4096];
-	text[0] = 0;
-	uint32_t row = view_cur_row(v);
-	int keep = a->full_names;
-	a->full_names = 1;
-	if (whole_row && v->ops->cols && row != TIX_NONE) {
-		size_t n = 0;
-		for (int i = 0; i < v->ops->ncols && n < sizeof text; i++) {
-			if (v->ops->cols[i].flags & COL_BAR)
-				continue;
-			const char *c = v->ops->cell(a, v, row, i, buf, sizeof buf);
-			n += (size_t)snprintf(text + n, sizeof text - n, "%s%s", n ? "\t" : "", c);
-		}
-	} else if (whole_row && row != TIX_NONE && v->ops->text) {
-		snprintf(text, sizeof text, "%s", v->ops->text(a, v, row, buf, sizeof buf));
-	} else if (v->ops->sel_name) {
-		const char *s = v->ops->sel_name(a, v, buf, sizeof buf);
-		snprintf(text, sizeof text, "%s", s ? s : "");
-	} else if (v->ops->cols && row != TIX_NONE) {
-		for (int i = 0; i < v->ops->ncols; i++)
-			if (v->ops->cols[i].flags & COL_FLEX)
-				snprintf(text, sizeof text, "%s", v->ops->cell(a, v, row, i, buf, sizeof buf));
-	}
-	a->full_names = keep;
-	if (!text[0]) {
-		app_msg(a, "nothing to copy here");
-		return;
-	}
-	int sent = 0;
-	if (osc52(text, seq, sizeof seq)) {
-		fflush(stdout);
-		sent = write(STDOUT_FILENO, seq, strlen(seq)) == (ssize_t)strlen(seq);
-	}
-	const char *how = sent ? "copied (OSC 52)" : "not sent (too long for OSC 52)";
-	if (text_width(a, text) + (int)strlen(how) + 2 <= COLS) {
-		app_msg(a, "%s: %s", how, text);
-		return;
-	}
-	/* Longer than the status line: show it outside the screen, as plain text
-	 * the terminal wraps itself, so selecting it by hand copies one line
-	 * (the way to copy where OSC 52 does not reach) */
-	def_prog_mode();
-	endwin();
-	printf("\n%s\n\n%s.  Select the text above to copy it by hand.\n"
-	       "Press Enter to return to tix. ", text, how);
-	fflush(stdout);
-	char c; /* read(2), not stdio: what is typed after Enter stays for curses */
-	while (read(STDIN_FILENO, &c, 1) == 1 && c != '\n' && c != '\r')
-		;
-	reset_prog_mode();
-	clearok(curscr, TRUE);
-	app_msg(a, "%s: %d characters", how, (int)strlen(text));
-}
-
-#define DOUBLE_CLICK_MS 400
-
-static void app_mouse(struct app *a, struct view *v)
-{
-	MEVENT me;
-	if (getmouse(&me) != OK)
-		return;
-	if (me.bstate & BUTTON4_PRESSED) { /* wheel: three rows a notch */
-		for (int i = 0; i < 3; i++)
-			app_request(a, REQ_UP);
-		return;
-	}
-#ifdef BUTTON5_PRESSED
-	if (me.bstate & BUTTON5_PRESSED) {
-		for (int i = 0; i < 3; i++)
-			app_request(a, REQ_DOWN);
-		return;
-	}
-#endif
-	if (!(me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)))
-		return;
-	if (me.y == a->hdr_y && v->ops->cols) {
-		/* a header: sort by that column; again: invert */
-		for (int k = 0; k < a->ncol_x; k++) {
-			if (me.x < a->col_x[k] || me.x >= a->col_x[k] + a->col_w[k] + 1)
-				continue;
-			int c = a->col_i[k];
-			if (!table_sortable(v, c) || !v->ops->cmp) {
-				app_msg(a, "this column does not sort");
-				return;
-			}
-			v->sort_rev = v->sort_col == c ? !v->sort_rev : 0;
-			v->sort_col = c;
-			table_rebuild(a, v);
-			return;
-		}
-		return;
-	}
-	if (me.y < 0 || me.y >= 512 || a->line_pos[me.y] == TIX_NONE)
-		return;
-	uint32_t pos = a->line_pos[me.y];
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	long ms = (now.tv_sec - a->t_click.tv_sec) * 1000 + (now.tv_nsec - a->t_click.tv_nsec) / 1000000;
-	int dbl = pos == a->click_pos && ms < DOUBLE_CLICK_MS;
-	a->click_pos = dbl ? TIX_NONE : pos;
-	a->t_click = now;
-	if (v->ops->request && v->ops->request(a, v, REQ_MOUSE))
-		; /* the view moved its own cursor */
-	else
-		v->cursor = pos;
-	if (dbl)
-		app_request(a, REQ_ENTER);
-}
-
 /* ---- requests every view shares ---- */
 
 static void app_set_trace(struct app *a, int i)
@@ -564,7 +228,7 @@ static int app_set_search(struct app *a, const char *pat)
 	return 0;
 }
 
-static void app_request(struct app *a, enum req r)
+void app_request(struct app *a, enum req r)
 {
 	struct view *v = app_top(a);
 	if (v->ops->request && v->ops->request(a, v, r))
@@ -676,7 +340,7 @@ static void app_request(struct app *a, enum req r)
 		/* starts empty, as / does; Up recalls the filter in force */
 		char pat[256] = "";
 		if (v->has_filter)
-			history_add(&a->hist[PROMPT_FILTER], v->filter);
+			app_history_add(&a->hist[PROMPT_FILTER], v->filter);
 		if (app_prompt(a, PROMPT_FILTER, "filter (regex, empty: all): ", pat, sizeof pat))
 			table_set_filter(a, v, pat);
 		break;
@@ -856,7 +520,7 @@ static void draw_hints(struct app *a)
 	}
 }
 
-static void app_draw(struct app *a)
+void app_draw(struct app *a)
 {
 	erase();
 	if (LINES < MIN_LINES || COLS < MIN_COLS) {
@@ -882,7 +546,7 @@ static void app_draw(struct app *a)
 	refresh();
 }
 
-static void app_resize(struct app *a)
+void app_resize(struct app *a)
 {
 	for (int t = 0; t < a->ntraces; t++) {
 		struct tix_index *keep = a->ix;
@@ -1014,7 +678,7 @@ int tui_run(const struct tui_trace *traces, int ntraces)
 				a->quit = 1;
 			continue;
 		}
-		if (ch == 27 && swallow_escape()) {
+		if (ch == 27 && tui_swallow_escape()) {
 			app_msg(a, "unknown key sequence (ignored)");
 			continue;
 		}

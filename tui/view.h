@@ -196,6 +196,21 @@ uint32_t view_cur_row(const struct view *v);   /* TIX_NONE when empty */
 int app_prompt(struct app *a, enum prompt_kind k, const char *label, char *buf, size_t cap);
 /* Asks a yes/no question in the status row: 1 for y, 0 for anything else. */
 int app_confirm(struct app *a, const char *question);
+/* Remembers text as the newest entry of a prompt's history. */
+void app_history_add(struct history *h, const char *text);
+/* After an Esc: swallows the rest of a key sequence ncurses did not decode;
+ * 1 when there was one, 0 when the Esc stood alone (prompt.c). */
+int tui_swallow_escape(void);
+/* Handles a request: the top view first, then the framework (tui.c). */
+void app_request(struct app *a, enum req r);
+/* Draws the whole screen; tells the views the size changed (tui.c). */
+void app_draw(struct app *a);
+void app_resize(struct app *a);
+/* :N, e, y / Y and the mouse (actions.c). */
+void app_goto(struct app *a, struct view *v);
+void app_export(struct app *a, struct view *v);
+void app_copy(struct app *a, struct view *v, int whole_row);
+void app_mouse(struct app *a, struct view *v);
 struct view_args view_args_none(void);
 /* The display name of a kernel/op name string (short unless t was pressed). */
 const char *app_name(struct app *a, uint32_t str, char *buf, size_t cap);

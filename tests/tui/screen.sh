@@ -60,11 +60,17 @@ wait_gone() {
 }
 
 # expect_line N TEXT: screen line N (0-based) contains TEXT
+# (polled for up to 3 s: a capture may catch the terminal mid-redraw)
 expect_line() {
-	line=$(screen | sed -n "$(( $1 + 1 ))p")
-	case $line in
-	*"$2"*) return 0 ;;
-	esac
+	n=30
+	while [ "$n" -gt 0 ]; do
+		line=$(screen | sed -n "$(( $1 + 1 ))p")
+		case $line in
+		*"$2"*) return 0 ;;
+		esac
+		sleep 0.1
+		n=$((n - 1))
+	done
 	fail "line $1 should contain '$2' but is '$line'"
 }
 
