@@ -54,20 +54,29 @@ key() { tm send-keys -t b "$@"; sleep 0.15; }
 wait_for "Steps:"
 key G; key g; key c                           # ends of the step list, hottest
 key Enter; wait_for "Kernels:"                # the kernels of a step
-key s; key s; key S; key t; key t
+key s; key s; key I; key t; key t
+key S; key Down; key Enter                     # the sort menu
+key : ; key 3 Enter; key y; key Y              # go to row 3, copy
+key '>'; key '<'
+key S; key Home; key Enter; key g              # back to Time%, the cast kernel on top
 key Enter; wait_for "Launches:"               # its launches
 key s; key s; key G; key g; key c
+key p; key p                                  # group by shape
 key / ; key u n r o l l e d Enter; key n; key N
 key f ; key 5 5 7 4 9 6 Enter
 key Enter; wait_for "Detail:"                 # one launch
 key BSpace; key BSpace; key BSpace
 key 2; wait_for "Kernels:"                    # kernels of all steps
 key Enter; wait_for "Launches:"
-key s; key s; key S
+key s; key s; key I
+key p; wait_for "Input Dims"; key p             # shapes of one kernel in all steps
+key F; key c o p y _ Enter; wait_for "Kind" # all events of the trace by name
+key BSpace
 key 5; wait_for "Ops:"                        # CPU ops
 key s; key Enter; key Enter
 key 1; key Enter; key 6; sleep 0.5           # timeline of a step
 key -; key -; key z; key +; key +; key .; key .; key ,; key '>'; key '<'; key j; key k
+key Right; key Left; key o; key o
 key Enter
 key 1; key q
 sleep 0.3

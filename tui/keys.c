@@ -6,16 +6,17 @@
 
 #include "tui/tui.h"
 
-#define TUI_REQ_KEYS(name, hint, desc, ...) static const int keys_##name[] = {__VA_ARGS__, 0};
+#define TUI_REQ_KEYS(name, hint, rank, desc, ...) static const int keys_##name[] = {__VA_ARGS__, 0};
 TUI_REQUESTS(TUI_REQ_KEYS)
 #undef TUI_REQ_KEYS
 
 static const struct {
 	const char *name, *hint, *desc;
+	int rank;
 	const int *keys;
 } req_table[REQ_COUNT] = {
-	[REQ_NONE] = {"NONE", NULL, "", NULL},
-#define TUI_REQ_ROW(n, hint, desc, ...) [REQ_##n] = {#n, hint, desc, keys_##n},
+	[REQ_NONE] = {"NONE", NULL, "", 0, NULL},
+#define TUI_REQ_ROW(n, hint, rank, desc, ...) [REQ_##n] = {#n, hint, desc, rank, keys_##n},
 	TUI_REQUESTS(TUI_REQ_ROW)
 #undef TUI_REQ_ROW
 };
@@ -39,7 +40,9 @@ const char *keys_name(int ch, char *buf, size_t cap)
 		{KEY_NPAGE, "PgDn"}, {KEY_PPAGE, "PgUp"}, {KEY_HOME, "Home"}, {KEY_END, "End"},
 		{KEY_ENTER, "Enter"}, {'\n', "Enter"}, {'\r', "Enter"}, {KEY_BACKSPACE, "Backspace"},
 		{127, "Backspace"}, {'\b', "Backspace"}, {27, "Esc"}, {'\t', "Tab"},
-		{KEY_BTAB, "Shift-Tab"}, {' ', "Space"},
+		{KEY_BTAB, "Shift-Tab"}, {' ', "Space"}, {KEY_SLEFT, "Shift-Left"},
+		{KEY_SRIGHT, "Shift-Right"}, {KEY_SR, "Shift-Up"}, {KEY_SF, "Shift-Down"},
+		{KEY_MOUSE, "Mouse"}, {KEY_F(1), "F1"}, {KEY_F(10), "F10"},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (names[i].key == ch) {
@@ -89,6 +92,11 @@ const char *keys_desc(enum req r)
 const char *keys_req_name(enum req r)
 {
 	return r >= REQ_NONE && r < REQ_COUNT ? req_table[r].name : "?";
+}
+
+int keys_hint_rank(enum req r)
+{
+	return r > REQ_NONE && r < REQ_COUNT ? req_table[r].rank : 0;
 }
 
 const char *keys_hint(enum req r)

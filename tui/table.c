@@ -102,12 +102,14 @@ void table_next_sort(struct app *a, struct view *v)
 		app_msg(a, "nothing to sort here");
 		return;
 	}
-	int c = v->sort_col;
+	/* only the columns on screen: a sort by a hidden column looks like none */
+	int w[32], c = v->sort_col;
+	table_layout(a, v, COLS, w);
 	for (int i = 0; i < v->ops->ncols + 1; i++) {
 		c++;
 		if (c >= v->ops->ncols)
 			c = v->ops->default_sort < 0 ? -1 : 0;
-		if (c == -1 || table_sortable(v, c))
+		if (c == -1 || (table_sortable(v, c) && (c >= 32 || w[c] >= 0)))
 			break;
 	}
 	v->sort_col = c;
@@ -148,7 +150,7 @@ int table_compile(struct app *a, struct pattern *p, const char *pattern)
 	snprintf(p->text, sizeof p->text, "%s", pattern);
 	if (p->literal)
 		return 0;
-	int rc = regcomp(&p->re, pattern, REG_EXTENDED | REG_NOSUB | (p->icase ? REG_ICASE : 0));
+	int rc = regcomp(&p->re, pattern, REG_EXTENDED | (p->icase ? REG_ICASE : 0));
 	if (rc != 0) {
 		char e[128];
 		regerror(rc, &p->re, e, sizeof e);
@@ -181,25 +183,72 @@ int table_search(struct app *a, struct view *v, int dir)
 		app_msg(a, "nothing to search here");
 		return -1;
 	}
+	/* one pass over the rows: the match to go to and "match 3 of 78" */
 	char buf[1024];
-	for (uint32_t i = 1; i <= v->nvis; i++) {
-		uint32_t pos = dir > 0 ? (v->cursor + i) % v->nvis
-		                       : (v->cursor + v->nvis - i % v->nvis) % v->nvis;
+	uint32_t total = 0, first = 0, last = 0, next = TIX_NONE, prev = TIX_NONE;
+	uint32_t n_first = 0, n_last = 0, n_next = 0, n_prev = 0;
+	for (uint32_t pos = 0; pos < v->nvis; pos++) {
 		const char *t = v->ops->text(a, v, v->order[pos], buf, sizeof buf);
-		if (pattern_match(&a->search_re, t)) {
-			if ((dir > 0 && pos <= v->cursor) || (dir < 0 && pos >= v->cursor))
-				app_msg(a, "search wrapped");
-			v->cursor = pos;
-			return 0;
+		if (!pattern_match(&a->search_re, t))
+			continue;
+		total++;
+		if (total == 1) {
+			first = pos;
+			n_first = 1;
+		}
+		last = pos;
+		n_last = total;
+		if (pos > v->cursor && next == TIX_NONE) {
+			next = pos;
+			n_next = total;
+		}
+		if (pos < v->cursor) {
+			prev = pos;
+			n_prev = total;
 		}
 	}
-	app_msg(a, "not found: %s", a->search);
-	return -1;
+	if (total == 0) {
+		app_msg(a, "not found: %s", a->search);
+		return -1;
+	}
+	uint32_t to, nth;
+	int wrapped = 0;
+	if (dir > 0) {
+		wrapped = next == TIX_NONE;
+		to = wrapped ? first : next;
+		nth = wrapped ? n_first : n_next;
+	} else {
+		wrapped = prev == TIX_NONE;
+		to = wrapped ? last : prev;
+		nth = wrapped ? n_last : n_prev;
+	}
+	v->cursor = to;
+	app_msg(a, "match %u of %u: %s%s", nth, total, a->search, wrapped ? "  (search wrapped)" : "");
+	return 0;
 }
 
 /* ---- drawing ---- */
 
-const char *name_fit(const struct app *a, const char *s, int width)
+/* s after its first n characters (UTF-8), or its last character. */
+static const char *skip_chars(const char *s, int n)
+{
+	while (n-- > 0 && s[0] && s[1]) {
+		s++;
+		while ((*s & 0xc0) == 0x80)
+			s++;
+	}
+	return s;
+}
+
+static int count_chars(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += (*s & 0xc0) != 0x80;
+	return n;
+}
+
+const char *name_fit(const struct app *a, const char *s, int width, char *buf, size_t cap)
 {
 	while (text_width(a, s) > width) {
 		/* the first "::" before any template or parameter list */
@@ -209,7 +258,25 @@ const char *name_fit(const struct app *a, const char *s, int width)
 			break;
 		s = ns + 2;
 	}
-	return s;
+	if (text_width(a, s) <= width || width < 4)
+		return s;
+	/* Still too wide: cut out the middle and say so with an ellipsis.  The
+	 * head keeps the name up to its template arguments, the tail their end,
+	 * so labels that differ in one argument ("<..., Sm90, ...>") stay apart
+	 * as far as the width allows. */
+	const char *ell = draw_glyphs(a)->ellipsis;
+	int keep = width - text_width(a, ell);
+	int tail = keep / 3;
+	int head = keep - tail;
+	int lt = (int)strcspn(s, "<(");
+	if (s[lt] && lt + 1 > head) { /* the name itself whole when it can be */
+		head = lt + 1 < keep ? lt + 1 : lt <= keep ? lt : keep - 1;
+		tail = keep - head;
+	}
+	const char *h_end = skip_chars(s, head);
+	const char *t_from = skip_chars(s, count_chars(s) - tail);
+	snprintf(buf, cap, "%.*s%s%s", (int)(h_end - s), s, ell, t_from);
+	return buf;
 }
 
 void table_scroll(struct view *v, int h)
@@ -226,10 +293,10 @@ void table_scroll(struct view *v, int h)
 
 /* Which columns fit in width, and their widths.  Columns with the highest
  * prio drop first; the flexible column takes what is left. */
-static int layout(const struct view *v, int width, int *w)
+int table_layout(struct app *a, const struct view *v, int width, int *w)
 {
 	const struct col *cols = v->ops->cols;
-	int n = v->ops->ncols;
+	int n = v->ops->ncols < 32 ? v->ops->ncols : 32;
 	for (int i = 0; i < n; i++)
 		w[i] = cols[i].width;
 	for (;;) {
@@ -246,12 +313,116 @@ static int layout(const struct view *v, int width, int *w)
 			}
 		}
 		if (sum - 1 <= width || drop < 0) {
-			if (flex >= 0 && sum - 1 < width)
-				w[flex] += width - (sum - 1);
+			/* what is left goes first to columns that want their content
+			 * whole (step names), then to the flexible one (names) */
+			int room = width - (sum - 1);
+			for (int i = 0; i < n && v->ops->width; i++) {
+				if (w[i] < 0 || !(cols[i].flags & COL_FIT))
+					continue;
+				int want = v->ops->width(a, (struct view *)v, i) - w[i];
+				int add = want < room ? want : room;
+				if (add > 0) {
+					w[i] += add;
+					room -= add;
+				}
+			}
+			if (flex >= 0 && room > 0)
+				w[flex] += room;
 			return 0;
 		}
 		w[drop] = -1;
 	}
+}
+
+/* Screen lines a row takes: 1, or with full names (t) as many as its name
+ * needs in the flexible column, at most max. */
+static int row_lines(struct app *a, struct view *v, uint32_t row, int flex, int fw, int max)
+{
+	if (!a->full_names || flex < 0 || fw <= 0 || max <= 1)
+		return 1;
+	char buf[1024];
+	int tw = text_width(a, v->ops->cell(a, v, row, flex, buf, sizeof buf));
+	int lines = (tw + fw - 1) / fw;
+	return lines < 1 ? 1 : lines > max ? max : lines;
+}
+
+/* table_scroll for rows of several lines: the cursor's row whole on screen. */
+static void table_scroll_rows(struct app *a, struct view *v, int h, int flex, int fw)
+{
+	table_scroll(v, h);
+	if (!a->full_names || flex < 0)
+		return;
+	for (;;) {
+		int used = 0;
+		for (uint32_t p = v->top; p <= v->cursor && p < v->nvis; p++)
+			used += row_lines(a, v, v->order[p], flex, fw, h);
+		if (used <= h || v->top >= v->cursor)
+			return;
+		v->top++;
+	}
+}
+
+/* Where the search matches s: its byte offset and length, or -1. */
+static int match_span(const struct app *a, const char *s, int *len)
+{
+	if (!a->has_search)
+		return -1;
+	const struct pattern *p = &a->search_re;
+	if (p->literal) {
+		const char *m = p->icase ? strcasestr(s, p->text) : strstr(s, p->text);
+		*len = (int)strlen(p->text);
+		return m && *len ? (int)(m - s) : -1;
+	}
+	regmatch_t rm;
+	if (regexec(&p->re, s, 1, &rm, 0) != 0 || rm.rm_eo <= rm.rm_so)
+		return -1;
+	*len = (int)(rm.rm_eo - rm.rm_so);
+	return (int)rm.rm_so;
+}
+
+/* The flexible (name) column: scrolled by v->hscroll, fitted or (full
+ * names) wrapped over `lines` lines, with the search match highlighted. */
+static void draw_name(struct app *a, struct view *v, uint32_t row, int col, int y, int x, int w,
+                      int lines, int attr)
+{
+	char buf[1024], fit[1024];
+	const struct glyphs *g = draw_glyphs(a);
+	const char *s = v->ops->cell(a, v, row, col, buf, sizeof buf);
+	int lead = 0;
+	if (v->hscroll > 0 && s[0]) {
+		s = skip_chars(s, v->hscroll);
+		lead = draw_text(a, y, x, w, g->ellipsis, 0);
+	}
+	if (lines <= 1) {
+		if (v->ops->cols[col].flags & COL_NAME || !a->full_names)
+			s = name_fit(a, s, w - lead, fit, sizeof fit);
+		draw_text(a, y, x + lead, w - lead, s, 1);
+	} else {
+		/* wrap: w columns a line */
+		const char *p = s;
+		for (int k = 0; k < lines && *p; k++) {
+			int used = draw_text(a, y + k, x + (k ? 0 : lead), w - (k ? 0 : lead), p, 1);
+			if (used == 0)
+				break;
+			for (; used > 0 && *p; used--) /* past the characters drawn */
+				for (p++; (*p & 0xc0) == 0x80; p++)
+					;
+		}
+		return;
+	}
+	/* highlight what the search matched, where it is on screen */
+	int mlen, at = match_span(a, s, &mlen);
+	if (at < 0)
+		return;
+	char pre[1024];
+	snprintf(pre, sizeof pre, "%.*s", at, s);
+	int px = text_width(a, pre);
+	if (px >= w - lead)
+		return;
+	attron(A_UNDERLINE | A_BOLD);
+	draw_textn(a, y, x + lead + px, w - lead - px, s + at, (size_t)mlen, 0);
+	attroff(A_UNDERLINE | A_BOLD);
+	(void)attr;
 }
 
 void table_draw(struct app *a, struct view *v, int y0, int h)
@@ -261,7 +432,16 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 	int w[32];
 	if (n > 32)
 		n = 32;
-	layout(v, COLS, w);
+	table_layout(a, v, COLS, w);
+	a->hdr_y = -1;
+	a->ncol_x = 0;
+	for (int i = 0, x = 0; i < n; i++)
+		if (w[i] >= 0) {
+			a->col_x[a->ncol_x] = x;
+			a->col_w[a->ncol_x] = w[i];
+			a->col_i[a->ncol_x++] = i;
+			x += w[i] + 1;
+		}
 	/* header */
 	int hattr = draw_attr(a, CR_HEADER);
 	if (n > 1 || (n == 1 && cols[0].title[0])) {
@@ -274,7 +454,9 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 			const char *title = cols[i].title;
 			if (i == v->sort_col) {
 				const struct glyphs *g = draw_glyphs(a);
-				snprintf(t, sizeof t, "%s%s", title, v->sort_rev ? g->sort_up : g->sort_down);
+				/* the arrow points the way the values go down the screen */
+				int up = !(cols[i].flags & COL_ASC) != !v->sort_rev;
+				snprintf(t, sizeof t, "%s%s", title, up ? g->sort_up : g->sort_down);
 				title = t;
 			}
 			int tw = text_width(a, title);
@@ -289,44 +471,54 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 				mvaddch(y0, x - 1, ' ');
 		}
 		attroff(hattr);
+		a->hdr_y = y0;
 		y0++;
 		h--;
 	}
 	if (h <= 0)
 		return;
 	a->body_h = h;
-	table_scroll(v, h);
+	int flex = -1;
+	for (int i = 0; i < n; i++)
+		if (w[i] >= 0 && (cols[i].flags & COL_FLEX))
+			flex = i;
+	table_scroll_rows(a, v, h, flex, flex >= 0 ? w[flex] : 0);
 	if (v->nvis == 0) {
 		draw_text(a, y0, 0, COLS, v->has_filter ? "(no rows match the filter; f and Enter clears it)" : "(nothing here)", 1);
 		return;
 	}
-	char buf[1024];
-	for (int y = 0; y < h; y++) {
-		uint32_t pos = v->top + (uint32_t)y;
-		if (pos >= v->nvis)
-			break;
+	char buf[1024], fit[1024];
+	for (int y = 0, pos = (int)v->top; y < h && (uint32_t)pos < v->nvis; pos++) {
 		uint32_t row = v->order[pos];
+		int lines = row_lines(a, v, row, flex, flex >= 0 ? w[flex] : 0, h - y);
 		int attr = A_NORMAL;
-		if (pos == v->cursor)
+		if ((uint32_t)pos == v->cursor)
 			attr = draw_attr(a, CR_CURSOR);
 		else if (row < (uint32_t)v->ops->pinned)
 			attr = draw_attr(a, CR_TOTAL);
+		for (int k = 0; k < lines; k++)
+			if (y0 + y + k >= 0 && y0 + y + k < 512)
+				a->line_pos[y0 + y + k] = (uint32_t)pos;
 		attron(attr);
+		for (int k = 1; k < lines; k++)
+			draw_text(a, y0 + y + k, 0, COLS, "", 1);
 		int x = 0;
 		for (int i = 0; i < n; i++) {
 			if (w[i] < 0)
 				continue;
 			if (cols[i].flags & COL_BAR) {
 				double f = v->ops->share ? v->ops->share(a, v, row) : 0;
-				if (pos == v->cursor)
+				if ((uint32_t)pos == v->cursor)
 					attroff(attr);
 				draw_bar(a, y0 + y, x, w[i], f);
-				if (pos == v->cursor)
+				if ((uint32_t)pos == v->cursor)
 					attron(attr);
+			} else if (i == flex) {
+				draw_name(a, v, row, i, y0 + y, x, w[i], lines, attr);
 			} else {
 				const char *s = v->ops->cell(a, v, row, i, buf, sizeof buf);
-				if (cols[i].flags & COL_NAME)
-					s = name_fit(a, s, w[i]);
+				if (!(cols[i].flags & COL_RIGHT)) /* cut visibly, never silently */
+					s = name_fit(a, s, w[i], fit, sizeof fit);
 				int tw = (cols[i].flags & COL_RIGHT) ? text_width(a, s) : 0;
 				if (tw && tw < w[i]) {
 					draw_text(a, y0 + y, x, w[i] - tw, "", 1);
@@ -340,5 +532,6 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 				mvaddch(y0 + y, x - 1, ' ');
 		}
 		attroff(attr);
+		y += lines;
 	}
 }

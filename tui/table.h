@@ -20,11 +20,15 @@ int pattern_match(const struct pattern *p, const char *s);
 void pattern_free(struct pattern *p);
 /* Moves to the next (dir 1) or previous (-1) row matching the search. */
 int table_search(struct app *a, struct view *v, int dir);
-/* s without the leading namespaces it needs to lose to fit width
- * ("at::native::f<...>" -> "f<...>"); s itself when it fits or cannot. */
-const char *name_fit(const struct app *a, const char *s, int width);
+/* s fitted to width: first without the leading namespaces it needs to lose
+ * ("at::native::f<...>" -> "f<...>"), then, if still too wide, cut in the
+ * middle with an ellipsis (into buf).  s itself when it fits. */
+const char *name_fit(const struct app *a, const char *s, int width, char *buf, size_t cap);
 /* Scrolls so the cursor is among the h rows on screen. */
 void table_scroll(struct view *v, int h);
+/* Which columns fit in width, and their widths: w[i] (at least 32 entries)
+ * is -1 for a column that does not fit. */
+int table_layout(struct app *a, const struct view *v, int width, int *w);
 /* Draws the header and the visible rows in rows y0 .. y0+h-1. */
 void table_draw(struct app *a, struct view *v, int y0, int h);
 

@@ -43,10 +43,14 @@ struct view_args view_args_none(void)
 
 const char *app_name(struct app *a, uint32_t str, char *buf, size_t cap)
 {
-	const char *s = tix_str(a->ix, str);
+	/* the index's short label is unique among the trace's GPU work names
+	 * (cutlass::device_kernel<..., Sm90, ...>); other names are their own */
+	uint32_t full = tix_name_full(a->ix, str), sh = tix_name_short(a->ix, str);
 	if (a->full_names)
-		return s;
-	tix_short_name(s, tix_str_len(a->ix, str), buf, cap);
+		return tix_str(a->ix, full);
+	if (sh != TIX_NONE)
+		return tix_str(a->ix, sh);
+	tix_short_name(tix_str(a->ix, full), tix_str_len(a->ix, full), buf, cap);
 	return buf;
 }
 
@@ -114,61 +118,6 @@ static void app_pop_to(struct app *a, int depth)
 		app_pop(a);
 }
 
-/* ---- the prompt ---- */
-
-static void app_draw(struct app *a);
-static void app_resize(struct app *a);
-
-int app_prompt(struct app *a, const char *label, char *buf, size_t cap)
-{
-	size_t len = strlen(buf);
-	curs_set(1);
-	for (;;) {
-		app_draw(a);
-		int y = LINES - 2;
-		draw_fill(y, A_NORMAL);
-		int lw = draw_text(a, y, 0, COLS, label, 0);
-		/* show the tail of what was typed when it is longer than the row */
-		int room = COLS - lw - 1;
-		size_t from = 0;
-		while (room > 0 && text_width(a, buf + from) > room) {
-			from++;
-			while ((buf[from] & 0xc0) == 0x80)
-				from++;
-		}
-		int w = room > 0 ? draw_text(a, y, lw, room, buf + from, 0) : 0;
-		move(y, lw + w < COLS ? lw + w : COLS - 1);
-		refresh();
-		int ch = getch();
-		if (ch == KEY_RESIZE)
-			app_resize(a);
-		if (ch == KEY_RESIZE || ch == ERR)
-			continue;
-		clock_gettime(CLOCK_MONOTONIC, &a->t_key); /* the time typing ends is not the app's */
-		if (ch == 27 || ch == TUI_CTRL('c') || ch == TUI_CTRL('g')) {
-			curs_set(0);
-			return 0;
-		}
-		if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
-			break;
-		if (ch == KEY_BACKSPACE || ch == 127 || ch == '\b') {
-			while (len > 0 && (buf[len - 1] & 0xc0) == 0x80)
-				len--;
-			if (len > 0)
-				len--;
-			buf[len] = 0;
-		} else if (ch == TUI_CTRL('u')) {
-			len = 0;
-			buf[0] = 0;
-		} else if (ch >= 0x20 && ch < 0x100 && ch != 0x7f && len + 1 < cap) {
-			buf[len++] = (char)ch;
-			buf[len] = 0;
-		}
-	}
-	curs_set(0);
-	return 1;
-}
-
 /* ---- switching views (Tab, 1-6) ---- */
 
 static void view_context(struct app *a, struct ctx *c)
@@ -214,6 +163,9 @@ static void app_switch(struct app *a, enum view_kind kind)
 	switch (kind) {
 	case VK_STEPS:
 	case VK_HELP:
+	case VK_MENU:
+	case VK_FOUND:
+	case VK_SHAPES:
 		return;
 	case VK_OPS:
 		push_select(a, &view_ops_ops, &va, &c);
@@ -249,33 +201,6 @@ static void app_switch(struct app *a, enum view_kind kind)
 	l->ops->enter(a, l, view_cur_row(l));
 }
 
-/* ---- export ---- */
-
-static void app_export(struct app *a, struct view *v)
-{
-	if (!v->ops->export_sel) {
-		app_msg(a, "nothing to export here");
-		return;
-	}
-	struct tix_export_sel sel;
-	memset(&sel, 0, sizeof sel);
-	char path[1024];
-	void *owned = NULL;
-	if (v->ops->export_sel(a, v, &sel, path, sizeof path, &owned) != 0)
-		return;
-	if (app_prompt(a, "export to: ", path, sizeof path) && path[0]) {
-		struct tix_error err;
-		long n = tix_export_json(a->ix, &sel, path, &err);
-		if (n < 0)
-			app_msg(a, "export failed: %s", err.msg);
-		else
-			app_msg(a, "exported %ld events to %s", n, path);
-	} else {
-		app_msg(a, "export cancelled");
-	}
-	free(owned);
-}
-
 /* ---- requests every view shares ---- */
 
 static void app_set_trace(struct app *a, int i)
@@ -289,11 +214,23 @@ static void app_set_trace(struct app *a, int i)
 	}
 }
 
-static void app_request(struct app *a, enum req r)
+/* The pattern / and F share (n and N repeat it, matches are underlined). */
+static int app_set_search(struct app *a, const char *pat)
+{
+	struct pattern re;
+	if (table_compile(a, &re, pat) != 0)
+		return -1;
+	if (a->has_search)
+		pattern_free(&a->search_re);
+	a->search_re = re;
+	a->has_search = 1;
+	snprintf(a->search, sizeof a->search, "%s", pat);
+	return 0;
+}
+
+void app_request(struct app *a, enum req r)
 {
 	struct view *v = app_top(a);
-	if (r == REQ_NONE)
-		return;
 	if (v->ops->request && v->ops->request(a, v, r))
 		return;
 	int page = a->body_h > 1 ? a->body_h - 1 : 1;
@@ -303,6 +240,7 @@ static void app_request(struct app *a, enum req r)
 	case REQ_PAGE_DOWN: table_move(a, v, page); break;
 	case REQ_PAGE_UP: table_move(a, v, -page); break;
 	case REQ_FIRST: v->cursor = 0; break;
+	case REQ_GOTO: app_goto(a, v); break;
 	case REQ_LAST: v->cursor = v->nvis ? v->nvis - 1 : 0; break;
 	case REQ_ENTER:
 		if (!v->ops->enter || view_cur_row(v) == TIX_NONE)
@@ -326,7 +264,7 @@ static void app_request(struct app *a, enum req r)
 	}
 	case REQ_NEXT_VIEW:
 	case REQ_PREV_VIEW: {
-		int k = v->ops->kind == VK_HELP ? VK_STEPS : (int)v->ops->kind;
+		int k = v->ops->kind > VK_TIMELINE ? VK_STEPS : (int)v->ops->kind;
 		k = (k + (r == REQ_NEXT_VIEW ? 1 : VK_TIMELINE)) % (VK_TIMELINE + 1);
 		app_switch(a, (enum view_kind)k);
 		break;
@@ -338,7 +276,28 @@ static void app_request(struct app *a, enum req r)
 	case REQ_VIEW_OPS: app_switch(a, VK_OPS); break;
 	case REQ_VIEW_TIMELINE: app_switch(a, VK_TIMELINE); break;
 	case REQ_SORT: table_next_sort(a, v); break;
-	case REQ_SORT_REVERSE:
+	case REQ_SORT_MENU: {
+		struct view_args va = view_args_none();
+		app_push(a, &view_menu_ops, &va);
+		break;
+	}
+	case REQ_RIGHT: app_request(a, REQ_ENTER); break;
+	case REQ_SCROLL_LEFT:
+	case REQ_SCROLL_RIGHT:
+		if (!v->ops->cols) {
+			app_msg(a, "nothing to scroll here");
+			break;
+		}
+		v->hscroll += r == REQ_SCROLL_RIGHT ? 8 : -8;
+		if (v->hscroll <= 0) {
+			v->hscroll = 0;
+			app_msg(a, "names from their start");
+		} else {
+			app_msg(a, "names scrolled by %d characters (< back)", v->hscroll);
+		}
+		break;
+	case REQ_LEFT: app_request(a, REQ_BACK); break;
+	case REQ_SORT_INVERT:
 		if (v->sort_col < 0 && v->ops->default_sort < 0 && !v->ops->cmp) {
 			app_msg(a, "nothing to sort here");
 			break;
@@ -350,22 +309,25 @@ static void app_request(struct app *a, enum req r)
 		break;
 	case REQ_SEARCH: {
 		char pat[256] = "";
-		if (!app_prompt(a, "search (regex): /", pat, sizeof pat))
+		if (!app_prompt(a, PROMPT_SEARCH, "search (regex): /", pat, sizeof pat))
 			break;
 		if (!pat[0]) { /* as in less: an empty search repeats the last one */
 			if (a->has_search)
 				app_request(a, REQ_SEARCH_NEXT);
 			break;
 		}
-		struct pattern re;
-		if (table_compile(a, &re, pat) != 0)
+		if (app_set_search(a, pat) == 0)
+			app_request(a, REQ_SEARCH_NEXT);
+		break;
+	}
+	case REQ_SEARCH_ALL: {
+		char pat[256] = "";
+		if (!app_prompt(a, PROMPT_FIND, "find in all events (regex): ", pat, sizeof pat) || !pat[0])
 			break;
-		if (a->has_search)
-			pattern_free(&a->search_re);
-		a->search_re = re;
-		a->has_search = 1;
-		snprintf(a->search, sizeof a->search, "%s", pat);
-		app_request(a, REQ_SEARCH_NEXT);
+		if (app_set_search(a, pat) != 0)
+			break;
+		struct view_args va = view_args_none();
+		app_push(a, &view_found_ops, &va);
 		break;
 	}
 	case REQ_SEARCH_NEXT: table_search(a, v, 1); break;
@@ -375,9 +337,11 @@ static void app_request(struct app *a, enum req r)
 			app_msg(a, "nothing to filter here");
 			break;
 		}
-		char pat[256];
-		snprintf(pat, sizeof pat, "%s", v->filter);
-		if (app_prompt(a, "filter (regex, empty: all): ", pat, sizeof pat))
+		/* starts empty, as / does; Up recalls the filter in force */
+		char pat[256] = "";
+		if (v->has_filter)
+			app_history_add(&a->hist[PROMPT_FILTER], v->filter);
+		if (app_prompt(a, PROMPT_FILTER, "filter (regex, empty: all): ", pat, sizeof pat))
 			table_set_filter(a, v, pat);
 		break;
 	}
@@ -391,6 +355,9 @@ static void app_request(struct app *a, enum req r)
 		}
 		break;
 	case REQ_EXPORT: app_export(a, v); break;
+	case REQ_COPY:
+	case REQ_COPY_ROW: app_copy(a, v, r == REQ_COPY_ROW); break;
+	case REQ_MOUSE: app_mouse(a, v); break;
 	case REQ_PREV_TRACE:
 	case REQ_NEXT_TRACE:
 		if (a->ntraces < 2) {
@@ -489,6 +456,10 @@ static void draw_status(struct app *a, struct view *v)
  * right end, the rest fill what room is left. */
 static const char *hint_key(enum req r, char *key, size_t cap)
 {
+	if (r == REQ_VIEW_STEPS || r == REQ_GOTO) { /* the six view keys; : takes a number */
+		snprintf(key, cap, "%s", r == REQ_GOTO ? ":N" : "1-6");
+		return key;
+	}
 	snprintf(key, cap, "%s", keys_label(r));
 	char *sp = strchr(key, ' ');
 	if (sp)
@@ -528,17 +499,28 @@ static void draw_hints(struct app *a)
 	int x = end;
 	x += draw_hint(a, y, x, REQ_HELP, attr);
 	draw_hint(a, y, x, REQ_QUIT, attr);
+	/* the hints in rank order, as many as fit: the least used drop first */
 	x = 0;
-	for (int r = 1; r < REQ_COUNT; r++) {
-		if (!keys_hint((enum req)r) || r == REQ_HELP || r == REQ_QUIT)
-			continue;
-		if (x + hint_width((enum req)r) > end)
+	for (int rank = 1;; rank++) {
+		enum req r = REQ_NONE;
+		int more = 0;
+		for (int q = 1; q < REQ_COUNT; q++) {
+			if (keys_hint_rank((enum req)q) == rank)
+				r = (enum req)q;
+			if (keys_hint_rank((enum req)q) > rank)
+				more = 1;
+		}
+		if (r != REQ_NONE) {
+			if (x + hint_width(r) > end)
+				break;
+			x += draw_hint(a, y, x, r, attr);
+		}
+		if (!more)
 			break;
-		x += draw_hint(a, y, x, (enum req)r, attr);
 	}
 }
 
-static void app_draw(struct app *a)
+void app_draw(struct app *a)
 {
 	erase();
 	if (LINES < MIN_LINES || COLS < MIN_COLS) {
@@ -548,6 +530,10 @@ static void app_draw(struct app *a)
 		return;
 	}
 	struct view *v = app_top(a);
+	for (int i = 0; i < 512; i++)
+		a->line_pos[i] = TIX_NONE;
+	a->hdr_y = -1;
+	a->ncol_x = 0;
 	draw_crumbs(a);
 	int h = LINES - 3;
 	a->body_h = h;
@@ -560,7 +546,7 @@ static void app_draw(struct app *a)
 	refresh();
 }
 
-static void app_resize(struct app *a)
+void app_resize(struct app *a)
 {
 	for (int t = 0; t < a->ntraces; t++) {
 		struct tix_index *keep = a->ix;
@@ -572,6 +558,26 @@ static void app_resize(struct app *a)
 		}
 		a->ix = keep;
 	}
+}
+
+/* Home and End as terminals send them whatever their terminfo entry says
+ * (xterm's Esc O H / Esc [ H, the VT220 Esc [ 1 ~ / Esc [ 4 ~ that tmux and
+ * screen send, rxvt's Esc [ 7 ~ / Esc [ 8 ~), so TERM=xterm-256color inside
+ * tmux decodes them too. */
+static void define_extra_keys(void)
+{
+	static const struct {
+		const char *seq;
+		int key;
+	} extra[] = {
+		{"\033[1~", KEY_HOME}, {"\033[4~", KEY_END}, {"\033[7~", KEY_HOME},
+		{"\033[8~", KEY_END},  {"\033[H", KEY_HOME}, {"\033[F", KEY_END},
+		{"\033OH", KEY_HOME},  {"\033OF", KEY_END},  {"\033[1;2D", KEY_SLEFT},
+		{"\033[1;2C", KEY_SRIGHT}, {"\033[1;2A", KEY_SR}, {"\033[1;2B", KEY_SF},
+	};
+	for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
+		if (key_defined(extra[i].seq) <= 0)
+			define_key(extra[i].seq, extra[i].key);
 }
 
 int tui_run(const struct tui_trace *traces, int ntraces)
@@ -622,11 +628,22 @@ int tui_run(const struct tui_trace *traces, int ntraces)
 		free(a->traces);
 		return 1;
 	}
+	/* a short wait after Esc: long enough for a sequence over ssh to arrive
+	 * whole, short enough that Esc alone feels immediate */
 	set_escdelay(25);
+	define_extra_keys();
 	cbreak();
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	/* presses, not clicks: ncurses would hold a click back to see whether
+	 * it becomes a double one; tix tells double clicks itself */
+	mouseinterval(0);
+	mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+	          | BUTTON5_PRESSED
+#endif
+	          , NULL);
 	curs_set(0);
 	draw_init(a);
 	app_set_trace(a, 0);
@@ -661,7 +678,17 @@ int tui_run(const struct tui_trace *traces, int ntraces)
 				a->quit = 1;
 			continue;
 		}
+		if (ch == 27 && tui_swallow_escape()) {
+			app_msg(a, "unknown key sequence (ignored)");
+			continue;
+		}
 		last = keys_lookup(ch);
+		if (last == REQ_NONE) {
+			char kn[32];
+			app_msg(a, "key %s does nothing here: ? or F1 lists the keys",
+			        keys_name(ch, kn, sizeof kn));
+			continue;
+		}
 		app_request(a, last);
 	}
 	if (a->timing)

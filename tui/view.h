@@ -29,7 +29,7 @@
 struct app;
 struct view;
 
-enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP };
+enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND, VK_SHAPES };
 
 /* What a selection points at, used to rebuild the stack when the user
  * switches views with Tab or 1-6.  TIX_NONE: not known. */
@@ -55,6 +55,8 @@ enum col_flags {
 	COL_FLEX = 4,      /* takes the width left over (names) */
 	COL_NOSORT = 8,
 	COL_NAME = 16,     /* a C++ name: leading namespaces go first when narrow */
+	COL_FIT = 64,      /* as wide as its content (ops->width), before the flexible one */
+	COL_ASC = 32,      /* its natural sort is smallest (or A) first: the arrow points up */
 };
 
 struct col {
@@ -97,7 +99,9 @@ struct view_ops {
 	int (*request)(struct app *a, struct view *v, enum req r);     /* 1 handled, 0 pass on */
 	void (*crumb)(struct app *a, struct view *v, char *buf, size_t cap);
 	void (*context)(struct app *a, struct view *v, struct ctx *c);
-	/* Fills sel for the current selection and a default path; 0 or -1 (message set).
+	/* Fills sel for the current selection and names it in `path` ("step3",
+	 * "launch812"; the framework makes ./TRACE-step3.json of it); 0 or -1
+	 * (message set).
 	 * *owned receives memory to free after the export (or NULL). */
 	int (*export_sel)(struct app *a, struct view *v, struct tix_export_sel *sel, char *path,
 	                  size_t cap, void **owned);
@@ -105,6 +109,11 @@ struct view_ops {
 	void (*draw)(struct app *a, struct view *v, int y0, int h);
 	/* Moves the cursor to what c points at (after a view switch). */
 	void (*select)(struct app *a, struct view *v, const struct ctx *c);
+	/* The full name of the selection, for y (NULL: the flexible column of
+	 * the selected row, in full). */
+	const char *(*sel_name)(struct app *a, struct view *v, char *buf, size_t cap);
+	/* The widest content of a COL_FIT column, in screen columns. */
+	int (*width)(struct app *a, struct view *v, int col);
 	/* The screen size changed (detail re-wraps its text). */
 	void (*resize)(struct app *a, struct view *v);
 };
@@ -120,12 +129,21 @@ struct view {
 	uint32_t top;      /* first position on screen */
 	int sort_col;      /* -1: natural order */
 	int sort_rev;
+	int hscroll;       /* characters of the flexible column scrolled off (< >) */
 	char filter[256];
 	int has_filter;
 	struct pattern filter_re;
 };
 
 #define VIEW_STACK_MAX 16
+
+/* The prompts, each with its own history (Up/Down recall earlier entries). */
+enum prompt_kind { PROMPT_SEARCH, PROMPT_FILTER, PROMPT_GOTO, PROMPT_EXPORT, PROMPT_FIND, PROMPT_COUNT };
+#define HISTORY_MAX 32
+struct history {
+	char items[HISTORY_MAX][256];
+	int n;
+};
 
 struct trace_state {
 	const struct tui_trace *t;
@@ -148,6 +166,15 @@ struct app {
 	int has_search;
 	struct pattern search_re;
 	char msg[512];                 /* status message, cleared on the next key */
+	struct history hist[PROMPT_COUNT]; /* what was entered at each prompt, oldest first */
+	/* mouse: the last click, to tell a double click (same row, soon after) */
+	uint32_t click_pos;
+	struct timespec t_click;
+	/* where the last drawing put things, for the mouse: the view position
+	 * on each screen line (TIX_NONE: none), the header line and columns */
+	uint32_t line_pos[512];
+	int hdr_y, ncol_x;
+	int col_x[32], col_w[32], col_i[32];
 	FILE *timing;                  /* $TIX_TUI_TIMING: one line per key, or NULL */
 	struct timespec t_key;         /* when the key being handled arrived (or its prompt ended) */
 };
@@ -164,8 +191,26 @@ void view_set_rows(struct view *v, uint32_t nrows);
 /* Moves the cursor to row (if visible). */
 void view_goto_row(struct view *v, uint32_t row);
 uint32_t view_cur_row(const struct view *v);   /* TIX_NONE when empty */
-/* Reads a line in the status row; 1 entered, 0 cancelled. */
-int app_prompt(struct app *a, const char *label, char *buf, size_t cap);
+/* Reads a line in the status row, starting from buf (usually ""); Up and
+ * Down walk the prompt's history.  1 entered (and remembered), 0 cancelled. */
+int app_prompt(struct app *a, enum prompt_kind k, const char *label, char *buf, size_t cap);
+/* Asks a yes/no question in the status row: 1 for y, 0 for anything else. */
+int app_confirm(struct app *a, const char *question);
+/* Remembers text as the newest entry of a prompt's history. */
+void app_history_add(struct history *h, const char *text);
+/* After an Esc: swallows the rest of a key sequence ncurses did not decode;
+ * 1 when there was one, 0 when the Esc stood alone (prompt.c). */
+int tui_swallow_escape(void);
+/* Handles a request: the top view first, then the framework (tui.c). */
+void app_request(struct app *a, enum req r);
+/* Draws the whole screen; tells the views the size changed (tui.c). */
+void app_draw(struct app *a);
+void app_resize(struct app *a);
+/* :N, e, y / Y and the mouse (actions.c). */
+void app_goto(struct app *a, struct view *v);
+void app_export(struct app *a, struct view *v);
+void app_copy(struct app *a, struct view *v, int whole_row);
+void app_mouse(struct app *a, struct view *v);
 struct view_args view_args_none(void);
 /* The display name of a kernel/op name string (short unless t was pressed). */
 const char *app_name(struct app *a, uint32_t str, char *buf, size_t cap);
@@ -184,7 +229,10 @@ static inline int cmp_small_first(int64_t x, int64_t y)
 
 /* ---- the views ---- */
 extern const struct view_ops view_steps_ops, view_kernels_ops, view_launches_ops,
-	view_detail_ops, view_ops_ops, view_timeline_ops, view_help_ops;
+	view_detail_ops, view_ops_ops, view_timeline_ops, view_help_ops, view_menu_ops,
+	view_found_ops, view_shapes_ops, view_op_shapes_ops;
+/* A lane's label: "GPU0 s7", "python 1234" (thread name and tid). */
+void track_label(struct app *a, uint32_t track, char *buf, size_t cap);
 
 /* ---- drawing helpers (draw.c) ---- */
 #define TUI_COLORS(X)                                                   \

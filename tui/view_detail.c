@@ -456,6 +456,13 @@ static void detail_draw(struct app *a, struct view *v, int y0, int h)
 	}
 }
 
+static const char *detail_sel_name(struct app *a, struct view *v, char *buf, size_t cap)
+{
+	struct tix_event e;
+	tix_event_get(a->ix, v->args.row, &e);
+	return app_name(a, e.name, buf, cap);
+}
+
 static const char *detail_text(struct app *a, struct view *v, uint32_t row, char *buf, size_t cap)
 {
 	return ((struct detail *)v->priv)->lines[row].text;
@@ -489,7 +496,7 @@ static int detail_export(struct app *a, struct view *v, struct tix_export_sel *s
 {
 	sel->rows = &v->args.row;
 	sel->nrows = 1;
-	snprintf(path, cap, "./tix-export-launch%u.json", v->args.row);
+	snprintf(path, cap, "launch%u", v->args.row);
 	return 0;
 }
 
@@ -503,6 +510,7 @@ const struct view_ops view_detail_ops = {
 	.open = detail_open,
 	.close = detail_close,
 	.text = detail_text,
+	.sel_name = detail_sel_name,
 	.enter = detail_enter,
 	.crumb = detail_crumb,
 	.context = detail_context,

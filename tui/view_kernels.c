@@ -25,7 +25,7 @@ static const struct col cols[] = {
 	[C_GRID] = {"Grid", 12, 0, 0},
 	[C_BLOCK] = {"Block", 10, 0, 0},
 	[C_BAR] = {"", 8, COL_BAR, 2},
-	[C_NAME] = {"Name", 28, COL_FLEX | COL_NAME, 0},
+	[C_NAME] = {"Name", 28, COL_FLEX | COL_NAME | COL_ASC, 0},
 };
 
 enum scope { SCOPE_ALL, SCOPE_STEP, SCOPE_OP };
@@ -249,9 +249,9 @@ static int kernels_export(struct app *a, struct view *v, struct tix_export_sel *
 	sel->rows = tix_members(a->ix, g->members_first, g->members_count);
 	sel->nrows = g->members_count;
 	if (v->args.step != TIX_NONE)
-		snprintf(path, cap, "./tix-export-step%u-kernel%u.json", v->args.step, g->group);
+		snprintf(path, cap, "step%u-kernel%u", v->args.step, g->group);
 	else
-		snprintf(path, cap, "./tix-export-kernel%u.json", g->group);
+		snprintf(path, cap, "kernel%u", g->group);
 	return 0;
 }
 

@@ -18,7 +18,7 @@ static const struct col cols[] = {
 	[C_CALLS] = {"Calls", 8, COL_RIGHT, 0},
 	[C_CPU] = {"CPU time", 9, COL_RIGHT, 2},
 	[C_BAR] = {"", 10, COL_BAR, 1},
-	[C_NAME] = {"Op", 20, COL_FLEX, 0},
+	[C_NAME] = {"Op", 20, COL_FLEX | COL_ASC, 0},
 };
 
 static int ops_open(struct app *a, struct view *v)
@@ -132,11 +132,27 @@ static int ops_export(struct app *a, struct view *v, struct tix_export_sel *sel,
 	sel->rows = rows;
 	sel->nrows = k;
 	*owned = rows;
-	snprintf(path, cap, "./tix-export-op%u.json", row);
+	snprintf(path, cap, "op%u", row);
 	return 0;
 }
 
+/* p: the selected op's instances grouped by shape (view_launches.c) */
+static int ops_request(struct app *a, struct view *v, enum req r)
+{
+	if (r != REQ_SHAPES)
+		return 0;
+	struct view_args va = view_args_none();
+	struct view *s = app_push(a, &view_op_shapes_ops, &va);
+	if (s) {
+		char c[512];
+		s->ops->crumb(a, s, c, sizeof c);
+		app_msg(a, "%s", c);
+	}
+	return 1;
+}
+
 const struct view_ops view_ops_ops = {
+	.request = ops_request,
 	.name = "Ops",
 	.rows_name = "ops",
 	.kind = VK_OPS,

@@ -15,22 +15,23 @@
 enum { C_NUM, C_NAME, C_START, C_WALL, C_BUSY, C_BUSYPCT, C_KERNELS, C_TOPPCT, C_BAR, C_TOP };
 
 static const struct col cols[] = {
-	[C_NUM] = {"#", 4, COL_RIGHT, 0},
-	[C_NAME] = {"Step", 16, 0, 2},
-	[C_START] = {"Start", 9, COL_RIGHT, 4},
+	[C_NUM] = {"#", 4, COL_RIGHT | COL_ASC, 0},
+	[C_NAME] = {"Step", 16, COL_ASC | COL_FIT, 2},
+	[C_START] = {"Start", 9, COL_RIGHT | COL_ASC, 4},
 	[C_WALL] = {"Wall", 9, COL_RIGHT, 0},
 	[C_BUSY] = {"GPU busy", 9, COL_RIGHT, 0},
 	[C_BUSYPCT] = {"Busy%", 5, COL_RIGHT, 5},
 	[C_KERNELS] = {"Kernels", 7, COL_RIGHT, 3},
 	[C_TOPPCT] = {"Top%", 5, COL_RIGHT, 0},
 	[C_BAR] = {"", 8, COL_BAR, 1},
-	[C_TOP] = {"Top kernel", 22, COL_FLEX | COL_NAME, 0},
+	[C_TOP] = {"Top kernel", 22, COL_FLEX | COL_NAME | COL_ASC, 0},
 };
 
 struct steps {
 	uint32_t nsteps;
 	uint32_t before;        /* step id of "before the trace", TIX_NONE */
 	int64_t wall, busy, gpu;
+	int name_w;             /* widest step name, 0 until asked */
 	uint64_t kernels;
 };
 
@@ -159,6 +160,18 @@ static int64_t steps_key(struct app *a, const struct view *v, uint32_t row, int 
 	return 0;
 }
 
+static int steps_width(struct app *a, struct view *v, int col)
+{
+	struct steps *p = v->priv;
+	if (!p->name_w) /* once: the steps are at most a few thousand */
+		for (uint32_t s = 0; s < p->nsteps; s++) {
+			int w = text_width(a, tix_str(a->ix, tix_step_get(a->ix, s)->name));
+			if (w > p->name_w)
+				p->name_w = w;
+		}
+	return col == C_NAME ? p->name_w : 0;
+}
+
 static int steps_cmp(struct app *a, struct view *v, uint32_t ra, uint32_t rb, int col)
 {
 	switch (col) {
@@ -226,15 +239,15 @@ static int steps_export(struct app *a, struct view *v, struct tix_export_sel *se
 {
 	uint32_t row = view_cur_row(v);
 	if (row == TIX_NONE || row == 0) {
-		snprintf(path, cap, "./tix-export-all.json");
+		snprintf(path, cap, "all");
 		return 0;
 	}
 	sel->has_step = 1;
 	sel->step = row_step(v, row);
 	if (sel->step == tix_step_before_trace(a->ix))
-		snprintf(path, cap, "./tix-export-before-trace.json");
+		snprintf(path, cap, "before-trace");
 	else
-		snprintf(path, cap, "./tix-export-step%u.json", sel->step);
+		snprintf(path, cap, "step%u", sel->step);
 	return 0;
 }
 
@@ -251,6 +264,7 @@ const struct view_ops view_steps_ops = {
 	.cell = steps_cell,
 	.share = steps_share,
 	.cmp = steps_cmp,
+	.width = steps_width,
 	.text = steps_text,
 	.enter = steps_enter,
 	.hottest = steps_hottest,

@@ -17,6 +17,9 @@
 #include "tui/view.h"
 
 #define LABEL_W 16
+/* Nested CPU events get a line per depth, up to this many (the deeper ones
+ * show in the last line). */
+#define MAX_DEPTH 6
 #define MIN_NS_PER_COL 1.0
 
 struct timeline {
@@ -28,8 +31,9 @@ struct timeline {
 	int64_t sel_t;           /* time the cursor follows across lanes */
 	unsigned char *memo;     /* per string id: 0 unknown, 1 matches the search, 2 not */
 	char memo_pat[256];
-	uint32_t *cells;         /* scratch: event row per screen column */
-	int ncells;
+	uint32_t *cells;         /* scratch: event row per depth and screen column */
+	int ncells;              /* columns per depth row */
+	int used_depth;          /* depth rows the last fill_lane marked */
 };
 
 static uint32_t lane_track(struct view *v, uint32_t lane)
@@ -220,30 +224,42 @@ static void show_sel(struct app *a, struct timeline *p)
 	}
 }
 
-static void lane_label(struct app *a, uint32_t t, char *buf, size_t cap)
+void track_label(struct app *a, uint32_t t, char *buf, size_t cap)
 {
 	const struct tix_track *tr = tix_track_get(a->ix, t);
-	if (tr->kind == TIX_TRACK_GPU)
+	char tid[64];
+	if (tr->tid_str != TIX_NONE)
+		snprintf(tid, sizeof tid, "%s", tix_str(a->ix, tr->tid_str));
+	else
+		snprintf(tid, sizeof tid, "%lld", (long long)tr->tid);
+	if (tr->kind == TIX_TRACK_GPU) {
 		snprintf(buf, cap, "GPU%d s%d", tr->device, tr->stream);
-	else if (tr->name != TIX_NONE && tix_str_len(a->ix, tr->name)) {
-		/* Kineto names threads "thread 123 (python)": keep "python" */
+	} else if (tr->name != TIX_NONE && tix_str_len(a->ix, tr->name)) {
+		/* Kineto names threads "thread 123 (python)": keep "python"; the tid
+		 * last, where a cut name keeps it (name_fit keeps the tail) */
 		const char *n = tix_str(a->ix, tr->name);
 		const char *open = strchr(n, '(');
 		size_t len = open ? strcspn(open + 1, ")") : 0;
 		if (strncmp(n, "thread ", 7) == 0 && open && len)
-			snprintf(buf, cap, "%.*s", (int)len, open + 1);
-		else
+			snprintf(buf, cap, "%.*s %s", (int)len, open + 1, tid);
+		else if (strstr(n, tid))
 			snprintf(buf, cap, "%s", n);
+		else
+			snprintf(buf, cap, "%s %s", n, tid);
+	} else {
+		snprintf(buf, cap, "tid %s", tid);
 	}
-	else if (tr->tid_str != TIX_NONE)
-		snprintf(buf, cap, "%s", tix_str(a->ix, tr->tid_str));
-	else
-		snprintf(buf, cap, "tid %lld", (long long)tr->tid);
 }
 
-/* Marks columns [from, to) of an event with its row. */
-static void mark(struct timeline *p, int w, double npc, int64_t from, int64_t to, uint32_t row)
+/* Marks columns [from, to) of an event with its row, in its depth line. */
+static void mark(struct timeline *p, int w, double npc, int64_t from, int64_t to, uint32_t row,
+                 int depth)
 {
+	if (depth >= MAX_DEPTH)
+		depth = MAX_DEPTH - 1;
+	if (depth + 1 > p->used_depth)
+		p->used_depth = depth + 1;
+	uint32_t *cells = p->cells + (size_t)depth * (size_t)p->ncells;
 	if (to <= p->t0 || from >= p->t1)
 		return;
 	int c0 = from <= p->t0 ? 0 : (int)((double)(from - p->t0) / npc);
@@ -251,7 +267,7 @@ static void mark(struct timeline *p, int w, double npc, int64_t from, int64_t to
 	if (c1 <= c0)
 		c1 = c0 + 1;
 	for (int c = c0; c < c1 && c < w; c++)
-		p->cells[c] = row;
+		cells[c] = row;
 }
 
 /* Marks the events enclosing row (itself included) that reach past from,
@@ -268,14 +284,27 @@ static void mark_chain(struct app *a, struct timeline *p, int w, double npc, uin
 	for (int i = n - 1; i >= 0; i--)
 		if (chain[i].start_ns + chain[i].dur_ns > from)
 			mark(p, w, npc, from > chain[i].start_ns ? from : chain[i].start_ns,
-			     chain[i].start_ns + chain[i].dur_ns, chain[i].row);
+			     chain[i].start_ns + chain[i].dur_ns, chain[i].row, n - 1 - i);
+}
+
+/* How many CPU events enclose e on its thread (0: outermost). */
+static int event_depth(struct app *a, const struct tix_event *e)
+{
+	int d = 0;
+	struct tix_event x = *e;
+	while (x.parent != TIX_NONE && d < MAX_DEPTH) {
+		tix_event_get(a->ix, x.parent, &x);
+		d++;
+	}
+	return d;
 }
 
 static void fill_lane(struct app *a, struct timeline *p, uint32_t t, int w)
 {
 	double npc = (double)(p->t1 - p->t0) / w;
-	for (int c = 0; c < w; c++)
+	for (int c = 0; c < w * MAX_DEPTH; c++)
 		p->cells[c] = TIX_NONE;
+	p->used_depth = 1;
 	const struct tix_track *tr = tix_track_get(a->ix, t);
 	uint32_t end = tr->first_row + tr->row_count;
 	uint32_t i = tix_track_lower_bound(a->ix, t, p->t0);
@@ -286,7 +315,7 @@ static void fill_lane(struct app *a, struct timeline *p, uint32_t t, int w)
 		tix_event_get(a->ix, i, &e);
 		if (e.start_ns >= p->t1)
 			break;
-		mark(p, w, npc, e.start_ns, e.start_ns + e.dur_ns, e.row);
+		mark(p, w, npc, e.start_ns, e.start_ns + e.dur_ns, e.row, event_depth(a, &e));
 		int c = (int)((double)(e.start_ns - p->t0) / npc);
 		int64_t next_col = p->t0 + (int64_t)((c + 1) * npc) + 1;
 		if (i + 1 < end && e.start_ns + e.dur_ns < next_col) {
@@ -301,7 +330,16 @@ static void fill_lane(struct app *a, struct timeline *p, uint32_t t, int w)
 		}
 		i++;
 	}
+	/* the selected event always shows, even where others share its column */
+	if (p->sel != TIX_NONE) {
+		struct tix_event e;
+		tix_event_get(a->ix, p->sel, &e);
+		if (e.track == t)
+			mark(p, w, npc, e.start_ns, e.start_ns + e.dur_ns, e.row, event_depth(a, &e));
+	}
 }
+
+static int name_matches(struct app *a, struct timeline *p, uint32_t name);
 
 static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 {
@@ -310,15 +348,15 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 	int w = COLS - LABEL_W - 1;
 	if (w < 4 || h < 3)
 		return;
-	if (p->ncells < w) {
+	if (p->ncells != w) {
 		free(p->cells);
-		p->cells = calloc((size_t)w, sizeof *p->cells);
+		p->cells = calloc((size_t)w * MAX_DEPTH, sizeof *p->cells);
 		p->ncells = p->cells ? w : 0;
 		if (!p->cells)
 			return;
 	}
 	sync_sel(a, v);
-	char buf[1024], x[48], y[48];
+	char buf[1024], fit[1024], x[48], y[48];
 	/* axis: offsets from the step start */
 	int hattr = draw_attr(a, CR_HEADER);
 	attron(hattr);
@@ -334,50 +372,67 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 	attroff(hattr);
 	int lanes_h = h - 2;
 	table_scroll(v, lanes_h);
-	a->body_h = lanes_h;
-	for (int r = 0; r < lanes_h; r++) {
-		uint32_t pos = v->top + (uint32_t)r;
-		if (pos >= v->nvis)
+	/* lanes of several depth lines: scroll until the cursor's lane is whole */
+	for (;;) {
+		int used = 0;
+		for (uint32_t pos = v->top; pos <= v->cursor && pos < v->nvis; pos++) {
+			fill_lane(a, p, lane_track(v, v->order[pos]), w);
+			used += p->used_depth;
+		}
+		if (used <= lanes_h || v->top >= v->cursor)
 			break;
+		v->top++;
+	}
+	a->body_h = lanes_h;
+	for (int r = 0, pos = (int)v->top; r < lanes_h && (uint32_t)pos < v->nvis; pos++) {
 		uint32_t t = lane_track(v, v->order[pos]);
 		int gpu = tix_track_get(a->ix, t)->kind == TIX_TRACK_GPU;
-		int yy = y0 + 1 + r;
-		lane_label(a, t, buf, sizeof buf);
-		int lattr = pos == v->cursor ? draw_attr(a, CR_CURSOR) : draw_attr(a, gpu ? CR_GPU : CR_CPU);
-		attron(lattr);
-		draw_text(a, yy, 0, LABEL_W, buf, 1);
-		attroff(lattr);
-		draw_text(a, yy, LABEL_W, 1, g->vline, 0);
 		fill_lane(a, p, t, w);
+		int depth = p->used_depth;
+		track_label(a, t, buf, sizeof buf);
+		int lattr = (uint32_t)pos == v->cursor ? draw_attr(a, CR_CURSOR) : draw_attr(a, gpu ? CR_GPU : CR_CPU);
 		int battr = draw_attr(a, gpu ? CR_GPU : CR_CPU);
-		for (int c = 0; c < w;) {
-			uint32_t row = p->cells[c];
-			int e = c + 1;
-			while (e < w && p->cells[e] == row)
-				e++;
-			int xx = LABEL_W + 1 + c;
-			if (row == TIX_NONE) {
-				draw_text(a, yy, xx, e - c, "", 1);
-			} else {
-				int sel = row == p->sel;
-				int attr = sel ? draw_attr(a, CR_CURSOR) | (int)A_BOLD : battr;
-				int tattr = sel ? attr : attr | (int)A_REVERSE;
-				struct tix_event ev;
-				tix_event_get(a->ix, row, &ev);
-				if (e - c >= 4 || sel) {
-					/* wide enough for a name: reverse video with the name in it */
-					attron(tattr);
-					draw_text(a, yy, xx, e - c, name_fit(a, app_name(a, ev.name, buf, sizeof buf), e - c), 1);
-					attroff(tattr);
+		for (int d = 0; d < depth && r < lanes_h; d++, r++) {
+			int yy = y0 + 1 + r;
+			if (yy < 512)
+				a->line_pos[yy] = (uint32_t)pos;
+			attron(lattr);
+			draw_text(a, yy, 0, LABEL_W, d == 0 ? name_fit(a, buf, LABEL_W, fit, sizeof fit) : "", 1);
+			attroff(lattr);
+			draw_text(a, yy, LABEL_W, 1, g->vline, 0);
+			const uint32_t *cells = p->cells + (size_t)d * (size_t)p->ncells;
+			for (int c = 0; c < w;) {
+				uint32_t row = cells[c];
+				int e = c + 1;
+				while (e < w && cells[e] == row)
+					e++;
+				int xx = LABEL_W + 1 + c;
+				if (row == TIX_NONE) {
+					draw_text(a, yy, xx, e - c, "", 1);
 				} else {
-					attron(attr);
-					move(yy, xx);
-					for (int k = c; k < e; k++)
-						addstr(g->busy);
-					attroff(attr);
+					int sel = row == p->sel;
+					int attr = sel ? draw_attr(a, CR_CURSOR) | (int)A_BOLD : battr;
+					struct tix_event ev;
+					tix_event_get(a->ix, row, &ev);
+					if (a->has_search && name_matches(a, p, ev.name))
+						attr |= (int)(A_UNDERLINE | A_BOLD); /* what / or n would find */
+					int tattr = sel ? attr : attr | (int)A_REVERSE;
+					if (e - c >= 4 || sel) {
+						/* wide enough for a name: reverse video with the name in it */
+						char nm[1024];
+						attron(tattr);
+						draw_text(a, yy, xx, e - c, name_fit(a, app_name(a, ev.name, nm, sizeof nm), e - c, fit, sizeof fit), 1);
+						attroff(tattr);
+					} else {
+						attron(attr);
+						move(yy, xx);
+						for (int k = c; k < e; k++)
+							addstr(g->busy);
+						attroff(attr);
+					}
 				}
+				c = e;
 			}
-			c = e;
 		}
 	}
 	/* the selected event */
@@ -445,6 +500,62 @@ static void search(struct app *a, struct view *v, int dir)
 	app_msg(a, "not found in this lane: %s", a->search);
 }
 
+/* o: from a launch call to the GPU work it launched, and back.  A kernel
+ * knows its launch row; a launch call finds its kernel by looking, on the GPU
+ * lanes, at the work that starts after the call whose launch is this row. */
+static void jump_linked(struct app *a, struct view *v)
+{
+	struct timeline *p = v->priv;
+	if (p->sel == TIX_NONE) {
+		app_msg(a, "no event selected");
+		return;
+	}
+	struct tix_event e;
+	tix_event_get(a->ix, p->sel, &e);
+	uint32_t target = TIX_NONE;
+	if (tix_kind_is_gpu_work(e.kind)) {
+		target = e.launch;
+		if (target == TIX_NONE) {
+			app_msg(a, "no launch call known for this GPU work");
+			return;
+		}
+	} else {
+		/* GPU work starts after its launch; search each GPU lane forward a
+		 * bounded number of events (a kernel rarely queues behind more) */
+		for (uint32_t l = 0; l < v->nrows && target == TIX_NONE; l++) {
+			uint32_t t = p->lanes[l];
+			const struct tix_track *tr = tix_track_get(a->ix, t);
+			if (tr->kind != TIX_TRACK_GPU)
+				continue;
+			uint32_t end = tr->first_row + tr->row_count;
+			for (uint32_t i = tix_track_lower_bound(a->ix, t, e.start_ns), k = 0;
+			     i < end && k < 4096; i++, k++) {
+				struct tix_event g;
+				tix_event_get(a->ix, i, &g);
+				if (g.launch == p->sel) {
+					target = i;
+					break;
+				}
+			}
+		}
+		if (target == TIX_NONE) {
+			app_msg(a, "no GPU work launched by this event in the lanes");
+			return;
+		}
+	}
+	struct tix_event t;
+	tix_event_get(a->ix, target, &t);
+	for (uint32_t l = 0; l < v->nrows; l++)
+		if (p->lanes[l] == t.track) {
+			view_goto_row(v, l);
+			break;
+		}
+	p->sel = target;
+	show_sel(a, p);
+	app_msg(a, "%s", tix_kind_is_gpu_work(t.kind) ? "the GPU work of this launch (o: back)"
+	                                              : "the launch call of this GPU work (o: back)");
+}
+
 static int timeline_request(struct app *a, struct view *v, enum req r)
 {
 	struct timeline *p = v->priv;
@@ -467,9 +578,13 @@ static int timeline_request(struct app *a, struct view *v, enum req r)
 		show_sel(a, p);
 		return 1;
 	}
-	case REQ_PAN_LEFT:
-	case REQ_PAN_RIGHT: {
-		int64_t d = r == REQ_PAN_LEFT ? -w / 2 : w / 2;
+	case REQ_SCROLL_LEFT:
+	case REQ_SCROLL_RIGHT:
+	case REQ_LEFT:
+	case REQ_RIGHT: {
+		/* half a screen with < >, a quarter with the arrows (finer steps) */
+		int64_t step = r == REQ_LEFT || r == REQ_RIGHT ? w / 4 : w / 2;
+		int64_t d = r == REQ_SCROLL_LEFT || r == REQ_LEFT ? -step : step;
 		p->t0 += d;
 		p->t1 += d;
 		p->sel_t = p->t0 + w / 2;
@@ -532,15 +647,17 @@ static int timeline_request(struct app *a, struct view *v, enum req r)
 	}
 	case REQ_SEARCH_NEXT: search(a, v, 1); return 1;
 	case REQ_SEARCH_PREV: search(a, v, -1); return 1;
+	case REQ_LINKED: jump_linked(a, v); return 1;
 	case REQ_SORT:
-	case REQ_SORT_REVERSE: app_msg(a, "lanes keep their order"); return 1;
+	case REQ_SORT_MENU:
+	case REQ_SORT_INVERT: app_msg(a, "lanes keep their order"); return 1;
 	default: return 0;
 	}
 }
 
 static const char *timeline_text(struct app *a, struct view *v, uint32_t row, char *buf, size_t cap)
 {
-	lane_label(a, lane_track(v, row), buf, cap);
+	track_label(a, lane_track(v, row), buf, cap);
 	return buf;
 }
 
@@ -580,6 +697,16 @@ static void timeline_select(struct app *a, struct view *v, const struct ctx *c)
 		}
 }
 
+static const char *timeline_sel_name(struct app *a, struct view *v, char *buf, size_t cap)
+{
+	struct timeline *p = v->priv;
+	if (p->sel == TIX_NONE)
+		return NULL;
+	struct tix_event e;
+	tix_event_get(a->ix, p->sel, &e);
+	return app_name(a, e.name, buf, cap);
+}
+
 static int timeline_export(struct app *a, struct view *v, struct tix_export_sel *sel, char *path,
                            size_t cap, void **owned)
 {
@@ -587,7 +714,7 @@ static int timeline_export(struct app *a, struct view *v, struct tix_export_sel 
 	sel->has_range = 1;
 	sel->t0_ns = p->t0;
 	sel->t1_ns = p->t1;
-	snprintf(path, cap, "./tix-export-range-%lld-%lld.json", (long long)app_rel(a, p->t0) / 1000,
+	snprintf(path, cap, "range-%lld-%lld", (long long)app_rel(a, p->t0) / 1000,
 	         (long long)app_rel(a, p->t1) / 1000);
 	return 0;
 }
@@ -607,5 +734,6 @@ const struct view_ops view_timeline_ops = {
 	.context = timeline_context,
 	.select = timeline_select,
 	.export_sel = timeline_export,
+	.sel_name = timeline_sel_name,
 	.draw = timeline_draw,
 };

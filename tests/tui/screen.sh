@@ -12,12 +12,15 @@ command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77
 [ -x "$TIX" ] || { echo "FAIL: no tix binary at $TIX"; exit 1; }
 
 mkdir -p "$WORK" && cd "$WORK" || exit 1
-rm -f glm.json.gz glm.json.gz.tix rank1.json.gz rank1.json.gz.tix tix-export-*.json
+rm -f glm.json.gz glm.json.gz.tix rank1.json.gz rank1.json.gz.tix glm-*.json tix-export-*.json
+rm -rf home && mkdir -p home
 python3 "$GEN" -o glm.json.gz --steps 4 -q || { echo "FAIL: gen_trace.py"; exit 1; }
 python3 "$GEN" -o rank1.json.gz --steps 2 --seed 2 -q || { echo "FAIL: gen_trace.py"; exit 1; }
 
 SOCK="tix-tui-test-$$"
 T="tmux -L $SOCK -f /dev/null"
+# start() sets set-clipboard on: tmux takes OSC 52 from tix as a paste
+# buffer (and passes it on to the outer terminal)
 trap '$T kill-server 2>/dev/null' EXIT INT TERM
 export TZ=UTC
 FAILS=0
@@ -57,11 +60,17 @@ wait_gone() {
 }
 
 # expect_line N TEXT: screen line N (0-based) contains TEXT
+# (polled for up to 3 s: a capture may catch the terminal mid-redraw)
 expect_line() {
-	line=$(screen | sed -n "$(( $1 + 1 ))p")
-	case $line in
-	*"$2"*) return 0 ;;
-	esac
+	n=30
+	while [ "$n" -gt 0 ]; do
+		line=$(screen | sed -n "$(( $1 + 1 ))p")
+		case $line in
+		*"$2"*) return 0 ;;
+		esac
+		sleep 0.1
+		n=$((n - 1))
+	done
 	fail "line $1 should contain '$2' but is '$line'"
 }
 
@@ -74,7 +83,9 @@ start() {
 	shift 2
 	$T kill-session -t tui 2>/dev/null
 	$T new-session -d -s tui -x "$w" -y "$h" -c "$WORK" \
-		"env $* $TIX ${TRACES:-glm.json.gz}; echo TIX-EXITED-\$?; sleep 600"
+		"env HOME=$WORK/home $* $TIX ${TRACES:-glm.json.gz}; echo TIX-EXITED-\$?; sleep 600"
+	# the server outlives a killed session (no race with the next start)
+	$T set -g set-clipboard on \; set -g exit-empty off
 }
 
 # ---- the drill path, UTF-8, colour, 100x30 ----
@@ -112,15 +123,37 @@ keys h
 wait_for "Instances"
 wait_gone "Launched by"
 
-# ---- sort ----
+# ---- sort: s, I inverts (the arrow turns), S the menu; the cursor follows its row ----
 text s
 wait_for "sort: Instances"
 expect_line 1 "Instances▼"
-text S
+text I
 wait_for "sort: Instances (reversed)"
 expect_line 1 "Instances▲"
 text s
 wait_for "sort: Avg"
+text S
+wait_for "Sort by"
+wait_for "now (descending)"
+keys Down Enter
+wait_for "sorted by Grid"
+expect_line 1 "Grid▼"
+# the cursor follows its row: on the cast kernel (first by Total), after a
+# sort that puts it lower
+text S
+wait_for "Sort by"
+keys Home Enter
+wait_for "sorted by Time%"
+keys Home
+text S
+wait_for "Sort by"
+keys Down Down Enter
+wait_for "sorted by Instances"
+screen | grep -q "kernels, at 1 " && fail "after a sort the cursor stayed at position 1"
+text S
+wait_for "Sort by"
+keys Home Down Enter
+wait_for "sorted by Total"
 
 # ---- search and n: the match becomes the selected row ----
 text /
@@ -128,6 +161,8 @@ wait_for "search (regex): /"
 text "nccl"
 keys Enter
 wait_gone "search (regex)"
+wait_for "match 1 of"
+$T capture-pane -p -e -t tui | grep -a "$(printf '\033')\[1;4mnccl" >/dev/null || fail "the match is not underlined"
 keys Enter
 wait_for "Launched by"
 screen | sed -n 1p | grep -qi "nccl" || fail "search did not select an nccl kernel"
@@ -142,14 +177,20 @@ keys Enter
 wait_for "filter: nccl"
 screen | grep -Eq "Kernels: [0-9]+ of [0-9]+ kernels" || fail "the filter kept every row"
 screen | sed -n '3,27p' | grep -v '^ *$' | grep -vi nccl | grep -q . && fail "filter kept rows without nccl"
+# the prompt starts empty; Up recalls the last filter
 text f
+wait_for "filter (regex, empty: all):"
+screen | grep -q "empty: all): nccl" && fail "the filter prompt did not start empty"
+keys Up
+wait_for "empty: all): nccl"
 keys C-u Enter
 wait_gone "filter: nccl"
 
 # ---- short and full names ----
+keys Home
 text t
 wait_for "full names"
-wait_for "unrolled_elementwise_kernel<a"
+wait_for "void at::native::"
 text t
 wait_for "short names"
 
@@ -183,6 +224,20 @@ text "."
 text ">"
 text "z"
 wait_for "(Enter: detail)"
+# arrows pan: Right moves the axis, it does not leave the view
+wait_for "│+0 ns"
+keys Right
+wait_gone "│+0 ns"
+wait_for "timeline of step 0"
+keys Left
+wait_for "│+0 ns"
+# o: from the selected GPU work to its launch call, and back
+text "o"
+wait_for "the launch call of this GPU work (o: back)"
+wait_for "runtime cuda"
+text "o"
+wait_for "the GPU work of this launch (o: back)"
+screen | grep -q "^kernel " || fail "o did not come back to the kernel"
 keys Enter
 wait_for "Launch call"
 keys BSpace
@@ -194,16 +249,108 @@ wait_for "4 steps"
 text g
 keys Down Down
 text e
-wait_for "export to: ./tix-export-step1.json"
+wait_for "export to: ./glm-step1.json"
 keys Enter
 wait_for "exported" || true
-wait_for "tix-export-step1.json"
-if [ -s tix-export-step1.json ]; then
-	"$TIX" summary tix-export-step1.json >summary.txt 2>&1 || fail "tix summary of the export failed: $(cat summary.txt)"
+wait_for "glm-step1.json"
+if [ -s glm-step1.json ]; then
+	"$TIX" summary glm-step1.json >summary.txt 2>&1 || fail "tix summary of the export failed: $(cat summary.txt)"
 	grep -q "unrolled_elementwise_kernel" summary.txt || fail "the export's summary lacks the cast kernel"
 else
-	fail "no tix-export-step1.json written"
+	fail "no glm-step1.json written"
 fi
+# again: it asks before replacing, and n keeps the file
+sleep 1.1; : >marker
+text e
+wait_for "export to: ./glm-step1.json"
+keys Enter
+wait_for "file exists: replace it? (y/n)"
+text n
+wait_for "export cancelled"
+[ glm-step1.json -nt marker ] && fail "the export replaced the file after n"
+# ~ is $HOME
+text e
+wait_for "export to:"
+keys C-u
+text "~/step1.json"
+keys Enter
+wait_for "exported"
+[ -s home/step1.json ] || fail "~/step1.json was not written to \$HOME"
+
+# ---- :N goes to step N; unknown keys and F1 ----
+text ":"
+wait_for "go to step:"
+text 2
+keys Enter
+wait_for "rows, at 4"
+text x
+wait_for "key x does nothing here"
+keys F1
+wait_for "drill into the selected row"
+text q
+wait_gone "drill into the selected row"
+
+# ---- y copies with OSC 52 (tmux keeps it as a paste buffer) ----
+keys Home Down Enter
+wait_for "Instances"
+text y
+# a name longer than the status line is shown as plain text outside the
+# screen (to copy by hand where OSC 52 does not reach), until Enter
+wait_for "Select the text above to copy it by hand"
+wait_for "void at::native::unrolled_elementwise_kernel<"
+n=50
+while [ $n -gt 0 ] && ! $T show-buffer 2>/dev/null | grep -q "unrolled_elementwise_kernel<at::native"; do sleep 0.1; n=$((n - 1)); done
+[ $n -gt 0 ] || fail "y did not put the full kernel name on the clipboard: $($T show-buffer 2>&1 | head -c 200)"
+keys Enter
+wait_for "copied (OSC 52): 743 characters"
+text Y
+wait_for "Press Enter to return to tix"
+keys Enter
+wait_for "Instances"
+$T show-buffer | grep -q "^69.0$(printf '\t')64.59 ms$(printf '\t')78$(printf '\t')" || fail "Y did not copy the row as TSV"
+# a short name fits the status line: no detour
+keys End
+text y
+wait_for "copied (OSC 52): Memcpy DtoH (Device -> Pinned)"
+keys Home
+
+# ---- group by shape: the story's 78 casts in one line ----
+text 3
+wait_for "Launched by"
+text p
+wait_for "78 launches, all [[495552, 1, 576], ...] Float8_e4m3fn -> BFloat16"
+text p
+wait_for "Launched by"
+
+# ---- the mouse: a click selects, a header click sorts, a double click drills ----
+# X10 mouse reports (what ncurses asks for under tmux): Esc [ M button x y
+click() {
+	for b in ' ' '#'; do
+		$T send-keys -t tui -l "$(printf "\033[M$b$(printf '\\%03o\\%03o' $((33 + $1)) $((33 + $2)))")"
+	done
+}
+text h
+wait_for "Instances"
+click 5 4
+wait_for "kernels, at 3"
+click 22 1
+wait_for "sort: Instances"
+click 5 2
+click 5 2
+wait_for "Launched by"
+text h
+wait_for "Instances"
+
+# ---- F finds events by name in the whole trace ----
+text F
+wait_for "find in all events"
+text "copy_"
+keys Enter
+wait_for "events match copy_"
+wait_for "aten::copy_"
+keys BSpace
+wait_for "Instances"
+text 1
 
 # ---- help ----
 text "?"
@@ -257,6 +404,17 @@ wait_for "2 steps"
 text "["
 wait_for "glm.json.gz [1/2] › step 0"
 text q
+wait_for "TIX-EXITED-0"
+
+# ---- TERM=xterm-256color inside tmux: End arrives as Esc [ 4 ~ and must not switch views ----
+start 100 30 LANG=C.UTF-8 TERM=xterm-256color
+wait_for "4 steps" 30
+keys End
+wait_for "rows, at 5"
+screen | grep -q "Launch call" && fail "End leaked a digit that switched views"
+keys Home
+wait_for "rows, at 1"
+keys F10
 wait_for "TIX-EXITED-0"
 
 # ---- a terminal that cannot address the cursor: a clear error, exit 1 ----

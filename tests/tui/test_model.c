@@ -6,6 +6,7 @@
 #include "index/index.h"
 #include "tui/keys.h"
 #include "tui/model.h"
+#include "tui/table.h"
 
 static int failures;
 
@@ -75,13 +76,13 @@ static void test_traffic(void)
 }
 
 /* Every key maps back to its request: no key is bound twice. */
-#define KEYS_OF(name, hint, desc, ...) static const int k_##name[] = {__VA_ARGS__, 0};
+#define KEYS_OF(name, hint, rank, desc, ...) static const int k_##name[] = {__VA_ARGS__, 0};
 TUI_REQUESTS(KEYS_OF)
 #undef KEYS_OF
 
 static void test_keys(void)
 {
-#define CHECK_KEYS(name, hint, desc, ...)                                                 \
+#define CHECK_KEYS(name, hint, rank, desc, ...)                                                 \
 	for (const int *k = k_##name; *k; k++) {                                              \
 		char kn[32];                                                                      \
 		if (keys_lookup(*k) != REQ_##name) {                                              \
@@ -93,10 +94,52 @@ static void test_keys(void)
 	EXPECT(strlen(keys_label(REQ_##name)) > 0);
 	TUI_REQUESTS(CHECK_KEYS)
 #undef CHECK_KEYS
-	EXPECT_STR(keys_label(REQ_ENTER), "Enter l Right");
-	EXPECT_STR(keys_label(REQ_BACK), "Backspace h Left Esc");
+	EXPECT_STR(keys_label(REQ_ENTER), "Enter l");
+	EXPECT_STR(keys_label(REQ_BACK), "Backspace h Esc");
+	EXPECT_STR(keys_label(REQ_HELP), "? F1");
+	EXPECT_STR(keys_label(REQ_QUIT), "q F10");
+	/* the hint line drops hints by rank: each hinted request has its own rank,
+	 * and a rank without a hint would never be shown */
+	for (int r = 1; r < REQ_COUNT; r++) {
+		EXPECT((keys_hint((enum req)r) != NULL) ==
+		       (keys_hint_rank((enum req)r) > 0 || r == REQ_HELP || r == REQ_QUIT));
+		for (int q = 1; q < r; q++)
+			EXPECT(keys_hint_rank((enum req)r) == 0 ||
+			       keys_hint_rank((enum req)r) != keys_hint_rank((enum req)q));
+	}
 	EXPECT(keys_lookup('q') == REQ_QUIT);
 	EXPECT(keys_lookup('x') == REQ_NONE);
+}
+
+/* OSC 52: the RFC 4648 vectors, inside the escape sequence */
+static void test_osc52(void)
+{
+	char b[64];
+	EXPECT_STR(osc52("", b, sizeof b), "\033]52;c;\a");
+	EXPECT_STR(osc52("f", b, sizeof b), "\033]52;c;Zg==\a");
+	EXPECT_STR(osc52("fo", b, sizeof b), "\033]52;c;Zm8=\a");
+	EXPECT_STR(osc52("foobar", b, sizeof b), "\033]52;c;Zm9vYmFy\a");
+	EXPECT(osc52("foobar", b, 12) == NULL);
+}
+
+/* name_fit: never cut silently; the name before its template arguments
+ * stays whole when it fits; what fits is returned as is. */
+static void test_name_fit(void)
+{
+	struct app a;
+	memset(&a, 0, sizeof a);
+	a.utf8 = 0; /* ASCII: the ellipsis is ~ and every character one column */
+	char b[256];
+	EXPECT_STR(name_fit(&a, "at::native::f<int>", 40, b, sizeof b), "at::native::f<int>");
+	EXPECT_STR(name_fit(&a, "at::native::f<int>", 8, b, sizeof b), "f<int>");
+	const char *s = name_fit(&a, "unrolled_elementwise_kernel<at::native::x, 4>", 30, b, sizeof b);
+	EXPECT(strlen(s) == 30);
+	EXPECT(strncmp(s, "unrolled_elementwise_kernel<", 28) == 0);
+	EXPECT(strchr(s, '~') != NULL);
+	EXPECT(s[29] == '>');
+	/* no template: head and tail, so ProfilerStep#1010 and #1014 differ */
+	EXPECT_STR(name_fit(&a, "ProfilerStep#1010", 16, b, sizeof b), "ProfilerSt~#1010");
+	EXPECT_STR(name_fit(&a, "ProfilerStep#1014", 16, b, sizeof b), "ProfilerSt~#1014");
 }
 
 static void test_short_name(void)
@@ -117,6 +160,8 @@ int main(void)
 	test_traffic();
 	test_keys();
 	test_short_name();
+	test_osc52();
+	test_name_fit();
 	if (failures)
 		fprintf(stderr, "test_model: %d failure(s)\n", failures);
 	else
