@@ -86,6 +86,46 @@ static int open_tui(int argc, char **argv)
 	return rc;
 }
 
+/* The command within two edits of word (insert, delete, change, or swap
+ * two neighbours: "sumary", "shwo"), or NULL. */
+static const char *nearest_command(const char *word)
+{
+	static const char *const cmds[] = {"index", "summary", "show", "export", "diff", "capture",
+	                                   "info", "help", NULL};
+	const char *best = NULL;
+	int best_d = 3;
+	size_t n = strlen(word);
+	if (n > 32)
+		return NULL;
+	for (int c = 0; cmds[c]; c++) {
+		size_t m = strlen(cmds[c]);
+		int d[34][34];
+		for (size_t i = 0; i <= n; i++)
+			d[i][0] = (int)i;
+		for (size_t j = 0; j <= m; j++)
+			d[0][j] = (int)j;
+		for (size_t i = 1; i <= n; i++) {
+			for (size_t j = 1; j <= m; j++) {
+				int cost = word[i - 1] != cmds[c][j - 1];
+				int v = d[i - 1][j] + 1;
+				if (d[i][j - 1] + 1 < v)
+					v = d[i][j - 1] + 1;
+				if (d[i - 1][j - 1] + cost < v)
+					v = d[i - 1][j - 1] + cost;
+				if (i > 1 && j > 1 && word[i - 1] == cmds[c][j - 2] && word[i - 2] == cmds[c][j - 1] &&
+				    d[i - 2][j - 2] + 1 < v)
+					v = d[i - 2][j - 2] + 1;
+				d[i][j] = v;
+			}
+		}
+		if (d[n][m] < best_d) {
+			best_d = d[n][m];
+			best = cmds[c];
+		}
+	}
+	return best;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -124,9 +164,14 @@ int main(int argc, char **argv)
 	struct stat st;
 	if (!strpbrk(verb, "./") && verb[0] != '-' && stat(verb, &st) != 0) {
 		char pb[120];
-		fprintf(stderr, "tix: unknown command '%s' (commands: index, summary, show, export, diff, "
-		                "capture, info; or a trace file, which does not exist by that name)\n",
-		        tix_printable(verb, pb, sizeof(pb)));
+		const char *near = nearest_command(verb);
+		if (near)
+			fprintf(stderr, "tix: unknown command '%s': did you mean '%s'?\n",
+			        tix_printable(verb, pb, sizeof(pb)), near);
+		else
+			fprintf(stderr, "tix: unknown command '%s' (commands: index, summary, show, export, "
+			                "diff, capture, info; or a trace file, which does not exist by that name)\n",
+			        tix_printable(verb, pb, sizeof(pb)));
 		return EXIT_USAGE;
 	}
 	return open_tui(argc, argv);

@@ -382,7 +382,7 @@ static void summary_kernels(struct tix_index *ix, const struct args *a)
 		       mn, mx, sd, grid, block, kind, name);
 	}
 	if (n < ng)
-		printf("(%u more; --top N shows more)\n", ng - n);
+		fprintf(stderr, "(%u more; --top N shows more)\n", ng - n); /* not into pipes */
 }
 
 /* The largest kernel (not copy) group of a step, or NULL. */
@@ -628,7 +628,7 @@ static void summary_ops(struct tix_index *ix, const struct args *a)
 	if (json)
 		printf("\n]}\n");
 	else if (!csv && n < nr)
-		printf("(%u more; --top N shows more)\n", nr - n);
+		fprintf(stderr, "(%u more; --top N shows more)\n", nr - n); /* not into pipes */
 	free(rows);
 }
 

@@ -417,7 +417,7 @@ static int cmd_show_run(struct args *ap)
 	if (json)
 		printf("\n]}\n");
 	else if (shown < n)
-		printf("(%zu of %zu shown; --limit N shows more, 0 for all)\n", shown, n);
+		fprintf(stderr, "(%zu of %zu shown; --limit N shows more, 0 for all)\n", shown, n);
 	free(rows);
 	tix_index_close(ix);
 	return EXIT_OK;

@@ -73,9 +73,12 @@ def main():
     expect(args, chk, "an option of another command", ("summary", trace, "--kernel", "k1"), 1,
            ("'--kernel'", "does not apply"), ("'k1'",))
     expect(args, chk, "--step without its value", ("summary", trace, "--step"), 1, ("'--step'",))
-    expect(args, chk, "a typo'd command", ("sumary", trace), 1, ("unknown command 'sumary'",),
-           ("No such file",))
-    expect(args, chk, "a typo'd command alone", ("indx",), 1, ("unknown command 'indx'",))
+    expect(args, chk, "a typo'd command", ("sumary", trace), 1,
+           ("unknown command 'sumary'", "did you mean 'summary'"), ("No such file",))
+    expect(args, chk, "a typo'd command alone", ("indx",), 1, ("unknown command 'indx'", "did you mean 'index'"))
+    expect(args, chk, "two letters swapped", ("shwo",), 1, ("did you mean 'show'",))
+    expect(args, chk, "a word far from every command", ("frobnicate",), 1, ("unknown command 'frobnicate'",),
+           ("did you mean",))
     # a trace whose name has no dot is still a trace when it exists
     plain = os.path.join(d, "trace")
     shutil.copyfile(trace, plain)

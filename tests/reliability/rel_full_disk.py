@@ -89,7 +89,8 @@ def main():
         left = reltest.leftovers(fs, ("t.json",))
         chk.check(not left, "the fallback leaves no temporary file beside the trace", str(left))
         rc, out, err = tixtest.tix(args, "summary", trace)
-        chk.check(rc == 0 and not err.strip(), "the next run reuses the index in the cache", err[:300])
+        chk.check(rc == 0 and not reltest.no_hints(err).strip(), "the next run reuses the index in the cache",
+                  err[:300])
         # the cache on the same full disk: no place is left
         env = dict(os.environ, XDG_CACHE_HOME=os.path.join(fs, "cache"))
         os.makedirs(os.path.join(fs, "cache", "tix"), exist_ok=True)

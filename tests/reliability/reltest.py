@@ -15,8 +15,17 @@ def leftovers(d, keep=()):
     return sorted(f for f in os.listdir(d) if f not in keep)
 
 
+def is_hint(line):
+    """`(N more; --top N shows more)`: the CLI's hints go to stderr, not into pipes."""
+    return line.startswith("(") and ("more;" in line or "shown;" in line)
+
+
+def no_hints(err):
+    return "\n".join(l for l in err.split("\n") if not is_hint(l))
+
+
 def one_line(err):
-    lines = [l for l in err.split("\n") if l.strip()]
+    lines = [l for l in err.split("\n") if l.strip() and not is_hint(l)]
     return len(lines) == 1, (lines[0] if lines else "")
 
 
