@@ -24,28 +24,16 @@ static int cmp_row_start(const void *a, const void *b, void *ctx)
  * first.  *out is malloc'd; returns how many. */
 static uint32_t parent_chain(struct tix_index *ix, uint32_t launch, uint32_t **out)
 {
-	uint32_t cap = 64, n;
-	uint32_t *a = malloc(cap * sizeof(*a));
-	if (!a)
+	long n = tix_event_ancestors_all(ix, launch, out);
+	if (n < 0)
 		return 0;
-	n = tix_event_ancestors(ix, launch, a, cap);
-	if (n > cap) {
-		uint32_t *b = realloc(a, (size_t)n * sizeof(*b));
-		if (!b) {
-			free(a);
-			*out = NULL;
-			return 0;
-		}
-		a = b;
-		tix_event_ancestors(ix, launch, a, n);
-	}
-	for (uint32_t i = 0; i < n / 2; i++) {
+	uint32_t *a = *out;
+	for (long i = 0; i < n / 2; i++) {
 		uint32_t t = a[i];
 		a[i] = a[n - 1 - i];
 		a[n - 1 - i] = t;
 	}
-	*out = a;
-	return n;
+	return (uint32_t)n;
 }
 
 /* A profiler value that is JSON already ("[[495552, 1, 576], []]") is

@@ -133,6 +133,9 @@ uint32_t tix_event_step(const struct tix_index *ix, uint32_t row);
  * many there are (may exceed cap); 0 for GPU rows. */
 uint32_t tix_event_ancestors(const struct tix_index *ix, uint32_t row, uint32_t *out,
                              uint32_t cap);
+/* The same, all of them, innermost first, in *out (malloc'd; the caller
+ * frees it).  Returns how many, or -1 when out of memory. */
+long tix_event_ancestors_all(const struct tix_index *ix, uint32_t row, uint32_t **out);
 /* CPU ops and annotations: GPU work launched beneath this instance
  * (saturates at 65535). */
 uint32_t tix_event_gpu_beneath(const struct tix_index *ix, uint32_t row);

@@ -630,6 +630,26 @@ uint32_t tix_event_ancestors(const struct tix_index *ix, uint32_t row, uint32_t 
 	return tix_rule_ancestors(&ix->view, row, out, cap);
 }
 
+long tix_event_ancestors_all(const struct tix_index *ix, uint32_t row, uint32_t **out)
+{
+	uint32_t cap = 64;
+	*out = malloc(cap * sizeof(**out));
+	if (!*out)
+		return -1;
+	uint32_t n = tix_event_ancestors(ix, row, *out, cap);
+	if (n > cap) { /* deeper than most: ask again with room for all */
+		uint32_t *p = realloc(*out, (size_t)n * sizeof(*p));
+		if (!p) {
+			free(*out);
+			*out = NULL;
+			return -1;
+		}
+		*out = p;
+		tix_event_ancestors(ix, row, *out, n);
+	}
+	return n;
+}
+
 uint32_t tix_event_gpu_beneath(const struct tix_index *ix, uint32_t row)
 {
 	return row < ix->nrows ? ix->rows[row].gpu_beneath : 0;
