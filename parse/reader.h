@@ -70,4 +70,17 @@ enum scan parse_take_events(struct reader *r, char *b, size_t *p, size_t n, int 
 size_t parse_consume(struct reader *r, char *b, size_t start, size_t n, int eof,
                      const struct tix_parse_opts *opts, uint64_t total);
 
+/* Traces at least this large are split between two threads unless the
+ * caller says otherwise (below it one thread is as fast). */
+#define SPLIT_MIN (64u << 20)
+
+/* parse.c: the reader's set-up and tear-down, and the end of a parse
+ * (truncation salvage, counts into res).  gzip.c: the .json.gz path. */
+int parse_reader_init(struct reader *r, const char *path, const struct tix_sink *sink,
+                      struct tix_error *err);
+void parse_reader_done(struct reader *r);
+int parse_finish(struct reader *r, int eof_state_ok, struct tix_parse_result *res);
+int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_parse_opts *opts,
+               struct tix_parse_result *res);
+
 #endif /* TIX_PARSE_READER_H */
