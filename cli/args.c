@@ -65,6 +65,8 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		{"step-marker", required_argument, 0, 'm'},
 		{"no-cache", no_argument, 0, 'n'},
 		{"graph-capture", required_argument, 0, 'g'},
+		{"sort", required_argument, 0, 'S'},
+		{"timeunit", required_argument, 0, 'u'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -72,7 +74,8 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		int opt;
 		unsigned flag;
 	} flags[] = {{'b', ARG_BY}, {'s', ARG_STEP}, {'t', ARG_TOP}, {'f', ARG_FORMAT},
-	             {'k', ARG_KERNEL}, {'l', ARG_LIMIT}, {'r', ARG_RANGE}, {'o', ARG_OUT}};
+	             {'k', ARG_KERNEL}, {'l', ARG_LIMIT}, {'r', ARG_RANGE}, {'o', ARG_OUT},
+	             {'S', ARG_SORT}, {'u', ARG_TIMEUNIT}};
 	memset(a, 0, sizeof(*a));
 	a->by = "kernel";
 	a->format = "text";
@@ -136,6 +139,16 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 				fprintf(stderr, "tix %s: unknown --format '%s'\n", argv[0], tix_printable(optarg, pb, sizeof(pb)));
 				return -1;
 			}
+			break;
+		case 'S':
+			a->sort = optarg; /* checked against the view's columns once it is known */
+			break;
+		case 'u':
+			if (strcmp(optarg, "ns") && strcmp(optarg, "us") && strcmp(optarg, "ms") && strcmp(optarg, "s")) {
+				fprintf(stderr, "tix %s: --timeunit takes ns, us, ms or s\n", argv[0]);
+				return -1;
+			}
+			a->timeunit = optarg;
 			break;
 		case 'k':
 			a->kernel = optarg;

@@ -8,11 +8,14 @@ enum {
 	ARG_BY = 1 << 0, ARG_STEP = 1 << 1, ARG_TOP = 1 << 2, ARG_FORMAT = 1 << 3,
 	ARG_KERNEL = 1 << 4, ARG_LIMIT = 1 << 5, ARG_RANGE = 1 << 6, ARG_OUT = 1 << 7,
 	ARG_CSV = 1 << 8, /* --format csv allowed */
+	ARG_SORT = 1 << 9, ARG_TIMEUNIT = 1 << 10,
 };
 
 struct args {
 	const char *trace;
 	const char *by, *format, *kernel, *range, *out;
+	const char *sort;        /* --sort COL: a column key of the view (NULL: its rank) */
+	const char *timeunit;    /* --timeunit ns|us|ms|s (NULL: each value in its own unit) */
 	long step, top, limit;
 	int has_step, help;
 	int exit_status;         /* after args_open() failed: what to exit with */

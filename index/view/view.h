@@ -1,0 +1,140 @@
+/*
+ * view: the rows and columns of tix's views, without curses.  Both faces
+ * print them: the TUI draws a view's rows (tui/), `tix summary` and
+ * `tix show` print the same rows as text, CSV or JSON (cli/).  So a number
+ * has one definition and one rounding, here (STYLE.md, practice 7: every
+ * screen has a headless twin over the same model).
+ *
+ * A view is a set of rows over an open index (the steps; the GPU work
+ * groups of a step or of a CPU op; the launches of a group; the CPU ops;
+ * launches grouped by input shape), a constant table of columns, and per
+ * cell a raw value (struct tix_cell: unknown is not zero) and its text.
+ * Rows come in the view's natural order (the index's ranking); sorting,
+ * filtering and the cursor belong to the face that shows them.
+ *
+ * The index knows nothing of views: this layer only asks index/index.h.
+ * It is the only door of index/view/.
+ */
+#ifndef TIX_VIEW_H
+#define TIX_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "index/index.h"
+
+enum tix_view_kind {
+	TIX_VIEW_STEPS,      /* a totals row, [before the trace], then each step */
+	TIX_VIEW_KERNELS,    /* GPU work groups: of all steps, a step, or an op */
+	TIX_VIEW_LAUNCHES,   /* the launches (members) of one group */
+	TIX_VIEW_OPS,        /* CPU ops by GPU time launched beneath them */
+	TIX_VIEW_COUNT
+};
+
+/* What a view is opened over; TIX_NONE where it does not apply. */
+struct tix_view_scope {
+	uint32_t step;       /* KERNELS, LAUNCHES: one step (TIX_NONE: all) */
+	uint32_t group;      /* LAUNCHES: the overall group id */
+	uint32_t op;         /* KERNELS, LAUNCHES: only what this op (rank) launched */
+};
+struct tix_view_scope tix_view_scope_all(void);
+
+/* How a column's raw value reads. */
+enum tix_unit {
+	TIX_UNIT_TEXT,       /* a string (names) */
+	TIX_UNIT_INT,        /* a plain integer: a step number, a stream */
+	TIX_UNIT_COUNT,      /* a count with thousands separators */
+	TIX_UNIT_DUR,        /* a duration, ns */
+	TIX_UNIT_TIME,       /* an offset from the start of the trace, ns */
+	TIX_UNIT_PCT,        /* a share, 0..100 */
+	TIX_UNIT_DIM3,       /* [x, y, z] */
+	TIX_UNIT_BAR,        /* a share bar: no text, drawn from tix_view_share */
+};
+
+enum tix_col_flag {
+	TIX_COL_RIGHT = 1,   /* right-aligned (numbers) */
+	TIX_COL_BAR = 2,     /* a share bar */
+	TIX_COL_FLEX = 4,    /* takes the width left over (names) */
+	TIX_COL_NOSORT = 8,
+	TIX_COL_NAME = 16,   /* a C++ name: leading namespaces go first when narrow */
+	TIX_COL_ASC = 32,    /* its natural sort is smallest (or A) first */
+	TIX_COL_FIT = 64,    /* as wide as its content (tix_view_width), before the flexible one */
+};
+
+struct tix_col {
+	const char *title;   /* "Time%": the header in the TUI and in text */
+	const char *key;     /* "time_pct": CSV header, JSON key, --sort name */
+	enum tix_unit unit;
+	int width;           /* screen columns (minimum for TIX_COL_FLEX) */
+	int flags;           /* enum tix_col_flag */
+	int prio;            /* 0 always shown; higher numbers drop first when narrow */
+};
+
+/* A cell's raw value.  known 0: the trace does not say ("-", null). */
+struct tix_cell {
+	int known;
+	int64_t i;           /* INT, COUNT, DUR, TIME */
+	double d;            /* PCT */
+	int32_t dim[3];      /* DIM3 */
+	const char *s;       /* TEXT: NUL-terminated; lives as long as the view */
+};
+
+/* How text is written: full names or short labels, and one time unit for
+ * every duration (0: each value in its own unit, 950 ns, 828.1 us). */
+enum tix_timeunit { TIX_TU_AUTO, TIX_TU_NS, TIX_TU_US, TIX_TU_MS, TIX_TU_S };
+struct tix_view_fmt {
+	int full_names;
+	enum tix_timeunit timeunit;
+};
+/* "ns" -> TIX_TU_NS ...; -1 when s names no unit. */
+int tix_timeunit_parse(const char *s);
+
+struct tix_view;
+
+/* Opens a view of kind over ix (which must outlive it).  NULL with err set
+ * when scope names nothing in ix or memory runs out. */
+struct tix_view *tix_view_new(struct tix_index *ix, enum tix_view_kind kind,
+                              const struct tix_view_scope *scope, struct tix_error *err);
+void tix_view_free(struct tix_view *v);
+
+enum tix_view_kind tix_view_kind(const struct tix_view *v);
+const struct tix_view_scope *tix_view_scope(const struct tix_view *v);
+/* The columns of a kind (constant tables). */
+const struct tix_col *tix_view_cols(enum tix_view_kind kind, int *ncols);
+/* The column whose key is key, or -1. */
+int tix_view_col_by_key(enum tix_view_kind kind, const char *key);
+uint32_t tix_view_rows(const struct tix_view *v);
+/* Rows 0 .. pinned-1 are totals: they stay on top, unsorted, unfiltered. */
+uint32_t tix_view_pinned(const struct tix_view *v);
+
+void tix_view_cell(const struct tix_view *v, uint32_t row, int col, struct tix_cell *out);
+/* The cell as both faces print it: buf, or a string that lives as long as
+ * the view. */
+const char *tix_view_text(const struct tix_view *v, uint32_t row, int col,
+                          const struct tix_view_fmt *f, char *buf, size_t cap);
+/* <0, 0, >0 as row a comes before, with or after row b when sorted by col
+ * in its natural direction (numbers largest first; TIX_COL_ASC columns
+ * smallest or A first).  Ties: 0 (the caller keeps the natural order). */
+int tix_view_cmp(const struct tix_view *v, uint32_t ra, uint32_t rb, int col);
+/* The share a row's bar shows, 0..1. */
+double tix_view_share(const struct tix_view *v, uint32_t row);
+/* The widest text of a TIX_COL_FIT column, in characters. */
+int tix_view_width(const struct tix_view *v, int col);
+
+/* What a row points at (TIX_NONE where nothing): the step, the overall
+ * group, the op rank, the event row (a launch). */
+struct tix_view_ref {
+	uint32_t step, group, op, event;
+};
+void tix_view_ref(const struct tix_view *v, uint32_t row, struct tix_view_ref *out);
+
+/* ---- formatting: the one definition of each ----
+ * Each writes at most cap bytes (NUL included) and returns out. */
+/* 950 ns, 828.1 us, 64.60 ms, 1.234 s (or in unit); "-" for negative values. */
+char *tix_fmt_dur_unit(int64_t ns, enum tix_timeunit unit, char *out, size_t cap);
+/* "69.4": part of whole in percent, one decimal; "-" when whole <= 0. */
+char *tix_fmt_pct(int64_t part, int64_t whole, char *out, size_t cap);
+/* [557496, 1, 1], or "-" when unknown. */
+char *tix_fmt_dim3(const int32_t v[3], char *out, size_t cap);
+
+#endif /* TIX_VIEW_H */
