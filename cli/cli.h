@@ -67,6 +67,7 @@ enum cli_value {
 	CLI_V_DIR,      /* a folder */
 	CLI_V_COMMAND,  /* a program to run, then its arguments (capture) */
 	CLI_V_CMDNAME,  /* one of tix's commands (tix help) */
+	CLI_V_SORT,     /* a column key of the view that --by chose (summary --sort) */
 };
 
 struct cli_opt {

@@ -6,6 +6,24 @@
 
 #include <string.h>
 
+#include "index/view/view.h"
+
+/* summary --sort COL: the keys of the view that --by names (kernel when
+ * none), as index/view/ defines its columns. */
+static const struct {
+	const char *by;
+	enum tix_view_kind kind;
+} sort_views[] = {{"kernel", TIX_VIEW_KERNELS}, {"step", TIX_VIEW_STEPS}, {"op", TIX_VIEW_OPS}};
+
+static void sort_keys(FILE *f, enum tix_view_kind kind)
+{
+	int nc, any = 0;
+	const struct tix_col *cols = tix_view_cols(kind, &nc);
+	for (int i = 0; i < nc; i++)
+		if (cols[i].key)
+			fprintf(f, "%s%s", any++ ? " " : "", cols[i].key);
+}
+
 /* The words of "kernel|step|op" separated by sep. */
 static void words(FILE *f, const char *bar, const char *sep)
 {
@@ -54,7 +72,9 @@ static const char bash_head[] =
 	"\tlocal w\n"
 	"\twhile IFS= read -r w; do COMPREPLY+=(\"$w\"); done < <(compgen -W \"$1\" -- \"$cur\")\n"
 	"}\n"
-	"\n"
+	"\n";
+
+static const char bash_main[] =
 	"_tix() {\n"
 	"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev= cmd opts i w at=0\n"
 	"\t((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}\n"
@@ -90,10 +110,31 @@ static void bash_action(FILE *f, enum cli_value v, const char *arg)
 		fputs("\"", f);
 		break;
 	}
+	case CLI_V_SORT:
+		fputs("_tix_sort_keys", f);
+		break;
 	case CLI_V_NONE:
 		fputs(":", f); /* the user types it */
 		break;
 	}
+}
+
+static void bash_sort_keys(FILE *f)
+{
+	fputs("# --sort: the column keys of the view --by chose (kernel when none)\n"
+	      "_tix_sort_keys() {\n"
+	      "\tlocal by=kernel i\n"
+	      "\tfor ((i = 1; i < COMP_CWORD - 1; i++)); do\n"
+	      "\t\t[[ ${COMP_WORDS[i]} == --by ]] && by=${COMP_WORDS[i + 1]}\n"
+	      "\tdone\n"
+	      "\tcase $by in\n",
+	      f);
+	for (size_t i = 0; i < sizeof(sort_views) / sizeof(sort_views[0]); i++) {
+		fprintf(f, "\t%s) _tix_words \"", sort_views[i].by);
+		sort_keys(f, sort_views[i].kind);
+		fputs("\" ;;\n", f);
+	}
+	fputs("\tesac\n}\n\n", f);
 }
 
 /* The options of c as one word list. */
@@ -152,6 +193,8 @@ static void bash(FILE *f)
 	int n;
 	const struct cli_cmd *cmds = cli_commands(&n);
 	fputs(bash_head, f);
+	bash_sort_keys(f);
+	fputs(bash_main, f);
 	/* the first word: a command, a trace (the TUI), or a top-level option */
 	fputs("\tif ((COMP_CWORD == 1)); then\n"
 	      "\t\tif [[ $cur == -* ]]; then\n\t\t\t_tix_words \"",
@@ -251,6 +294,9 @@ static void zsh_action(FILE *f, enum cli_value v, const char *arg)
 		putc(')', f);
 		break;
 	}
+	case CLI_V_SORT:
+		fputs("_tix_sort_keys", f);
+		break;
 	case CLI_V_NONE:
 		fputs(" ", f);
 		break;
@@ -286,6 +332,20 @@ static void zsh(FILE *f)
 	      "# Traces: *.json, *.json.gz, *.tix, *.tixj (and folders, as _files offers them).\n"
 	      "_tix_traces() {\n"
 	      "\t_files -g '*.(json|json.gz|tix|tixj)(-.)'\n"
+	      "}\n"
+	      "\n"
+	      "# --sort: the column keys of the view --by chose (kernel when none)\n"
+	      "_tix_sort_keys() {\n"
+	      "\tlocal by=kernel i=${words[(I)--by]}\n"
+	      "\t((i)) && by=$words[i+1]\n"
+	      "\tcase $by in\n",
+	      f);
+	for (size_t i = 0; i < sizeof(sort_views) / sizeof(sort_views[0]); i++) {
+		fprintf(f, "\t(%s) compadd -- ", sort_views[i].by);
+		sort_keys(f, sort_views[i].kind);
+		fputs(" ;;\n", f);
+	}
+	fputs("\tesac\n"
 	      "}\n"
 	      "\n"
 	      "_tix() {\n"
