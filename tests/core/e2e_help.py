@@ -32,16 +32,11 @@ import sys
 
 import tixtest
 
-# Expected to be accepted once implemented (issue 10, the lead's part and
-# --by rank's); (command, what is passed after the base arguments).
+# Expected to be accepted once implemented (issue 10: `summary TRACE... --by
+# rank [--jobs N]`, another engineer's); (command, what is tried).
 PENDING = {
-    ("summary", "--sort"),
-    ("summary", "--timeunit"),
     ("summary", "--by rank"),
     ("summary", "--jobs"),
-    ("summary", "--by op --step"),
-    ("show", "--timeunit"),
-    ("show", "--format csv"),
 }
 
 REFUSED = re.compile(r"does not apply here|unknown option|unknown or incomplete option|"
@@ -389,6 +384,12 @@ def main():
         chk.check("notes.txt" not in got, "bash: a value that is typed gets no file names")
         got, _ = bash_complete(script, cdir, ["tix", "capture", "-o", "x", "--", "tru"])
         chk.check("true" in got, "bash: tix capture ... -- tru -> a command", repr(got[:10]))
+        for by in ("kernel", "step", "op"):   # --sort: the keys tix itself lists
+            rc, _, err = tixtest.tix(args, "summary", trace, "--by", by, "--sort", "bogus")
+            m = re.search(r"--sort takes one of: (.*)", err)
+            want = m.group(1).split() if m else None
+            got, _ = bash_complete(script, cdir, ["tix", "summary", "t.json", "--by", by, "--sort", ""])
+            chk.eq(got, want, "bash: tix summary --by %s --sort <TAB> -> the view's keys" % by)
         got, _ = bash_complete(script, cdir, ["tix", "help", "sh"])
         chk.eq(got, ["show"], "bash: tix help sh -> show")
     else:
