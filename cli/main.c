@@ -14,9 +14,11 @@ static int open_tui(int argc, char **argv)
 {
 	struct open_opts o = {0};
 	const char *paths[64];
-	int n = 0;
+	int n = 0, compare = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		if (!strcmp(argv[i], "--diff")) { /* tix --diff BASE NEW: the compare view */
+			compare = 1;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			cli_open_opts_done(&o);
 			return cli_help(stdout, "tui");
 		} else if (!strcmp(argv[i], "--help-keys")) { /* the TUI's keys, as docs/TUI.md lists them */
@@ -56,6 +58,11 @@ static int open_tui(int argc, char **argv)
 		cli_open_opts_done(&o);
 		return EXIT_USAGE;
 	}
+	if (compare && n != 2) {
+		fprintf(stderr, "tix: --diff takes two traces: tix --diff BASE NEW\n");
+		cli_open_opts_done(&o);
+		return EXIT_USAGE;
+	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		char pb[300];
 		fprintf(stderr, "tix: the explorer needs a terminal; for text output use "
@@ -78,7 +85,7 @@ static int open_tui(int argc, char **argv)
 		opened++;
 	}
 	if (rc == EXIT_OK)
-		rc = tui_run(traces, n);
+		rc = tui_run(traces, n, compare);
 	for (int i = 0; i < opened; i++)
 		tix_index_close(traces[i].ix);
 	cli_open_opts_done(&o);

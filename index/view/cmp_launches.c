@@ -21,8 +21,8 @@ static const struct tix_col cols[] = {
 	[C_DUR] = {"Duration", 9, TIX_COL_RIGHT, 0, "dur_ns", TIX_UNIT_DUR},
 	[C_GRID] = {"Grid", 12, 0, 0, "grid", TIX_UNIT_DIM3},
 	[C_BLOCK] = {"Block", 10, 0, 1, "block", TIX_UNIT_DIM3},
-	[C_DIMS] = {"Input Dims", 24, TIX_COL_ASC, 0, "input_dims", TIX_UNIT_TEXT},
-	[C_BY] = {"Launched by", 12, TIX_COL_FLEX | TIX_COL_ASC, 0, "launched_by", TIX_UNIT_TEXT},
+	[C_DIMS] = {"Input Dims", 24, TIX_COL_FLEX | TIX_COL_ASC, 0, "input_dims", TIX_UNIT_TEXT},
+	[C_BY] = {"Launched by", 16, TIX_COL_ASC, 1, "launched_by", TIX_UNIT_TEXT},
 	[C_ROW] = {"Row", 0, TIX_COL_DATA | TIX_COL_ASC, 0, "row", TIX_UNIT_INT},
 	[C_NAME] = {"Name", 0, TIX_COL_DATA | TIX_COL_ASC, 0, "name", TIX_UNIT_NAME},
 	[C_START_NS] = {"Start (trace clock)", 0, TIX_COL_DATA | TIX_COL_ASC, 0, "start_ns", TIX_UNIT_INT},
@@ -44,9 +44,12 @@ static int cl_open(struct tix_view *v, struct tix_error *err)
 		return tix_error_env(err, "out of memory comparing the launches");
 	p->ix[0] = v->ix;
 	p->ix[1] = v->other;
+	uint32_t st = v->cmp.step;
+	if (st != TIX_NONE && (st >= tix_step_count(p->ix[0]) || st >= tix_step_count(p->ix[1])))
+		st = TIX_NONE;
+	view_cmp_totals(p->ix, st, &p->t);
 	for (int k = 0; k < 2; k++) {
 		uint32_t g = v->cmp.group[k];
-		p->t.steps[k] = tix_step_count(p->ix[k]);
 		if (g == TIX_NONE)
 			continue;
 		struct tix_view_scope sc = tix_view_scope_all();

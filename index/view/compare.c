@@ -297,7 +297,7 @@ static int cmp_delta(const void *x, const void *y, void *ctx)
 	return cmp_key(x, y);
 }
 
-static void totals(struct tix_index *ix[2], uint32_t step, struct tix_compare_totals *t)
+void view_cmp_totals(struct tix_index *ix[2], uint32_t step, struct tix_compare_totals *t)
 {
 	memset(t, 0, sizeof *t);
 	for (int k = 0; k < 2; k++) {
@@ -341,12 +341,12 @@ enum field {
 
 /* The shown time columns of a table: totals, or per step. */
 #define T_TOTALS(right, prio)                                                                   \
-	{"Base time", 10, right, prio, "total_ns_base", TIX_UNIT_DUR},                         \
-	{"New time", 10, right, prio, "total_ns_new", TIX_UNIT_DUR},                           \
+	{"Base time", 9, right, prio, "total_ns_base", TIX_UNIT_DUR},                          \
+	{"New time", 9, right, prio, "total_ns_new", TIX_UNIT_DUR},                            \
 	{"Δ time", 10, right | TIX_COL_SIGNED, prio, "total_ns_delta", TIX_UNIT_DDUR}
 #define T_PER_STEP(right, prio)                                                                 \
-	{"Base/step", 10, right, prio, "per_step_ns_base", TIX_UNIT_DUR},                      \
-	{"New/step", 10, right, prio, "per_step_ns_new", TIX_UNIT_DUR},                        \
+	{"Base/step", 9, right, prio, "per_step_ns_base", TIX_UNIT_DUR},                       \
+	{"New/step", 9, right, prio, "per_step_ns_new", TIX_UNIT_DUR},                         \
 	{"Δ/step", 10, right | TIX_COL_SIGNED, prio, "per_step_ns_delta", TIX_UNIT_DDUR}
 #define T_DATA_TOTALS                                                                           \
 	{"Base time", 0, TIX_COL_DATA, 0, "total_ns_base", TIX_UNIT_DUR},                      \
@@ -357,9 +357,9 @@ enum field {
 	{"New/step", 0, TIX_COL_DATA, 0, "per_step_ns_new", TIX_UNIT_DUR},                     \
 	{"Δ/step", 0, TIX_COL_DATA, 0, "per_step_ns_delta", TIX_UNIT_DDUR}
 #define C_COUNTS(b, n)                                                                          \
-	{b, 9, TIX_COL_RIGHT, 0, "instances_base", TIX_UNIT_COUNT},                            \
-	{n, 9, TIX_COL_RIGHT, 0, "instances_new", TIX_UNIT_COUNT},                             \
-	{"Δ", 6, TIX_COL_RIGHT | TIX_COL_SIGNED, 0, "instances_delta", TIX_UNIT_DELTA}
+	{b, 7, TIX_COL_RIGHT, 0, "instances_base", TIX_UNIT_COUNT},                            \
+	{n, 7, TIX_COL_RIGHT, 0, "instances_new", TIX_UNIT_COUNT},                             \
+	{"Δ", 5, TIX_COL_RIGHT | TIX_COL_SIGNED, 0, "instances_delta", TIX_UNIT_DELTA}
 #define C_STATUS {"Status", 7, TIX_COL_ASC, 3, "status", TIX_UNIT_TEXT}
 #define C_RATIO {"Ratio", 6, TIX_COL_RIGHT, 1, "ratio", TIX_UNIT_RATIO}
 #define C_KIND {"Kind", 0, TIX_COL_DATA, 0, "kind", TIX_UNIT_TEXT}
@@ -433,7 +433,7 @@ static int cmp_open(struct tix_view *v, struct tix_error *err)
 	struct cmp side[2] = {{0}};
 	if (!p)
 		return tix_error_env(err, "out of memory comparing the traces");
-	totals(ix, v->kind == TIX_VIEW_CMP_KERNELS ? step : TIX_NONE, &p->c.t);
+	view_cmp_totals(ix, v->kind == TIX_VIEW_CMP_KERNELS ? step : TIX_NONE, &p->c.t);
 	for (int k = 0; k < 2; k++) {
 		int rc = v->kind == TIX_VIEW_CMP_OPS     ? side_ops(ix[k], k, &side[k])
 		         : v->kind == TIX_VIEW_CMP_STEPS  ? side_steps(ix[k], k, &side[k])

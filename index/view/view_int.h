@@ -38,6 +38,9 @@ extern const struct view_kind_ops view_steps_kind, view_kernels_kind, view_launc
 	view_ops_kind, view_cmp_kernels_kind, view_cmp_ops_kind, view_cmp_steps_kind,
 	view_cmp_shapes_kind, view_cmp_launches_kind;
 
+/* The per-step totals of two traces (of step `step` only, unless TIX_NONE)
+ * (compare.c). */
+void view_cmp_totals(struct tix_index *ix[2], uint32_t step, struct tix_compare_totals *t);
 /* A row of a CMP_LAUNCHES view (cmp_launches.c). */
 void view_cmp_launches_ref(const struct tix_view *v, uint32_t row, struct tix_compare_ref *out);
 
