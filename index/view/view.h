@@ -193,6 +193,27 @@ struct tix_compare_ref {
 };
 void tix_compare_ref(const struct tix_view *v, uint32_t row, struct tix_compare_ref *out);
 
+/* ---- the detail of one event ----
+ * Items of (indent, label, value), in sections (a HEAD item each): what the
+ * TUI's Detail view lays out at the screen's width and `tix show` prints. */
+enum tix_detail_role { TIX_DETAIL_TEXT, TIX_DETAIL_HEAD, TIX_DETAIL_NOTE };
+struct tix_detail_item {
+	int indent;
+	char label[20];      /* "" when none */
+	char *value;
+	enum tix_detail_role role;
+};
+struct tix_detail {
+	struct tix_detail_item *items;
+	uint32_t n, cap;
+	int oom;             /* memory ran out: the items so far */
+};
+/* 0, or -1 when row is no event or memory ran out (the items made so far
+ * are kept).  tix_detail_done frees them. */
+int tix_detail_build(struct tix_index *ix, uint32_t row, const struct tix_view_fmt *f,
+                     struct tix_detail *out);
+void tix_detail_done(struct tix_detail *d);
+
 /* ---- formatting: the one definition of each ----
  * Each writes at most cap bytes (NUL included) and returns out. */
 /* 950 ns, 828.1 us, 64.60 ms, 1.234 s (or in unit); "-" for negative values. */
