@@ -14,6 +14,7 @@ static const char usage[] =
 	"usage: tix TRACE...                  open the TUI (.json, .json.gz, .tix)\n"
 	"       tix index TRACE [-o OUT.tix]  build the index only\n"
 	"       tix summary TRACE [--by kernel|step|op] [--step N] [--top N] [--format text|csv|json]\n"
+	"       tix summary TRACE... --by rank [--jobs N] [--step N] [--format text|json]\n"
 	"       tix show TRACE --kernel REGEX [--step N] [--limit N] [--format text|json]\n"
 	"       tix export TRACE [--step N] [--kernel REGEX] [--range T0:T1] -o OUT.json\n"
 	"       tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE] -- CMD [ARGS...]\n"
@@ -148,7 +149,8 @@ int main(int argc, char **argv)
 	if (!strcmp(verb, "index"))
 		return cmd_index(argc - 1, argv + 1);
 	if (!strcmp(verb, "summary"))
-		return cmd_summary(argc - 1, argv + 1);
+		return cli_wants_ranks(argc - 1, argv + 1) ? cmd_summary_ranks(argc - 1, argv + 1)
+		                                          : cmd_summary(argc - 1, argv + 1);
 	if (!strcmp(verb, "show"))
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(verb, "export"))
