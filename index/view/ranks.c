@@ -20,16 +20,19 @@ int tix_rank_is_comm(const char *name)
 		"all_gather", "reducescatter", "reduce_scatter", "alltoall", "all_to_all",
 		"cross_device_reduce", NULL,
 	};
-	for (const char *p = name; *p; p++) {
-		for (int w = 0; words[w]; w++) {
-			const char *a = p, *b = words[w];
-			while (*b && tolower((unsigned char)*a) == *b)
-				a++, b++;
-			if (!*b)
-				return 1;
-		}
-	}
-	return 0;
+	/* lowered once, then searched with strstr: C++ kernel names run to kilobytes */
+	char small[1024], *low = small;
+	size_t n = strlen(name);
+	if (n >= sizeof(small) && !(low = malloc(n + 1)))
+		return 0;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	int hit = 0;
+	for (int w = 0; words[w] && !hit; w++)
+		hit = strstr(low, words[w]) != NULL;
+	if (low != small)
+		free(low);
+	return hit;
 }
 
 /* ---- distributedInfo: two integers of a JSON object, without a DOM ---- */
@@ -224,9 +227,10 @@ struct tix_rank_trace *tix_rank_trace_new(const struct tix_index *ix, const char
 			uint32_t og = gs[g].group < ngroups ? gs[g].group : ngroups;
 			if (!comm[og]) {
 				int is = 0;
+				uint32_t full = tix_name_full(ix, gs[g].name);
 				if (gs[g].kind == TIX_KIND_KERNEL)
 					is = tix_rank_is_comm(tix_str(ix, gs[g].name)) ||
-					     tix_rank_is_comm(tix_str(ix, tix_name_full(ix, gs[g].name)));
+					     (full != gs[g].name && tix_rank_is_comm(tix_str(ix, full)));
 				comm[og] = is ? 2 : 1;
 			}
 			struct spans *into = comm[og] == 2 ? &ms : &cs;
