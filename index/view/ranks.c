@@ -146,6 +146,8 @@ static int cmp_span(const void *x, const void *y)
 /* The union's length of n spans (sorted here). */
 static int64_t union_len(struct span *v, size_t n)
 {
+	if (n == 0) /* v may be NULL: qsort must not see it */
+		return 0;
 	qsort(v, n, sizeof(*v), cmp_span);
 	int64_t total = 0, cs = 0, ce = 0;
 	for (size_t i = 0; i < n; i++) {
