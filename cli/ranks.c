@@ -215,7 +215,10 @@ static void run_child(const char *path, const struct ropts *r, struct job *j)
  * up to jobs at once.  0, or -1 when the system refused (message printed). */
 static int index_parallel(const struct ropts *r, struct job *jobs, long njobs, const char *tmpdir)
 {
-	int running = 0, next = 0;
+	int running = 0, next = 0, forked = 0, done = 0;
+	int bar = r->open.progress, total = 0; /* stderr is a terminal: say how far the children are */
+	for (int i = 0; i < r->n; i++)
+		total += !is_tix_name(r->paths[i]);
 	fflush(stdout);
 	fflush(stderr);
 	while (next < r->n || running > 0) {
@@ -239,7 +242,10 @@ static int index_parallel(const struct ropts *r, struct job *jobs, long njobs, c
 				run_child(path, r, j);
 			j->forked = 1;
 			running++;
+			forked++;
 		}
+		if (bar && forked)
+			fprintf(stderr, "\rindexing %d traces, %ld at once: %d done", total, njobs, done);
 		if (running == 0)
 			break;
 		int st;
@@ -251,8 +257,10 @@ static int index_parallel(const struct ropts *r, struct job *jobs, long njobs, c
 		}
 		for (int i = 0; i < r->n; i++)
 			if (jobs[i].forked && jobs[i].pid == pid)
-				jobs[i].status = st, running--;
+				jobs[i].status = st, running--, done++;
 	}
+	if (bar && forked)
+		fputs("\r\033[K", stderr);
 	return 0;
 }
 
