@@ -26,6 +26,7 @@ struct open_opts {
 	int force;               /* rebuild even when a valid index exists */
 	char *opened;            /* if not NULL: receives the path of the index used */
 	size_t opened_cap;
+	int *where;              /* if not NULL: receives where that index is (enum index_place) */
 	/* --graph-capture: the capture traces of a CUDA-graph replay trace
 	 * (cli_add_graph_capture expands folders), and how the index records
 	 * them ("; "-joined real paths), which is part of what makes an index
@@ -34,6 +35,15 @@ struct open_opts {
 	int ncaptures;
 	char *capture_sources;
 };
+
+/* Where the index of a trace lives (docs/CLI.md, "Where the index lives"). */
+enum index_place {
+	PLACE_GIVEN,     /* a .tix named on the command line, or tix index -o */
+	PLACE_BESIDE,    /* REAL.tix beside the trace's real file */
+	PLACE_CACHE,     /* $XDG_CACHE_HOME/tix (~/.cache/tix) */
+	PLACE_PRIVATE,   /* --no-cache: built for this command, deleted */
+};
+const char *cli_place_label(enum index_place p);
 
 /* Adds the capture traces at path to o: the file, or each .json / .json.gz
  * in the folder, in name order.  0, or -1 with err set. */

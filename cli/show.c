@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/args.h"
+#include "cli/rows.h"
 
 static int cmp_row_start(const void *a, const void *b, void *ctx)
 {
@@ -258,7 +259,20 @@ static const char *text_int(int64_t v, const char *unit, char *buf, size_t cap)
 	return buf;
 }
 
-static void show_text(struct tix_index *ix, uint32_t row, int idx, int64_t t0)
+/* A duration in show's text: in the --timeunit given, with its unit. */
+static const char *dur_text(int64_t ns, enum tix_timeunit tu, char *buf, size_t cap)
+{
+	static const char *const unit[] = {"", " ns", " us", " ms", " s"};
+	if (tu == TIX_TU_AUTO) {
+		tix_fmt_dur(buf, cap, ns);
+		return buf;
+	}
+	char v[40];
+	snprintf(buf, cap, "%s%s", tix_fmt_dur_unit(ns, tu, v, sizeof v), unit[tu]);
+	return buf;
+}
+
+static void show_text(struct tix_index *ix, uint32_t row, int idx, int64_t t0, enum tix_timeunit tu)
 {
 	struct tix_event e, l;
 	tix_event_get(ix, row, &e);
@@ -267,8 +281,8 @@ static void show_text(struct tix_index *ix, uint32_t row, int idx, int64_t t0)
 	const struct tix_step *st = tix_step_get(ix, step);
 	const struct tix_track *tr = tix_track_get(ix, e.track);
 	char dur[32], off[32], nb[512], fold[4096];
-	tix_fmt_dur(dur, sizeof(dur), e.dur_ns);
-	tix_fmt_dur(off, sizeof(off), e.start_ns - t0);
+	dur_text(e.dur_ns, tu, dur, sizeof(dur));
+	dur_text(e.start_ns - t0, tu, off, sizeof(off));
 	uint32_t sh = tix_name_short(ix, e.name);
 	const char *name = sh != TIX_NONE ? tix_str(ix, sh) : tix_str(ix, tix_name_full(ix, e.name));
 	printf("#%d  step %s  at +%s  %s  %s\n", idx + 1,
@@ -320,8 +334,8 @@ static void show_text(struct tix_index *ix, uint32_t row, int idx, int64_t t0)
 	tix_event_get(ix, e.launch, &l);
 	const struct tix_track *lt = tix_track_get(ix, l.track);
 	char ld[32], delay[32], tid[128];
-	tix_fmt_dur(ld, sizeof(ld), l.dur_ns);
-	tix_fmt_dur(delay, sizeof(delay), e.start_ns - l.start_ns);
+	dur_text(l.dur_ns, tu, ld, sizeof(ld));
+	dur_text(e.start_ns - l.start_ns, tu, delay, sizeof(delay));
 	printf("    launched by %s on thread %s (%s), %s before the kernel started%s\n",
 	       tix_str(ix, l.name), text_id(ix, lt->tid, lt->tid_str, tid, sizeof(tid)), ld, delay,
 	       (e.flags & TIX_ROW_GRAPH_REPLAY) ? " [graph replay]" : "");
@@ -344,7 +358,7 @@ static int cmd_show_run(struct args *ap)
 {
 	struct args a = *ap;
 	if (a.help) {
-		puts("usage: tix show TRACE --kernel REGEX [--step N] [--limit N] [--format text|json]");
+		puts("usage: tix show TRACE --kernel REGEX [--step N] [--limit N] [--timeunit ns|us|ms|s] [--format text|csv|json]");
 		return EXIT_OK;
 	}
 	if (!a.kernel) {
@@ -389,6 +403,30 @@ static int cmd_show_run(struct args *ap)
 	struct tix_summary_info si;
 	tix_index_summary(ix, &si);
 	int json = !strcmp(a.format, "json");
+	if (!strcmp(a.format, "csv")) { /* the Launches view's rows: what the TUI lists */
+		struct tix_view_scope sc = tix_view_scope_all();
+		sc.rows = rows;
+		sc.nrows = (uint32_t)shown;
+		struct tix_error err;
+		struct tix_view *v = rows ? tix_view_new(ix, TIX_VIEW_LAUNCHES, &sc, &err) : NULL;
+		uint32_t *order, no;
+		int rc = EXIT_OK;
+		if (!v) {
+			fprintf(stderr, "tix: %s\n", rows ? err.msg : "out of memory");
+			rc = EXIT_ENV;
+		} else if (rows_order(v, "show", NULL, 0, &order, &no) != 0) {
+			rc = EXIT_ENV;
+		} else {
+			rows_csv(stdout, v, order, no);
+			free(order);
+		}
+		if (shown < n)
+			fprintf(stderr, "(%zu of %zu shown; --limit N shows more, 0 for all)\n", shown, n);
+		tix_view_free(v);
+		free(rows);
+		tix_index_close(ix);
+		return rc;
+	}
 	if (json)
 		printf("{\"matched\": %zu, \"launches\": [", n);
 	else if (n == 0)
@@ -400,7 +438,8 @@ static int cmd_show_run(struct args *ap)
 		if (json)
 			show_json(ix, rows[i], (int)i, si.first_ns);
 		else
-			show_text(ix, rows[i], (int)i, si.first_ns);
+			show_text(ix, rows[i], (int)i, si.first_ns,
+			          a.timeunit ? (enum tix_timeunit)tix_timeunit_parse(a.timeunit) : TIX_TU_AUTO);
 	}
 	if (json)
 		printf("\n]}\n");
@@ -414,7 +453,9 @@ static int cmd_show_run(struct args *ap)
 int cmd_show(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_LIMIT | ARG_FORMAT) != 0 ? EXIT_USAGE : cmd_show_run(&a);
+	int rc = args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_LIMIT | ARG_FORMAT | ARG_CSV | ARG_TIMEUNIT) != 0
+	                 ? EXIT_USAGE
+	                 : cmd_show_run(&a);
 	cli_open_opts_done(&a.open);
 	return rc;
 }

@@ -71,6 +71,7 @@ static void view_free(struct view *v)
 		return;
 	if (v->ops->close)
 		v->ops->close(v);
+	tix_view_free(v->model);
 	if (v->has_filter)
 		pattern_free(&v->filter_re);
 	free(v->order);
@@ -91,6 +92,8 @@ struct view *app_push(struct app *a, const struct view_ops *ops, const struct vi
 	}
 	v->ops = ops;
 	v->args = *args;
+	v->cols = ops->cols;
+	v->ncols = ops->ncols;
 	v->sort_col = ops->default_sort;
 	if (ops->open(a, v) != 0) {
 		view_free(v);
@@ -284,7 +287,7 @@ void app_request(struct app *a, enum req r)
 	case REQ_RIGHT: app_request(a, REQ_ENTER); break;
 	case REQ_SCROLL_LEFT:
 	case REQ_SCROLL_RIGHT:
-		if (!v->ops->cols) {
+		if (!v->cols) {
 			app_msg(a, "nothing to scroll here");
 			break;
 		}
@@ -442,8 +445,8 @@ static void draw_status(struct app *a, struct view *v)
 			n += snprintf(s + n, sizeof s - n, "%u of %u %s", v->nvis, v->nrows, rows);
 		if (v->nvis)
 			n += snprintf(s + n, sizeof s - n, ", at %u", v->cursor + 1);
-		if (v->sort_col >= 0 && v->sort_col < v->ops->ncols)
-			n += snprintf(s + n, sizeof s - n, "  sort: %s%s", v->ops->cols[v->sort_col].title,
+		if (v->sort_col >= 0 && v->sort_col < v->ncols)
+			n += snprintf(s + n, sizeof s - n, "  sort: %s%s", v->cols[v->sort_col].title,
 			              v->sort_rev ? " (reversed)" : "");
 		if (v->has_filter)
 			snprintf(s + n, sizeof s - n, "  filter: %s", v->filter);

@@ -617,16 +617,26 @@ int32_t tix_rank_straggler(const struct tix_rank_set *rs, uint32_t first, uint32
 /* ---- rows and columns ---- */
 
 static const struct tix_col rank_cols[TIX_RANK_COL_COUNT] = {
-	[TIX_RANK_COL_STEP] = {"Step", "step", TIX_UNIT_INT, 4, TIX_COL_RIGHT | TIX_COL_ASC, 0},
-	[TIX_RANK_COL_RANK] = {"Rank", "rank", TIX_UNIT_INT, 4, TIX_COL_RIGHT | TIX_COL_ASC, 0},
-	[TIX_RANK_COL_STRAGGLER] = {"", "straggler", TIX_UNIT_TEXT, 1, 0, 0},
-	[TIX_RANK_COL_WALL] = {"Wall", "wall_ns", TIX_UNIT_DUR, 10, TIX_COL_RIGHT, 2},
-	[TIX_RANK_COL_BUSY] = {"GPU busy", "gpu_busy_ns", TIX_UNIT_DUR, 10, TIX_COL_RIGHT, 2},
-	[TIX_RANK_COL_COMPUTE] = {"Compute", "compute_ns", TIX_UNIT_DUR, 10, TIX_COL_RIGHT, 0},
-	[TIX_RANK_COL_COMM] = {"Comm", "comm_ns", TIX_UNIT_DUR, 10, TIX_COL_RIGHT, 0},
-	[TIX_RANK_COL_WAIT] = {"Wait", "wait_ns", TIX_UNIT_DUR, 10, TIX_COL_RIGHT, 1},
-	[TIX_RANK_COL_SKEW] = {"Skew", "skew_ns", TIX_UNIT_DUR, 10, TIX_COL_RIGHT, 1},
-	[TIX_RANK_COL_TRACE] = {"Trace", "trace", TIX_UNIT_TEXT, 12, TIX_COL_FLEX | TIX_COL_ASC, 3},
+	[TIX_RANK_COL_STEP] = {.title = "Step", .width = 4, .flags = TIX_COL_RIGHT | TIX_COL_ASC, .prio = 0,
+	                       .key = "step", .unit = TIX_UNIT_INT},
+	[TIX_RANK_COL_RANK] = {.title = "Rank", .width = 4, .flags = TIX_COL_RIGHT | TIX_COL_ASC, .prio = 0,
+	                       .key = "rank", .unit = TIX_UNIT_INT},
+	[TIX_RANK_COL_STRAGGLER] = {.title = "", .width = 1, .flags = 0, .prio = 0,
+	                            .key = "straggler", .unit = TIX_UNIT_TEXT},
+	[TIX_RANK_COL_WALL] = {.title = "Wall", .width = 10, .flags = TIX_COL_RIGHT, .prio = 2,
+	                       .key = "wall_ns", .unit = TIX_UNIT_DUR},
+	[TIX_RANK_COL_BUSY] = {.title = "GPU busy", .width = 10, .flags = TIX_COL_RIGHT, .prio = 2,
+	                       .key = "gpu_busy_ns", .unit = TIX_UNIT_DUR},
+	[TIX_RANK_COL_COMPUTE] = {.title = "Compute", .width = 10, .flags = TIX_COL_RIGHT, .prio = 0,
+	                          .key = "compute_ns", .unit = TIX_UNIT_DUR},
+	[TIX_RANK_COL_COMM] = {.title = "Comm", .width = 10, .flags = TIX_COL_RIGHT, .prio = 0,
+	                       .key = "comm_ns", .unit = TIX_UNIT_DUR},
+	[TIX_RANK_COL_WAIT] = {.title = "Wait", .width = 10, .flags = TIX_COL_RIGHT, .prio = 1,
+	                       .key = "wait_ns", .unit = TIX_UNIT_DUR},
+	[TIX_RANK_COL_SKEW] = {.title = "Skew", .width = 10, .flags = TIX_COL_RIGHT, .prio = 1,
+	                       .key = "skew_ns", .unit = TIX_UNIT_DUR},
+	[TIX_RANK_COL_TRACE] = {.title = "Trace", .width = 12, .flags = TIX_COL_FLEX | TIX_COL_ASC, .prio = 3,
+	                        .key = "trace", .unit = TIX_UNIT_TEXT},
 };
 
 const struct tix_col *tix_rank_cols(int *ncols)

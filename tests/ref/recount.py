@@ -804,7 +804,7 @@ def _row(evs):
     if ce is not None:
         busy += ce - cs
     a["gpu_busy_ns"] = busy
-    top, top_ns = None, 0
+    top, top_ns = None, None  # no kernel, no top: unknown, not zero
     if by_name:
         top, top_ns = min(by_name.items(), key=lambda kv: (-kv[1], kv[0]))
     a["top_kernel"] = top
