@@ -96,10 +96,7 @@ int cmd_diff(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (a.help) {
-		puts("usage: tix diff BASE NEW [--by kernel|op|step|shape] [--step N] [--top N] [--sort COL] "
-		     "[--timeunit ns|us|ms|s] [--format text|csv|json]\n"
-		     "  compares two traces: rows matched by name, sorted by the change of their time\n"
-		     "  example: tix diff before.json.gz after.json.gz --top 5");
+		cli_help(stdout, "diff");
 		cli_open_opts_done(&a.open);
 		return EXIT_OK;
 	}

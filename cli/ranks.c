@@ -512,11 +512,8 @@ int cmd_summary_ranks(int argc, char **argv)
 {
 	struct ropts r;
 	int p = parse(argc, argv, &r);
-	if (p > 0) {
-		printf("usage: tix summary TRACE... --by rank [--jobs N] [--step N] [--format text|json]\n"
-		       "                  [--rank-from info|name|order] [--timeunit ns|us|ms|s]\n"
-		       "one trace per rank of a run: per step x rank the wall, GPU busy, compute and comm\n"
-		       "time, and per step the sync skew and the straggler (docs/CLI.md)\n");
+	if (p > 0) { /* the one help of summary (cli/help.c) */
+		cli_help(stdout, "summary");
 		return EXIT_OK;
 	}
 	if (p < 0)

@@ -144,7 +144,7 @@ static int cmd_summary_run(struct args *ap)
 {
 	struct args a = *ap;
 	if (a.help) {
-		puts("usage: tix summary TRACE [--by kernel|step|op] [--step N] [--top N] [--sort COL] [--timeunit ns|us|ms|s] [--format text|csv|json]");
+		cli_help(stdout, "summary");
 		return EXIT_OK;
 	}
 	if (a.has_step && !strcmp(a.by, "step")) {
@@ -180,7 +180,7 @@ static int cmd_info_run(struct args *ap)
 {
 	struct args a = *ap;
 	if (a.help) {
-		puts("usage: tix info FILE.tix|TRACE");
+		cli_help(stdout, "info");
 		return EXIT_OK;
 	}
 	char path[4096];
@@ -254,7 +254,7 @@ static int cmd_index_run(struct args *ap)
 {
 	struct args a = *ap;
 	if (a.help) {
-		puts("usage: tix index TRACE [-o OUT.tix] [--step-marker REGEX]");
+		cli_help(stdout, "index");
 		return EXIT_OK;
 	}
 	char path[4096];
@@ -312,8 +312,7 @@ static int cmd_export_run(struct args *ap)
 {
 	struct args a = *ap;
 	if (a.help) {
-		puts("usage: tix export TRACE [--step N] [--kernel REGEX] [--range T0:T1] -o OUT.json\n"
-		     "T0:T1 are times from the trace start, in ms unless suffixed ns, us or s");
+		cli_help(stdout, "export");
 		return EXIT_OK;
 	}
 	if (!a.out) {
