@@ -110,7 +110,8 @@ int main(int argc, char **argv)
 	if (!strcmp(verb, "index"))
 		return cmd_index(argc - 1, argv + 1);
 	if (!strcmp(verb, "summary"))
-		return cmd_summary(argc - 1, argv + 1);
+		return cli_wants_ranks(argc - 1, argv + 1) ? cmd_summary_ranks(argc - 1, argv + 1)
+		                                          : cmd_summary(argc - 1, argv + 1);
 	if (!strcmp(verb, "show"))
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(verb, "export"))
