@@ -2,7 +2,7 @@
  * each trace's per-step figures, copied out of its index, then the set:
  * which trace is which rank, steps aligned by number, skew and straggler.
  * The definitions are in the header and in docs/CLI.md. */
-#include "index/view/view.h"
+#include "index/view/view_int.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -715,3 +715,31 @@ const char *tix_rank_row_text(const struct tix_rank_set *rs, uint32_t row, int c
 	snprintf(buf, cap, "%" PRId64, c.i);
 	return buf;
 }
+
+/* ---- the rows as a view (TIX_VIEW_RANKS) ---- */
+
+static int ranks_view_open(struct tix_view *v, struct tix_error *err)
+{
+	v->nrows = tix_rank_rows(v->arg);
+	return 0;
+}
+
+static void ranks_view_cell(const struct tix_view *v, uint32_t row, int col, struct tix_cell *out)
+{
+	tix_rank_row_cell(v->arg, row, col, out);
+}
+
+static void ranks_view_ref(const struct tix_view *v, uint32_t row, struct tix_view_ref *out)
+{
+	const struct tix_rank_set *rs = v->arg;
+	out->step = rs->n ? row / rs->n : TIX_NONE;
+}
+
+const struct view_kind_ops view_ranks_kind = {
+	.cols = rank_cols,
+	.ncols = TIX_RANK_COL_COUNT,
+	.rank_col = TIX_RANK_COL_WAIT,
+	.open = ranks_view_open,
+	.cell = ranks_view_cell,
+	.ref = ranks_view_ref,
+};

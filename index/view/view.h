@@ -34,6 +34,7 @@ enum tix_view_kind {
 	TIX_VIEW_CMP_STEPS,   /* steps by position */
 	TIX_VIEW_CMP_SHAPES,  /* (op, Input Dims) */
 	TIX_VIEW_CMP_LAUNCHES, /* the launches of one kernel on both sides */
+	TIX_VIEW_RANKS,      /* a rank set's step x rank rows (tix_view_ranks) */
 	TIX_VIEW_COUNT
 };
 
@@ -366,5 +367,8 @@ void tix_rank_row_cell(const struct tix_rank_set *rs, uint32_t row, int col, str
  * straggler): buf, or a string that lives as long as the set. */
 const char *tix_rank_row_text(const struct tix_rank_set *rs, uint32_t row, int col,
                               const struct tix_view_fmt *f, char *buf, size_t cap);
+/* The same rows as a view (kind TIX_VIEW_RANKS), so a face sorts and prints
+ * them as any other; it borrows rs, which must outlive it. */
+struct tix_view *tix_view_ranks(const struct tix_rank_set *rs, struct tix_error *err);
 
 #endif /* TIX_VIEW_H */
