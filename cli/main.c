@@ -59,8 +59,10 @@ static int add_folder(const char *dir, const char **paths, int *n, int max, char
 			paths[(*n)++] = path;
 			added++;
 		}
-		free(names[i]);
 	}
+	/* freed only now: a .tix is compared with the names before it */
+	for (int i = 0; i < k; i++)
+		free(names[i]);
 	return added;
 }
 
