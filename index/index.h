@@ -127,6 +127,10 @@ void tix_event_get(const struct tix_index *ix, uint32_t row, struct tix_event *o
  * otherwise the step containing its start; GPU work launched before the
  * trace is in tix_step_before_trace().  TIX_NONE if in no step. */
 uint32_t tix_event_step(const struct tix_index *ix, uint32_t row);
+/* A CPU op row's op_info (for tix_op_info_get) and its name, without
+ * decoding the whole row (for passes over every row); TIX_NONE for other
+ * rows and for ops without one (*name is then left as it was). */
+uint32_t tix_event_op_info(const struct tix_index *ix, uint32_t row, uint32_t *name);
 /* The CPU events on a CPU row's thread that contain it in time (Kineto's
  * 1 us rounding allowed; one that starts inside another and outlives it is
  * not inside it): up to cap rows into out, innermost first.  Returns how

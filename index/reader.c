@@ -616,6 +616,19 @@ void tix_event_get(const struct tix_index *ix, uint32_t row, struct tix_event *o
 	}
 }
 
+uint32_t tix_event_op_info(const struct tix_index *ix, uint32_t row, uint32_t *name)
+{
+	if (row >= ix->nrows)
+		return TIX_NONE;
+	const struct tix_row_disk *r = &ix->rows[row];
+	if (r->kind != TIX_KIND_CPU_OP || r->detail == TIX_NONE)
+		return TIX_NONE;
+	uint32_t op = ix->details[r->detail].op_info;
+	if (op != TIX_NONE)
+		*name = r->name;
+	return op;
+}
+
 uint32_t tix_event_step(const struct tix_index *ix, uint32_t row)
 {
 	if (row >= ix->nrows || ix->nsteps == 0)

@@ -143,95 +143,221 @@ struct shape_acc {
 	int64_t gpu_ns;
 };
 
-static int cmp_shape(const void *x, const void *y)
+/* The side's (op, Input Dims) pairs, found by a hash of the two ids. */
+struct shape_set {
+	struct shape_acc *acc;
+	size_t n, cap;
+	uint32_t *slot;             /* index into acc + 1; 0: free */
+	size_t nslot;               /* a power of two, over twice n */
+};
+
+static size_t shape_hash(uint32_t name, uint32_t dims)
 {
-	const struct shape_acc *a = x, *b = y;
-	if (a->name != b->name)
-		return a->name < b->name ? -1 : 1;
-	return a->dims < b->dims ? -1 : (a->dims > b->dims);
+	uint64_t h = ((uint64_t)name << 32 | dims) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 17);
 }
 
-static uint32_t dims_of(struct tix_index *ix, const struct tix_event *e)
+/* The pair's index in acc (added with no calls when new); -1: no memory. */
+static long shape_find(struct shape_set *ss, uint32_t name, uint32_t dims)
 {
-	if (e->kind != TIX_KIND_CPU_OP || e->op_info == TIX_NONE)
-		return TIX_NONE;
-	return tix_op_info_get(ix, e->op_info)->dims;
+	if (2 * (ss->n + 1) > ss->nslot) {
+		size_t ns = ss->nslot ? 2 * ss->nslot : 256;
+		uint32_t *sl = calloc(ns, sizeof *sl);
+		if (!sl)
+			return -1;
+		for (size_t i = 0; i < ss->n; i++) {
+			size_t h = shape_hash(ss->acc[i].name, ss->acc[i].dims) & (ns - 1);
+			while (sl[h])
+				h = (h + 1) & (ns - 1);
+			sl[h] = (uint32_t)i + 1;
+		}
+		free(ss->slot);
+		ss->slot = sl;
+		ss->nslot = ns;
+	}
+	size_t h = shape_hash(name, dims) & (ss->nslot - 1);
+	for (; ss->slot[h]; h = (h + 1) & (ss->nslot - 1)) {
+		const struct shape_acc *x = &ss->acc[ss->slot[h] - 1];
+		if (x->name == name && x->dims == dims)
+			return (long)ss->slot[h] - 1;
+	}
+	if (ss->n == ss->cap) {
+		size_t cap = ss->cap ? 2 * ss->cap : 64;
+		struct shape_acc *p = realloc(ss->acc, cap * sizeof *p);
+		if (!p)
+			return -1;
+		ss->acc = p;
+		ss->cap = cap;
+	}
+	ss->acc[ss->n] = (struct shape_acc){name, dims, 0, 0};
+	ss->slot[h] = (uint32_t)ss->n + 1;
+	return (long)ss->n++;
 }
 
+/* The rank of row's bit among those set in bits (before[w]: the bits set
+ * in the words before w), or -1 when it is not set. */
+static long bit_rank(const uint64_t *bits, const uint32_t *before, uint32_t row)
+{
+	uint64_t w = bits[row >> 6];
+	if (!(w >> (row & 63) & 1))
+		return -1;
+	return (long)before[row >> 6] + __builtin_popcountll(w & ((UINT64_C(1) << (row & 63)) - 1));
+}
+
+/* The op instances with shapes: a bit per row, and, by the rank of a set
+ * bit (bits set before it: before[word] plus those in its word), the pair
+ * of that instance.  A walk up from a launch asks each ancestor's bit, so it
+ * reads no event that is not an op instance with shapes. */
+struct shape_rows {
+	uint64_t *bits;
+	uint32_t *before;
+	uint32_t *pair;
+};
+
+static long shape_row_pair(const struct shape_rows *sr, uint32_t row)
+{
+	long r = bit_rank(sr->bits, sr->before, row);
+	return r < 0 ? -1 : (long)sr->pair[r];
+}
+
+/* Adds dur to each distinct pair among the op instances of anc[0..na) (the
+ * ancestors of one launch call, innermost first); seen has room for na. */
+static void credit_shapes(const struct shape_rows *sr, const uint32_t *anc, long na, long *seen,
+                          int64_t dur, struct shape_acc *acc)
+{
+	long ns = 0;
+	for (long x = 0; x < na; x++) {
+		long p = shape_row_pair(sr, anc[x]);
+		if (p < 0)
+			continue;
+		int dup = 0; /* once per distinct pair above this launch */
+		for (long y = 0; y < ns && !dup; y++)
+			dup = seen[y] == p;
+		if (dup)
+			continue;
+		seen[ns++] = p;
+		acc[p].gpu_ns = tix_sat_add(acc[p].gpu_ns, dur);
+	}
+}
+
+/* Credits dur (the GPU time of the events a launch call launched) to the
+ * pairs above that call (the rows before it are in sr already: ancestors
+ * come before their children in row order). */
+static int credit_launch(struct tix_index *ix, const struct shape_rows *sr, uint32_t launch, int64_t dur,
+                         struct shape_acc *acc)
+{
+	enum { SHALLOW = 128 };
+	uint32_t a0[SHALLOW];
+	long seen0[SHALLOW];
+	uint32_t na = tix_event_ancestors(ix, launch, a0, SHALLOW);
+	if (na <= SHALLOW) {
+		credit_shapes(sr, a0, na, seen0, dur, acc);
+		return 0;
+	}
+	uint32_t *anc = NULL; /* deeper than most */
+	long nb = tix_event_ancestors_all(ix, launch, &anc);
+	long *seen = nb > 0 ? malloc((size_t)nb * sizeof *seen) : NULL;
+	if (seen)
+		credit_shapes(sr, anc, nb, seen, dur, acc);
+	free(anc);
+	free(seen);
+	return nb < 0 || !seen ? -1 : 0;
+}
+
+/* One pass over the rows: each op instance with shapes counted, and, once
+ * the pass reaches a launch call of GPU work, the GPU time it launched
+ * credited to the pairs above it.  The walks up from the launches (22 rows
+ * each on the story's trace) read rows the pass has just read, so they hit
+ * the cache; made kernel by kernel, group by group, each step of a walk
+ * was a miss (90 ms a side at 1.2M events and 69K kernels).  Each GPU event
+ * adds its time once per distinct pair above its launch, as before; the
+ * events of one launch (a graph's) are summed first. */
 static int side_shapes(struct tix_index *ix, int k, struct cmp *out)
 {
-	struct shape_acc *acc = NULL;
-	size_t n = 0, cap = 0;
-	uint32_t *anc = NULL;
+	struct shape_set ss = {0};
+	struct shape_rows sr = {0};
+	uint32_t nrows = tix_event_count(ix), nwords = nrows / 64 + 1;
+	uint64_t *lbits = calloc(nwords, sizeof *lbits);      /* the launch calls */
+	uint32_t *lbefore = malloc(nwords * sizeof *lbefore);
+	int64_t *ldur = NULL;                                   /* by rank of the launch */
+	size_t nop = 0, opcap = 0;
 	int rc = -1;
-	for (uint32_t row = 0; row < tix_event_count(ix); row++) { /* every op instance with shapes */
-		struct tix_event e;
-		tix_event_get(ix, row, &e);
-		uint32_t d = dims_of(ix, &e);
-		if (d == TIX_NONE)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			struct shape_acc *p = realloc(acc, cap * sizeof *p);
-			if (!p)
-				goto out;
-			acc = p;
-		}
-		acc[n++] = (struct shape_acc){e.name, d, 1, 0};
-	}
-	if (n)
-		qsort(acc, n, sizeof *acc, cmp_shape);
-	size_t m = 0; /* fold equal pairs */
-	for (size_t i = 0; i < n; i++) {
-		if (m && !cmp_shape(&acc[m - 1], &acc[i]))
-			acc[m - 1].calls++;
-		else
-			acc[m++] = acc[i];
-	}
-	for (uint32_t g = 0; g < tix_group_count(ix); g++) {
-		const struct tix_group *G = tix_group_get(ix, g);
-		const uint32_t *mem = tix_members(ix, G->members_first, G->members_count);
-		for (uint32_t q = 0; mem && q < G->members_count; q++) {
-			struct tix_event e;
-			tix_event_get(ix, mem[q], &e);
-			if (e.launch == TIX_NONE)
-				continue;
-			long na = tix_event_ancestors_all(ix, e.launch, &anc);
-			for (long x = 0; x < na; x++) {
-				struct tix_event p;
-				tix_event_get(ix, anc[x], &p);
-				struct shape_acc key = {p.name, dims_of(ix, &p), 0, 0};
-				if (key.dims == TIX_NONE)
+	sr.bits = calloc(nwords, sizeof *sr.bits);
+	sr.before = malloc(nwords * sizeof *sr.before);
+	if (!lbits || !lbefore || !sr.bits || !sr.before)
+		goto out;
+	for (int pass = 0; pass < 2; pass++) { /* the launches: their bits, then their time */
+		for (uint32_t g = 0; g < tix_group_count(ix); g++) {
+			const struct tix_group *G = tix_group_get(ix, g);
+			const uint32_t *mem = tix_members(ix, G->members_first, G->members_count);
+			for (uint32_t q = 0; mem && q < G->members_count; q++) {
+				struct tix_event e;
+				tix_event_get(ix, mem[q], &e);
+				if (e.launch == TIX_NONE || e.launch >= nrows)
 					continue;
-				int seen = 0; /* once per distinct pair above this launch */
-				for (long y = 0; y < x && !seen; y++) {
-					struct tix_event o;
-					tix_event_get(ix, anc[y], &o);
-					seen = o.name == p.name && dims_of(ix, &o) == key.dims;
+				if (pass == 0) {
+					lbits[e.launch >> 6] |= UINT64_C(1) << (e.launch & 63);
+				} else {
+					long r = bit_rank(lbits, lbefore, e.launch);
+					ldur[r] = tix_sat_add(ldur[r], e.dur_ns);
 				}
-				struct shape_acc *hit = seen ? NULL : bsearch(&key, acc, m, sizeof *acc, cmp_shape);
-				if (hit)
-					hit->gpu_ns = tix_sat_add(hit->gpu_ns, e.dur_ns);
 			}
-			free(anc);
-			anc = NULL;
+		}
+		if (pass == 0) {
+			uint32_t nl = 0;
+			for (uint32_t w = 0; w < nwords; w++) {
+				lbefore[w] = nl;
+				nl += (uint32_t)__builtin_popcountll(lbits[w]);
+			}
+			if (!(ldur = calloc(nl ? nl : 1, sizeof *ldur)))
+				goto out;
 		}
 	}
-	for (size_t i = 0; i < m; i++) {
+	for (uint32_t row = 0; row < nrows; row++) {
+		if ((row & 63) == 0)
+			sr.before[row >> 6] = (uint32_t)nop;
+		uint32_t name = TIX_NONE, op = tix_event_op_info(ix, row, &name);
+		uint32_t d = op == TIX_NONE ? TIX_NONE : tix_op_info_get(ix, op)->dims;
+		if (d != TIX_NONE) { /* an op instance with shapes */
+			long p = shape_find(&ss, name, d);
+			if (p < 0)
+				goto out;
+			ss.acc[p].calls++;
+			if (nop == opcap) {
+				opcap = opcap ? 2 * opcap : 1024;
+				uint32_t *q = realloc(sr.pair, opcap * sizeof *q);
+				if (!q)
+					goto out;
+				sr.pair = q;
+			}
+			sr.pair[nop++] = (uint32_t)p;
+			sr.bits[row >> 6] |= UINT64_C(1) << (row & 63);
+		}
+		long l = bit_rank(lbits, lbefore, row);
+		if (l >= 0 && credit_launch(ix, &sr, row, ldur[l], ss.acc) != 0)
+			goto out;
+	}
+	for (size_t i = 0; i < ss.n; i++) {
 		struct crow *r = add(out);
 		if (!r)
 			goto out;
-		r->key = tix_str(ix, acc[i].name);
-		r->dims = tix_str(ix, acc[i].dims);
+		r->key = tix_str(ix, ss.acc[i].name);
+		r->dims = tix_str(ix, ss.acc[i].dims);
 		r->kind = "op";
-		r->name[k] = acc[i].name;
-		r->total[k] = acc[i].gpu_ns;
-		r->count[k] = acc[i].calls;
+		r->name[k] = ss.acc[i].name;
+		r->total[k] = ss.acc[i].gpu_ns;
+		r->count[k] = ss.acc[i].calls;
 	}
 	rc = 0;
 out:
-	free(anc);
-	free(acc);
+	free(lbits);
+	free(lbefore);
+	free(ldur);
+	free(sr.bits);
+	free(sr.before);
+	free(sr.pair);
+	free(ss.slot);
+	free(ss.acc);
 	return rc;
 }
 
