@@ -137,6 +137,11 @@ uint32_t tix_event_op_info(const struct tix_index *ix, uint32_t row, uint32_t *n
  * many there are (may exceed cap); 0 for GPU rows. */
 uint32_t tix_event_ancestors(const struct tix_index *ix, uint32_t row, uint32_t *out,
                              uint32_t cap);
+/* The innermost row of that kind among the first max ancestors of row (as
+ * tix_event_ancestors lists them), TIX_NONE when none; the walk stops
+ * there.  TIX_NONE for GPU rows. */
+uint32_t tix_event_ancestor_of_kind(const struct tix_index *ix, uint32_t row, enum tix_kind kind,
+                                    uint32_t max);
 /* The same, all of them, innermost first, in *out (malloc'd; the caller
  * frees it).  Returns how many, or -1 when out of memory. */
 long tix_event_ancestors_all(const struct tix_index *ix, uint32_t row, uint32_t **out);

@@ -643,6 +643,14 @@ uint32_t tix_event_ancestors(const struct tix_index *ix, uint32_t row, uint32_t 
 	return tix_rule_ancestors(&ix->view, row, out, cap);
 }
 
+uint32_t tix_event_ancestor_of_kind(const struct tix_index *ix, uint32_t row, enum tix_kind kind,
+                                    uint32_t max)
+{
+	if (row >= ix->nrows || tix_kind_is_gpu((enum tix_kind)ix->rows[row].kind))
+		return TIX_NONE;
+	return tix_rule_ancestor_of_kind(&ix->view, row, (uint8_t)kind, max);
+}
+
 long tix_event_ancestors_all(const struct tix_index *ix, uint32_t row, uint32_t **out)
 {
 	uint32_t cap = 64;

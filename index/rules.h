@@ -121,6 +121,41 @@ static inline uint32_t tix_rule_ancestors(const struct tix_rows *v, uint32_t row
 	return n;
 }
 
+/* The innermost row of the given kind among the first max ancestors of
+ * row, in the order tix_rule_ancestors lists them, or TIX_NONE: the same
+ * walk, stopped there (the op above a launch is most often its parent). */
+static inline uint32_t tix_rule_ancestor_of_kind(const struct tix_rows *v, uint32_t row, uint8_t kind,
+                                                 uint32_t max)
+{
+	const struct tix_row_disk *r = &v->rows[row];
+	if (r->flags & TIX_ROW_CHAIN) {
+		uint32_t lo = 0, hi = v->nchains;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (v->chains[mid].row < row)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < v->nchains && v->chains[lo].row == row) {
+			const struct tix_chain_disk *c = &v->chains[lo];
+			for (uint32_t i = 0; i < c->count && i < max; i++)
+				if (v->rows[v->chain_rows[c->first + i]].kind == kind)
+					return v->chain_rows[c->first + i];
+			return TIX_NONE;
+		}
+	}
+	uint32_t n = 0;
+	for (uint32_t p = r->link; p != TIX_NONE && n < max; p = v->rows[p].link) {
+		if (v->rows[p].kind == kind)
+			return p;
+		n++;
+		if (v->rows[p].flags & TIX_ROW_CHAIN) /* the rest is p's list */
+			return n < max ? tix_rule_ancestor_of_kind(v, p, kind, max - n) : TIX_NONE;
+	}
+	return TIX_NONE;
+}
+
 /* ---- steps ----
  * The time that places a row in a step: GPU work by the start of its launch
  * call (a kernel runs late, but belongs to the step that asked for it), any

@@ -110,19 +110,15 @@ static const char *launch_dims(struct tix_index *ix, uint32_t event)
 	tix_event_get(ix, event, &e);
 	if (e.launch == TIX_NONE)
 		return NULL;
-	uint32_t anc[128];
-	uint32_t n = tix_event_ancestors(ix, e.launch, anc, 128);
-	for (uint32_t d = 0; d < n && d < 128; d++) {
-		struct tix_event up;
-		tix_event_get(ix, anc[d], &up);
-		if (up.kind != TIX_KIND_CPU_OP)
-			continue;
-		if (up.op_info == TIX_NONE)
-			return NULL;
-		uint32_t dims = tix_op_info_get(ix, up.op_info)->dims;
-		return dims == TIX_NONE ? NULL : tix_str(ix, dims);
-	}
-	return NULL;
+	uint32_t op = tix_event_ancestor_of_kind(ix, e.launch, TIX_KIND_CPU_OP, 128); /* the walk stops there */
+	if (op == TIX_NONE)
+		return NULL;
+	struct tix_event up;
+	tix_event_get(ix, op, &up);
+	if (up.op_info == TIX_NONE)
+		return NULL;
+	uint32_t dims = tix_op_info_get(ix, up.op_info)->dims;
+	return dims == TIX_NONE ? NULL : tix_str(ix, dims);
 }
 
 static void cl_cell(const struct tix_view *v, uint32_t row, int col, struct tix_cell *c)

@@ -136,15 +136,14 @@ static uint32_t launcher_op(const struct tix_index *ix, const struct tix_event *
 {
 	if (ev->launch == TIX_NONE)
 		return TIX_NONE;
-	uint32_t anc[256];
-	uint32_t n = tix_event_ancestors(ix, ev->launch, anc, 256);
-	for (uint32_t d = 0; d < n && d < 256; d++) {
-		struct tix_event e;
-		tix_event_get(ix, anc[d], &e);
-		if (e.kind == TIX_KIND_CPU_OP)
-			return e.name;
-	}
-	return TIX_NONE;
+	/* among the first 256 ancestors; the walk stops at the op (its parent,
+	 * most often), not at the top of the thread's stack */
+	uint32_t op = tix_event_ancestor_of_kind(ix, ev->launch, TIX_KIND_CPU_OP, 256);
+	if (op == TIX_NONE)
+		return TIX_NONE;
+	struct tix_event e;
+	tix_event_get(ix, op, &e);
+	return e.name;
 }
 
 static void dim3(struct tix_cell *c, const int32_t d[3])
