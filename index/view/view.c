@@ -273,10 +273,16 @@ int tix_view_cmp(const struct tix_view *v, uint32_t ra, uint32_t rb, int col)
 		return 0;
 	if (v->k->cmp)
 		return v->k->cmp(v, ra, rb, col);
-	const struct tix_col *cd = &v->k->cols[col];
 	struct tix_cell x, y;
 	tix_view_cell(v, ra, col, &x);
 	tix_view_cell(v, rb, col, &y);
+	return view_cmp_cells(v, col, &x, &y);
+}
+
+int view_cmp_cells(const struct tix_view *v, int col, const struct tix_cell *px, const struct tix_cell *py)
+{
+	const struct tix_col *cd = &v->k->cols[col];
+	struct tix_cell x = *px, y = *py;
 	if (x.known != y.known) /* unknown last, whatever the direction */
 		return x.known ? -1 : 1;
 	if (!x.known)

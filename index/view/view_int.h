@@ -35,6 +35,10 @@ struct tix_view {
 	const void *arg;   /* TIX_VIEW_RANKS: the rank set */
 };
 
+/* tix_view_cmp of two cells of column col (for a kind's cmp that keeps
+ * its cells). */
+int view_cmp_cells(const struct tix_view *v, int col, const struct tix_cell *x, const struct tix_cell *y);
+
 extern const struct view_kind_ops view_steps_kind, view_kernels_kind, view_launches_kind,
 	view_ops_kind, view_cmp_kernels_kind, view_cmp_ops_kind, view_cmp_steps_kind,
 	view_cmp_shapes_kind, view_cmp_launches_kind, view_ranks_kind;
