@@ -137,18 +137,50 @@ struct span {
 	int64_t a, b;
 };
 
-static int cmp_span(const void *x, const void *y)
+/* Sorts v[0..n) by start into v.  The spans come in runs already in
+ * order (a group's members, one stream after the other, in time order), so
+ * the runs are found and merged pairwise, through tmp (room for n spans)
+ * and run (room for n + 1 positions): a step of 2,657 kernels in 27 groups
+ * takes 5 passes where qsort made 11 comparisons a span through a pointer
+ * (half of the Ranks view's time at 8 x 485 MB). */
+static void sort_spans(struct span *v, size_t n, struct span *tmp, size_t *run)
 {
-	const struct span *s = x, *t = y;
-	return s->a < t->a ? -1 : s->a > t->a;
+	size_t nr = 0;
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || v[i].a < v[i - 1].a)
+			run[nr++] = i;
+	run[nr] = n;
+	struct span *from = v, *to = tmp;
+	while (nr > 1) {
+		size_t w = 0;
+		for (size_t r = 0; r < nr; r += 2) {
+			size_t lo = run[r], mid = run[r + 1], hi = r + 2 <= nr ? run[r + 2] : mid;
+			size_t i = lo, j = mid, o = lo;
+			while (i < mid && j < hi) /* the left first on ties: stable */
+				to[o++] = from[j].a < from[i].a ? from[j++] : from[i++];
+			while (i < mid)
+				to[o++] = from[i++];
+			while (j < hi)
+				to[o++] = from[j++];
+			run[w++] = lo;
+		}
+		run[w] = n;
+		nr = w;
+		struct span *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof *v);
 }
 
-/* The union's length of n spans (sorted here). */
-static int64_t union_len(struct span *v, size_t n)
+/* The union's length of n spans (sorted here; tmp and run as sort_spans
+ * wants them). */
+static int64_t union_len(struct span *v, size_t n, struct span *tmp, size_t *run)
 {
-	if (n == 0) /* v may be NULL: qsort must not see it */
+	if (n == 0)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_span);
+	sort_spans(v, n, tmp, run);
 	int64_t total = 0, cs = 0, ce = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || v[i].a > ce) {
@@ -200,6 +232,8 @@ struct tix_rank_trace *tix_rank_trace_new(const struct tix_index *ix, const char
 	uint32_t ngroups = tix_group_count(ix);
 	uint8_t *comm = calloc((size_t)ngroups + 1, 1); /* overall group -> 1 compute, 2 comm */
 	struct spans cs = {0}, ms = {0};
+	struct span *scratch = NULL;
+	size_t *runs = NULL, scratch_cap = 0;
 	struct tix_summary_info si;
 	tix_index_summary(ix, &si);
 	if (!t || !comm || !(t->path = strdup(path)) || !(t->step_rule = strdup(si.step_rule)))
@@ -246,19 +280,34 @@ struct tix_rank_trace *tix_rank_trace_new(const struct tix_index *ix, const char
 					goto oom;
 			}
 		}
-		f->compute_ns = union_len(cs.v, cs.n);
-		f->comm_ns = union_len(ms.v, ms.n);
+		size_t most = cs.n > ms.n ? cs.n : ms.n;
+		if (most > scratch_cap) { /* sort_spans' room */
+			struct span *sp = realloc(scratch, most * sizeof *sp);
+			size_t *r = sp ? realloc(runs, (most + 1) * sizeof *r) : NULL;
+			if (sp)
+				scratch = sp;
+			if (!r)
+				goto oom;
+			runs = r;
+			scratch_cap = most;
+		}
+		f->compute_ns = union_len(cs.v, cs.n, scratch, runs);
+		f->comm_ns = union_len(ms.v, ms.n, scratch, runs);
 		f->overlap_ns = f->compute_ns + f->comm_ns - f->gpu_busy_ns;
 		if (f->overlap_ns < 0)
 			f->overlap_ns = 0;
 	}
 	free(cs.v);
 	free(ms.v);
+	free(scratch);
+	free(runs);
 	free(comm);
 	return t;
 oom:
 	free(cs.v);
 	free(ms.v);
+	free(scratch);
+	free(runs);
 	free(comm);
 	tix_rank_trace_free(t);
 	tix_error_env(err, "%s: out of memory", path);
