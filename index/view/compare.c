@@ -14,6 +14,7 @@
  */
 #include "index/view/view_int.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,35 @@ out:
 	return rc;
 }
 
+struct shapes_job {
+	struct tix_index *ix;
+	struct cmp *out;
+	int rc;
+};
+
+static void *shapes_thread(void *arg)
+{
+	struct shapes_job *j = arg;
+	j->rc = side_shapes(j->ix, 1, j->out);
+	return NULL;
+}
+
+/* Both sides' shapes, the new side on a second thread (each side is a pass
+ * over all its rows: ~17 ms at 1.2M events; the indexes are only read).
+ * Where no thread can be made, one after the other. */
+static int shapes_both(struct tix_index *ix[2], struct cmp side[2])
+{
+	struct shapes_job j = {ix[1], &side[1], -1};
+	pthread_t th;
+	int threaded = pthread_create(&th, NULL, shapes_thread, &j) == 0;
+	int rc = side_shapes(ix[0], 0, &side[0]);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		shapes_thread(&j);
+	return rc || j.rc ? -1 : 0;
+}
+
 /* Merges the two sides (each holding only its own) into out. */
 static int merge(struct cmp *a, struct cmp *b, struct cmp *out)
 {
@@ -560,13 +590,17 @@ static int cmp_open(struct tix_view *v, struct tix_error *err)
 	if (!p)
 		return tix_error_env(err, "out of memory comparing the traces");
 	view_cmp_totals(ix, v->kind == TIX_VIEW_CMP_KERNELS ? step : TIX_NONE, &p->c.t);
-	for (int k = 0; k < 2; k++) {
-		int rc = v->kind == TIX_VIEW_CMP_OPS     ? side_ops(ix[k], k, &side[k])
-		         : v->kind == TIX_VIEW_CMP_STEPS  ? side_steps(ix[k], k, &side[k])
-		         : v->kind == TIX_VIEW_CMP_SHAPES ? side_shapes(ix[k], k, &side[k])
-		                                          : side_kernels(ix[k], k, step, &side[k]);
-		if (rc)
+	if (v->kind == TIX_VIEW_CMP_SHAPES) {
+		if (shapes_both(ix, side) != 0)
 			goto oom;
+	} else {
+		for (int k = 0; k < 2; k++) {
+			int rc = v->kind == TIX_VIEW_CMP_OPS    ? side_ops(ix[k], k, &side[k])
+			         : v->kind == TIX_VIEW_CMP_STEPS ? side_steps(ix[k], k, &side[k])
+			                                         : side_kernels(ix[k], k, step, &side[k]);
+			if (rc)
+				goto oom;
+		}
 	}
 	if (v->kind == TIX_VIEW_CMP_STEPS)
 		for (int k = 0; k < 2; k++)
