@@ -15,7 +15,7 @@
 #     --python-frames --stack-depth 12, the second with --fixed: the story's
 #     density, as bench/run.sh makes its trace), and tp8-sS/tp8-rank0..7.json
 #     (--ranks 8 --slow-rank 3 --steps S, the same frames).  --target-mb does
-#     not combine with --ranks: 26 steps of 78 layers are ~477 MB a rank
+#     not combine with --ranks: 26 steps of 78 layers are 479 MB a rank
 #     (18.4 MB a step; the single trace's --target-mb 485 picks 26 too);
 #  2. indexes them, timed: `tix index` of each (the index beside the trace,
 #     where `tix TRACE` and `tix DIR` find it), then, the TP8 indexes deleted,
@@ -24,7 +24,7 @@
 #  3. times how long the TUI takes to show the compare view of the pair and
 #     the Ranks view of the TP8 set, indexes built (from the launch inside the
 #     tmux pane to the screen showing the view's header line; best and median
-#     of MULTI_OPEN_RUNS, default 5; the pane is polled every 5 ms);
+#     of MULTI_OPEN_RUNS, default 5; the pane is polled every 10 ms);
 #  4. drives the TUI in tmux (160x50), MULTI_ROUNDS rounds (default 3) of
 #     each session: `tix --diff BEFORE AFTER`: Down/Up, PgDn/PgUp, s, the S
 #     menu, I, Tab, 2 5 1 p (what is compared), Enter on a step and back, /
@@ -152,12 +152,13 @@ start() {
 		"date +%s%N >$W/start.ns; exec env LANG=C.UTF-8 TERM=xterm-256color TIX_TUI_TIMING=$LOG $*"
 }
 screen() { tm capture-pane -p -t b 2>/dev/null; }
-# wait_for TEXT [TRIES]: until the screen shows TEXT (polled every 5 ms)
+# wait_for TEXT: until the screen shows TEXT (polled every 10 ms: each poll
+# is a tmux client and a grep, taken from the 2 cores the TUI runs on)
 wait_for() {
 	local i
-	for ((i = 0; i < ${2:-4000}; i++)); do
+	for ((i = 0; i < 2000; i++)); do
 		screen | grep -qF -- "$1" && return 0
-		sleep 0.005
+		sleep 0.01
 	done
 	echo "multi_latency: screen never showed '$1'" >&2
 	screen >&2 || true
@@ -188,15 +189,19 @@ open_time() {
 lines() { wc -l <"$LOG"; }
 VIEW=""
 # k LABEL KEYS...: sends KEYS (tmux key names), waits until the TUI has logged
-# one more line (the key handled and the screen redrawn), records it.
+# one more line (the key handled and the screen redrawn), records it.  The
+# log is looked at after 2, 4, 8, ... ms, then every 50 ms: a poll every few
+# ms (a fork each) would take CPU from the TUI while it answers (R's 25-29 ms
+# read 46-50 ms with polls every 5 ms, under a load of 2).
 k() {
-	local label=$1 n0 i
+	local label=$1 n0 i w=0.002
 	shift
 	n0=$(lines)
 	tm send-keys -t b "$@"
-	for ((i = 0; i < 6000; i++)); do
+	for ((i = 0; i < 700; i++)); do
+		sleep "$w"
 		[ "$(lines)" -gt "$n0" ] && break
-		sleep 0.005
+		case $w in 0.002) w=0.004 ;; 0.004) w=0.008 ;; 0.008) w=0.016 ;; 0.016) w=0.032 ;; *) w=0.05 ;; esac
 	done
 	[ "$(lines)" -gt "$n0" ] || { screen >&2; die "no timing line after '$label' in $VIEW"; }
 	tail -n 1 "$LOG" | awk -v v="$VIEW" -v l="$label" '{ printf "%s\t%s\t%s\t%s\n", v, l, $1, $2 }' >>"$RES"
