@@ -95,13 +95,7 @@ static char *fmt_id(int32_t v, char *out, size_t cap)
 /* The name as the views show it: the short label, or in full. */
 static const char *name_of(const struct dctx *a, uint32_t str, char *buf, size_t cap)
 {
-	uint32_t full = tix_name_full(a->ix, str), sh = tix_name_short(a->ix, str);
-	if (a->full_names)
-		return tix_str(a->ix, full);
-	if (sh != TIX_NONE)
-		return tix_str(a->ix, sh);
-	tix_short_name(tix_str(a->ix, full), tix_str_len(a->ix, full), buf, cap);
-	return buf;
+	return tix_name_label(a->ix, str, a->full_names, buf, cap);
 }
 
 static void add_head(struct tix_detail *d, const char *text)

@@ -188,8 +188,7 @@ void tix_view_cell(const struct tix_view *v, uint32_t row, int col, struct tix_c
 
 /* The label of a GPU work or op name: the index's short label (unique among
  * the trace's GPU work names), else the name shortened here, else itself. */
-static const char *name_text(const struct tix_index *ix, uint32_t str, int full, char *buf,
-                             size_t cap)
+const char *tix_name_label(const struct tix_index *ix, uint32_t str, int full, char *buf, size_t cap)
 {
 	uint32_t fn = tix_name_full(ix, str), sh = tix_name_short(ix, str);
 	if (full)
@@ -232,11 +231,12 @@ static const char *cell_text(const struct tix_view *v, const struct tix_cell *cp
 		return u == TIX_UNIT_BAR ? "" : "-";
 	switch (u) {
 	case TIX_UNIT_TEXT: return c.s ? c.s : "";
-	case TIX_UNIT_NAME: return name_text(c.ix ? c.ix : v->ix, (uint32_t)c.i, f->full_names, buf, cap);
+	case TIX_UNIT_NAME: return tix_name_label(c.ix ? c.ix : v->ix, (uint32_t)c.i, f->full_names, buf, cap);
 	case TIX_UNIT_INT: snprintf(buf, cap, "%" PRId64, c.i); return buf;
 	case TIX_UNIT_COUNT: return tix_fmt_count((uint64_t)c.i, buf, cap);
 	case TIX_UNIT_DUR: return tix_fmt_dur_unit(c.i, f->timeunit, buf, cap);
-	case TIX_UNIT_TIME:
+	case TIX_UNIT_TIME: /* an offset and a change of time both carry their sign */
+	case TIX_UNIT_DDUR:
 		if (cap < 2)
 			return "";
 		buf[0] = c.i < 0 ? '-' : '+';
@@ -249,12 +249,6 @@ static const char *cell_text(const struct tix_view *v, const struct tix_cell *cp
 	case TIX_UNIT_BYTES: return tix_fmt_scaled((double)c.i, "B", buf, cap);
 	case TIX_UNIT_BOOL: return c.i ? "yes" : "no";
 	case TIX_UNIT_DELTA: snprintf(buf, cap, "%+" PRId64, c.i); return buf;
-	case TIX_UNIT_DDUR:
-		if (cap < 2)
-			return "";
-		buf[0] = c.i < 0 ? '-' : '+';
-		tix_fmt_dur_unit(c.i < 0 ? -c.i : c.i, f->timeunit, buf + 1, cap - 1);
-		return buf;
 	case TIX_UNIT_RATIO: snprintf(buf, cap, "%.2fx", c.d); return buf;
 	case TIX_UNIT_BAR: return "";
 	}

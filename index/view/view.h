@@ -217,6 +217,10 @@ void tix_detail_done(struct tix_detail *d);
 
 /* ---- formatting: the one definition of each ----
  * Each writes at most cap bytes (NUL included) and returns out. */
+/* A GPU work or op name as the views show it: the index's short label
+ * (distinct among the trace's GPU work names), else the name shortened,
+ * or (full) the demangled name in full.  buf, or a string of the index. */
+const char *tix_name_label(const struct tix_index *ix, uint32_t str, int full, char *buf, size_t cap);
 /* 950 ns, 828.1 us, 64.60 ms, 1.234 s (or in unit); "-" for negative values. */
 char *tix_fmt_dur_unit(int64_t ns, enum tix_timeunit unit, char *out, size_t cap);
 /* "69.4": part of whole in percent, one decimal; "-" when whole <= 0. */
