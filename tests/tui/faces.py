@@ -14,6 +14,7 @@ selection:
                                the launches whose launch call has the op
                                among its ancestors, totalled per kernel (the
                                CLI has no view of its own for this one)
+  ... sorted by s               tix summary [--by op] --sort KEY --top 0
   Kernels of step N (Enter)    tix summary --step N --top 0
   Launches of a kernel         tix show --kernel '^NAME$' --step N --limit 0 --format csv
   Ops of step N (5)            tix summary --by op --step N --top 0
@@ -310,12 +311,14 @@ class Screen:
             time.sleep(0.1)
         raise RuntimeError("the screen never showed %s:\n%s" % (what, "\n".join(prev or [])))
 
-    def view(self, name, crumb_end=None, at=None):
+    def view(self, name, crumb_end=None, at=None, sort=None):
         """Waits for view `name` (its status line), the breadcrumb ending in
-        crumb_end, the cursor at position `at`."""
+        crumb_end, the cursor at position `at`, sorted by `sort`."""
         def ok(ls):
             st = ls[-2]
             if not st.startswith(name + ":"):
+                return False
+            if sort is not None and not st.endswith("sort: " + sort):
                 return False
             if at is not None and not re.search(r"\bat %d\b" % at, st):
                 return False
@@ -566,6 +569,17 @@ def check_trace(args, views, name, path, extra, step):
                                           "" if len(want) <= body else
                                           " (first and last %d compared)" % body))
 
+        def sort_next(what, view, cols, now, by):
+            """s sorts by the next column on screen: the same order as
+            --sort KEY (ties in the view's own order on both faces)."""
+            shown = [c for c in cols if c.shown()]
+            nxt = shown[[c.title for c in shown].index(now) + 1]
+            scr.text("s")
+            lines = scr.view(view, sort=nxt.title)
+            want = split_text(text_table(cli.run("summary", *tr, *by, "--sort", nxt.key, "--top", "0"),
+                                         shown[0].title), cols, what)
+            visit("%s sorted by %s (--sort %s)" % (what, nxt.title, nxt.key), lines, cols, want)
+
         # the index's warnings hold the status line until a key: Ctrl-L
         scr.wait(lambda ls: ls[0].startswith("tix "), "tix's first screen")
         scr.keys("C-l")
@@ -585,6 +599,7 @@ def check_trace(args, views, name, path, extra, step):
               lrows[("all", last)], tolerant={"Occ%": pct_close})
         scr.keys("BSpace")
         scr.view("Kernels", "all steps")
+        sort_next(name + ": Kernels of all steps", "Kernels", K, "Total", [])
         scr.keys("BSpace")
         scr.view("Steps")
 
@@ -601,6 +616,7 @@ def check_trace(args, views, name, path, extra, step):
             visit(name + ": Kernels beneath %s" % ops_all[op_pos]["Op"], lines, K, under)
             scr.keys("BSpace")
             scr.view("Ops")
+        sort_next(name + ": Ops", "Ops", O, "GPU time", ["--by", "op"])
         scr.keys("BSpace")
         scr.view("Steps")
 
