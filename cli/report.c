@@ -144,7 +144,7 @@ static int cmd_summary_run(struct args *ap)
 {
 	struct args a = *ap;
 	if (a.help) {
-		puts("usage: tix summary TRACE [--by kernel|step|op] [--step N] [--top N] [--sort COL] [--timeunit ns|us|ms|s] [--format text|csv|json]");
+		cli_help(stdout, "summary");
 		return EXIT_OK;
 	}
 	if (a.has_step && !strcmp(a.by, "step")) {
@@ -180,9 +180,14 @@ static int cmd_info_run(struct args *ap)
 {
 	struct args a = *ap;
 	if (a.help) {
-		puts("usage: tix info FILE.tix|TRACE");
+		cli_help(stdout, "info");
 		return EXIT_OK;
 	}
+	char path[4096];
+	int where = PLACE_GIVEN;
+	a.open.opened = path;
+	a.open.opened_cap = sizeof(path);
+	a.open.where = &where;
 	struct tix_index *ix;
 	if (args_open(&a, &ix) != 0)
 		return a.exit_status;
@@ -193,8 +198,8 @@ static int cmd_info_run(struct args *ap)
 	char span[32];
 	tix_fmt_dur(span, sizeof(span), si.last_ns - si.first_ns);
 	char pb[600];
-	printf("index:    %s (%.1f MB, format %u)\n", tix_printable(a.trace, pb, sizeof(pb)), si.file_size / 1e6,
-	       si.format_version);
+	printf("index:    %s (%s; %.1f MB, format %u)\n", tix_printable(path, pb, sizeof(pb)),
+	       cli_place_label((enum index_place)where), si.file_size / 1e6, si.format_version);
 	printf("source:   %s (%.1f MB)\n", tix_printable(src.path, pb, sizeof(pb)), src.size / 1e6);
 	printf("events:   %u on %u tracks, spanning %s\n", si.events, si.tracks, span);
 	printf("kinds:   ");
@@ -249,7 +254,7 @@ static int cmd_index_run(struct args *ap)
 {
 	struct args a = *ap;
 	if (a.help) {
-		puts("usage: tix index TRACE [-o OUT.tix] [--step-marker REGEX]");
+		cli_help(stdout, "index");
 		return EXIT_OK;
 	}
 	char path[4096];
@@ -307,8 +312,7 @@ static int cmd_export_run(struct args *ap)
 {
 	struct args a = *ap;
 	if (a.help) {
-		puts("usage: tix export TRACE [--step N] [--kernel REGEX] [--range T0:T1] -o OUT.json\n"
-		     "T0:T1 are times from the trace start, in ms unless suffixed ns, us or s");
+		cli_help(stdout, "export");
 		return EXIT_OK;
 	}
 	if (!a.out) {

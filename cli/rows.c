@@ -40,12 +40,13 @@ int rows_sort_col(enum tix_view_kind kind, const char *cmd, const char *sort)
 int rows_order(const struct tix_view *v, const char *cmd, const char *sort, long top,
                uint32_t **order, uint32_t *n)
 {
-	enum tix_view_kind kind = tix_view_kind(v);
-	int col = rows_sort_col(kind, cmd, sort);
+	int col = rows_sort_col(tix_view_kind(v), cmd, sort);
 	if (col < -1)
 		return -1;
-	if (!sort && top > 0)
-		col = tix_view_rank_col(kind);
+	if (sort) /* the view's own table: a compare's per-step variant has other columns */
+		col = tix_view_col(v, sort);
+	else if (top > 0)
+		col = tix_view_rank(v);
 	uint32_t first = tix_view_pinned(v), rows = tix_view_rows(v);
 	uint32_t m = rows > first ? rows - first : 0;
 	*order = malloc(((size_t)m + 1) * sizeof **order);
@@ -101,7 +102,7 @@ void rows_text(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_
                int with_pinned, const struct tix_view_fmt *fmt)
 {
 	int nc;
-	const struct tix_col *cols = tix_view_cols(tix_view_kind(v), &nc);
+	const struct tix_col *cols = tix_view_columns(v, &nc);
 	uint32_t pinned = with_pinned ? tix_view_pinned(v) : 0;
 	int w[64] = {0}, last = -1;
 	char buf[1024], tb[64];
@@ -151,7 +152,7 @@ static void dim3_text(FILE *f, const int32_t d[3], const char *sep)
 void rows_csv(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_t n)
 {
 	int nc;
-	const struct tix_col *cols = tix_view_cols(tix_view_kind(v), &nc);
+	const struct tix_col *cols = tix_view_columns(v, &nc);
 	int first = 1;
 	for (int c = 0; c < nc; c++)
 		if (cols[c].key) {
@@ -179,6 +180,7 @@ void rows_csv(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_t
 				break;
 			}
 			case TIX_UNIT_PCT: fprintf(f, "%.3f", cell.d); break;
+			case TIX_UNIT_RATIO: fprintf(f, "%.6f", cell.d); break;
 			case TIX_UNIT_DIM3:
 				fputc('"', f); /* "[557496,1,1]" holds commas */
 				dim3_text(f, cell.dim, ",");
@@ -194,9 +196,8 @@ void rows_csv(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_t
 
 /* "name" (demangled in full), "short_name" when the index has a short
  * label, "mangled_name" when the trace's name was mangled. */
-static void json_name(FILE *f, const struct tix_view *v, const char *key, uint32_t name)
+static void json_name(FILE *f, const struct tix_index *ix, const char *key, uint32_t name)
 {
-	const struct tix_index *ix = tix_view_index(v);
 	uint32_t full = tix_name_full(ix, name), sh = tix_name_short(ix, name);
 	fprintf(f, "\"%s\": ", key);
 	json_str(f, tix_str(ix, full), tix_str_len(ix, full));
@@ -213,7 +214,7 @@ static void json_name(FILE *f, const struct tix_view *v, const char *key, uint32
 void rows_json_row(FILE *f, const struct tix_view *v, uint32_t row)
 {
 	int nc;
-	const struct tix_col *cols = tix_view_cols(tix_view_kind(v), &nc);
+	const struct tix_col *cols = tix_view_columns(v, &nc);
 	int first = 1;
 	fputc('{', f);
 	for (int c = 0; c < nc; c++) {
@@ -223,8 +224,13 @@ void rows_json_row(FILE *f, const struct tix_view *v, uint32_t row)
 		first = 0;
 		struct tix_cell cell;
 		tix_view_cell(v, row, c, &cell);
+		if (cell.known && cols[c].unit == TIX_UNIT_NAME && cell.s) { /* a name as given */
+			fprintf(f, "\"%s\": ", cols[c].key);
+			json_str(f, cell.s, strlen(cell.s));
+			continue;
+		}
 		if (cell.known && cols[c].unit == TIX_UNIT_NAME) {
-			json_name(f, v, cols[c].key, (uint32_t)cell.i);
+			json_name(f, cell.ix ? cell.ix : tix_view_index(v), cols[c].key, (uint32_t)cell.i);
 			continue;
 		}
 		fprintf(f, "\"%s\": ", cols[c].key);
@@ -235,6 +241,7 @@ void rows_json_row(FILE *f, const struct tix_view *v, uint32_t row)
 		switch (cols[c].unit) {
 		case TIX_UNIT_TEXT: json_str(f, cell.s ? cell.s : "", cell.s ? strlen(cell.s) : 0); break;
 		case TIX_UNIT_PCT: fprintf(f, "%.3f", cell.d); break;
+		case TIX_UNIT_RATIO: fprintf(f, "%.6f", cell.d); break;
 		case TIX_UNIT_DIM3: dim3_text(f, cell.dim, ", "); break;
 		case TIX_UNIT_BOOL: fputs(cell.i ? "true" : "false", f); break;
 		default: fprintf(f, "%" PRId64, cell.i); break;

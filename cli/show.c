@@ -358,7 +358,7 @@ static int cmd_show_run(struct args *ap)
 {
 	struct args a = *ap;
 	if (a.help) {
-		puts("usage: tix show TRACE --kernel REGEX [--step N] [--limit N] [--timeunit ns|us|ms|s] [--format text|csv|json]");
+		cli_help(stdout, "show");
 		return EXIT_OK;
 	}
 	if (!a.kernel) {

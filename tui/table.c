@@ -338,8 +338,12 @@ int table_layout(struct app *a, const struct view *v, int width, int *w)
 {
 	const struct tix_col *cols = v->cols;
 	int n = v->ncols < 32 ? v->ncols : 32;
-	for (int i = 0; i < n; i++)
-		w[i] = cols[i].flags & TIX_COL_DATA ? -1 : cols[i].width; /* CSV and JSON only */
+	for (int i = 0; i < n; i++) { /* DATA: CSV and JSON only; a header is never cut */
+		int tw = text_width(a, cols[i].title) + 1; /* room for the sort arrow */
+		w[i] = cols[i].flags & TIX_COL_DATA ? -1 : cols[i].width > tw ? cols[i].width : tw;
+		if (cols[i].flags & TIX_COL_BAR)
+			w[i] = cols[i].width;
+	}
 	for (;;) {
 		int sum = 0, flex = -1, maxprio = 0, drop = -1;
 		for (int i = 0; i < n; i++) {
@@ -466,6 +470,19 @@ static void draw_name(struct app *a, struct view *v, uint32_t row, int col, int 
 	(void)attr;
 }
 
+/* A change (TIX_COL_SIGNED) is coloured by its sign: less is green (less
+ * time), more is red; none on the cursor's row, whose colours are its own. */
+static int signed_color(struct app *a, struct view *v, uint32_t row, int col, int on_cursor)
+{
+	if (on_cursor || !v->model || !(v->cols[col].flags & TIX_COL_SIGNED))
+		return 0;
+	struct tix_cell c;
+	tix_view_cell(v->model, row, col, &c);
+	if (!c.known || c.i == 0)
+		return 0;
+	return draw_attr(a, c.i < 0 ? CR_GPU : CR_WARN);
+}
+
 void table_draw(struct app *a, struct view *v, int y0, int h)
 {
 	const struct tix_col *cols = v->cols;
@@ -561,11 +578,18 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 				if (!(cols[i].flags & TIX_COL_RIGHT)) /* cut visibly, never silently */
 					s = name_fit(a, s, w[i], fit, sizeof fit);
 				int tw = (cols[i].flags & TIX_COL_RIGHT) ? text_width(a, s) : 0;
+				int sign = signed_color(a, v, row, i, (uint32_t)pos == v->cursor);
+				if (sign)
+					attron(sign);
 				if (tw && tw < w[i]) {
 					draw_text(a, y0 + y, x, w[i] - tw, "", 1);
 					draw_text(a, y0 + y, x + w[i] - tw, tw, s, 1);
 				} else {
 					draw_text(a, y0 + y, x, w[i], s, 1);
+				}
+				if (sign) {
+					attroff(sign);
+					attron(attr);
 				}
 			}
 			x += w[i] + 1;

@@ -37,7 +37,7 @@ void app_msg(struct app *a, const char *fmt, ...)
 
 struct view_args view_args_none(void)
 {
-	struct view_args va = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE};
+	struct view_args va = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE, -1, 0, TIX_NONE};
 	return va;
 }
 
@@ -361,6 +361,17 @@ void app_request(struct app *a, enum req r)
 	case REQ_COPY:
 	case REQ_COPY_ROW: app_copy(a, v, r == REQ_COPY_ROW); break;
 	case REQ_MOUSE: app_mouse(a, v); break;
+	case REQ_COMPARE: {
+		if (a->ntraces < 2) {
+			app_msg(a, "compare needs two traces: tix --diff BASE NEW, or tix A B and D");
+			break;
+		}
+		struct ctx c;
+		view_context(a, &c);
+		uint32_t step = c.step != TIX_NONE && c.step < tix_step_count(a->ix) ? c.step : TIX_NONE;
+		app_compare(a, (a->cur + 1) % a->ntraces, TIX_VIEW_CMP_KERNELS, step);
+		break;
+	}
 	case REQ_PREV_TRACE:
 	case REQ_NEXT_TRACE:
 		if (a->ntraces < 2) {
@@ -583,7 +594,7 @@ static void define_extra_keys(void)
 			define_key(extra[i].seq, extra[i].key);
 }
 
-int tui_run(const struct tui_trace *traces, int ntraces)
+int tui_run(const struct tui_trace *traces, int ntraces, int compare)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "tix: the explorer needs a terminal; for text output use "
@@ -652,6 +663,8 @@ int tui_run(const struct tui_trace *traces, int ntraces)
 	app_set_trace(a, 0);
 	if (a->sum->warnings && a->sum->warnings[0])
 		app_msg(a, "warning: %s", a->sum->warnings);
+	if (compare && ntraces >= 2) /* tix --diff BASE NEW */
+		app_compare(a, 1, TIX_VIEW_CMP_KERNELS, TIX_NONE);
 	/* TIX_TUI_TIMING=FILE logs how long each key took, handled and drawn
 	 * (for bench/ and docs/PERFORMANCE.md) */
 	const char *tpath = getenv("TIX_TUI_TIMING");

@@ -30,7 +30,7 @@
 struct app;
 struct view;
 
-enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND, VK_SHAPES };
+enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND, VK_SHAPES, VK_COMPARE };
 
 /* What a selection points at, used to rebuild the stack when the user
  * switches views with Tab or 1-6.  TIX_NONE: not known. */
@@ -48,6 +48,11 @@ struct view_args {
 	uint32_t op;       /* op rank: the kernels beneath that op */
 	uint32_t row;      /* event row (detail, timeline) */
 	uint32_t ordinal;  /* launch number within its group (for the breadcrumb) */
+	/* compare views (view_compare.c): the new side's trace, what is
+	 * compared (a TIX_VIEW_CMP_ kind), the kernel's group on the new side */
+	int other;
+	int by;
+	uint32_t group_new;
 };
 
 /* Columns are the model's (index/view/view.h): struct tix_col, TIX_COL_*.
@@ -232,7 +237,10 @@ int model_width(struct app *a, struct view *v, int col);
 /* ---- the views ---- */
 extern const struct view_ops view_steps_ops, view_kernels_ops, view_launches_ops,
 	view_detail_ops, view_ops_ops, view_timeline_ops, view_help_ops, view_menu_ops,
-	view_found_ops, view_shapes_ops, view_op_shapes_ops;
+	view_found_ops, view_shapes_ops, view_op_shapes_ops, view_compare_ops;
+/* Opens the compare view of the current trace against trace `other`, by
+ * kind (a TIX_VIEW_CMP_ kind), on top of the current stack (view_compare.c). */
+struct view *app_compare(struct app *a, int other, int kind, uint32_t step);
 /* The op rank selected in an Ops view, TIX_NONE (view_ops.c). */
 uint32_t view_ops_selected(const struct view *v);
 /* A lane's label: "GPU0 s7", "python 1234" (thread name and tid). */

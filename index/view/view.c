@@ -16,6 +16,11 @@ static const struct view_kind_ops *kind_ops(enum tix_view_kind kind)
 	case TIX_VIEW_KERNELS: return &view_kernels_kind;
 	case TIX_VIEW_LAUNCHES: return &view_launches_kind;
 	case TIX_VIEW_OPS: return &view_ops_kind;
+	case TIX_VIEW_CMP_KERNELS: return &view_cmp_kernels_kind;
+	case TIX_VIEW_CMP_OPS: return &view_cmp_ops_kind;
+	case TIX_VIEW_CMP_STEPS: return &view_cmp_steps_kind;
+	case TIX_VIEW_CMP_SHAPES: return &view_cmp_shapes_kind;
+	case TIX_VIEW_CMP_LAUNCHES: return &view_cmp_launches_kind;
 	case TIX_VIEW_COUNT: break;
 	}
 	return NULL;
@@ -26,8 +31,34 @@ struct tix_view_scope tix_view_scope_all(void)
 	return (struct tix_view_scope){TIX_NONE, TIX_NONE, TIX_NONE, NULL, 0};
 }
 
+static struct tix_view *view_open(struct tix_index *ix, struct tix_index *other,
+                                   enum tix_view_kind kind, const struct tix_view_scope *scope,
+                                   const struct tix_compare_scope *cmp, struct tix_error *err);
+
 struct tix_view *tix_view_new(struct tix_index *ix, enum tix_view_kind kind,
                               const struct tix_view_scope *scope, struct tix_error *err)
+{
+	if (kind >= TIX_VIEW_CMP_KERNELS) {
+		tix_error_set(err, "a compare view needs two traces");
+		return NULL;
+	}
+	return view_open(ix, NULL, kind, scope, NULL, err);
+}
+
+struct tix_view *tix_view_compare(struct tix_index *base, struct tix_index *new_, enum tix_view_kind kind,
+                                  const struct tix_compare_scope *scope, struct tix_error *err)
+{
+	if (kind < TIX_VIEW_CMP_KERNELS || kind >= TIX_VIEW_COUNT) {
+		tix_error_set(err, "not a compare view");
+		return NULL;
+	}
+	static const struct tix_compare_scope none = {TIX_NONE, {TIX_NONE, TIX_NONE}};
+	return view_open(base, new_, kind, NULL, scope ? scope : &none, err);
+}
+
+static struct tix_view *view_open(struct tix_index *ix, struct tix_index *other,
+                                   enum tix_view_kind kind, const struct tix_view_scope *scope,
+                                   const struct tix_compare_scope *cmp, struct tix_error *err)
 {
 	const struct view_kind_ops *k = kind_ops(kind);
 	struct tix_view *v = k ? calloc(1, sizeof *v) : NULL;
@@ -42,6 +73,9 @@ struct tix_view *tix_view_new(struct tix_index *ix, enum tix_view_kind kind,
 	v->k = k;
 	v->scope = scope ? *scope : tix_view_scope_all();
 	v->first_ns = si.first_ns;
+	v->other = other;
+	if (cmp)
+		v->cmp = *cmp;
 	if (k->open(v, err) != 0) {
 		free(v);
 		return NULL;
@@ -80,6 +114,25 @@ const struct tix_col *tix_view_cols(enum tix_view_kind kind, int *ncols)
 	return k ? k->cols : NULL;
 }
 
+const struct tix_col *tix_view_columns(const struct tix_view *v, int *ncols)
+{
+	*ncols = v->k->ncols;
+	return v->k->cols;
+}
+
+int tix_view_col(const struct tix_view *v, const char *key)
+{
+	for (int i = 0; i < v->k->ncols; i++)
+		if (v->k->cols[i].key && !strcmp(v->k->cols[i].key, key))
+			return i;
+	return -1;
+}
+
+int tix_view_rank(const struct tix_view *v)
+{
+	return v->k->rank_col;
+}
+
 int tix_view_col_by_key(enum tix_view_kind kind, const char *key)
 {
 	int n;
@@ -115,15 +168,15 @@ void tix_view_cell(const struct tix_view *v, uint32_t row, int col, struct tix_c
 
 /* The label of a GPU work or op name: the index's short label (unique among
  * the trace's GPU work names), else the name shortened here, else itself. */
-static const char *name_text(const struct tix_view *v, uint32_t str, int full, char *buf,
+static const char *name_text(const struct tix_index *ix, uint32_t str, int full, char *buf,
                              size_t cap)
 {
-	uint32_t fn = tix_name_full(v->ix, str), sh = tix_name_short(v->ix, str);
+	uint32_t fn = tix_name_full(ix, str), sh = tix_name_short(ix, str);
 	if (full)
-		return tix_str(v->ix, fn);
+		return tix_str(ix, fn);
 	if (sh != TIX_NONE)
-		return tix_str(v->ix, sh);
-	tix_short_name(tix_str(v->ix, fn), tix_str_len(v->ix, fn), buf, cap);
+		return tix_str(ix, sh);
+	tix_short_name(tix_str(ix, fn), tix_str_len(ix, fn), buf, cap);
 	return buf;
 }
 
@@ -159,7 +212,7 @@ static const char *cell_text(const struct tix_view *v, const struct tix_cell *cp
 		return u == TIX_UNIT_BAR ? "" : "-";
 	switch (u) {
 	case TIX_UNIT_TEXT: return c.s ? c.s : "";
-	case TIX_UNIT_NAME: return name_text(v, (uint32_t)c.i, f->full_names, buf, cap);
+	case TIX_UNIT_NAME: return name_text(c.ix ? c.ix : v->ix, (uint32_t)c.i, f->full_names, buf, cap);
 	case TIX_UNIT_INT: snprintf(buf, cap, "%" PRId64, c.i); return buf;
 	case TIX_UNIT_COUNT: return tix_fmt_count((uint64_t)c.i, buf, cap);
 	case TIX_UNIT_DUR: return tix_fmt_dur_unit(c.i, f->timeunit, buf, cap);
@@ -175,6 +228,14 @@ static const char *cell_text(const struct tix_view *v, const struct tix_cell *cp
 		return buf;
 	case TIX_UNIT_BYTES: return tix_fmt_scaled((double)c.i, "B", buf, cap);
 	case TIX_UNIT_BOOL: return c.i ? "yes" : "no";
+	case TIX_UNIT_DELTA: snprintf(buf, cap, "%+" PRId64, c.i); return buf;
+	case TIX_UNIT_DDUR:
+		if (cap < 2)
+			return "";
+		buf[0] = c.i < 0 ? '-' : '+';
+		tix_fmt_dur_unit(c.i < 0 ? -c.i : c.i, f->timeunit, buf + 1, cap - 1);
+		return buf;
+	case TIX_UNIT_RATIO: snprintf(buf, cap, "%.2fx", c.d); return buf;
 	case TIX_UNIT_BAR: return "";
 	}
 	return "";
@@ -201,12 +262,17 @@ int tix_view_cmp(const struct tix_view *v, uint32_t ra, uint32_t rb, int col)
 	if (!x.known)
 		return 0;
 	int asc = (cd->flags & TIX_COL_ASC) != 0;
+	if (cd->flags & TIX_COL_SIGNED) { /* the largest change first, either way */
+		x.i = x.i < 0 ? -x.i : x.i;
+		y.i = y.i < 0 ? -y.i : y.i;
+	}
 	switch (cd->unit) {
 	case TIX_UNIT_TEXT: return strcmp(x.s ? x.s : "", y.s ? y.s : "");
 	case TIX_UNIT_NAME:
 		return x.i == y.i ? 0 : strcmp(tix_str(v->ix, tix_name_full(v->ix, (uint32_t)x.i)),
 		                               tix_str(v->ix, tix_name_full(v->ix, (uint32_t)y.i)));
-	case TIX_UNIT_PCT: return (x.d > y.d) == (y.d > x.d) ? 0 : ((x.d > y.d) == !asc ? -1 : 1);
+	case TIX_UNIT_PCT:
+	case TIX_UNIT_RATIO: return (x.d > y.d) == (y.d > x.d) ? 0 : ((x.d > y.d) == !asc ? -1 : 1);
 	case TIX_UNIT_DIM3:
 		return cmp_num((int64_t)x.dim[0] * x.dim[1] * x.dim[2],
 		               (int64_t)y.dim[0] * y.dim[1] * y.dim[2], asc);

@@ -28,6 +28,12 @@ enum tix_view_kind {
 	TIX_VIEW_KERNELS,    /* GPU work groups: of all steps, a step, or an op */
 	TIX_VIEW_LAUNCHES,   /* the launches (members) of one group */
 	TIX_VIEW_OPS,        /* CPU ops by GPU time launched beneath them */
+	/* two traces side by side (tix_view_compare): rows matched by name */
+	TIX_VIEW_CMP_KERNELS, /* GPU work by full name and kind */
+	TIX_VIEW_CMP_OPS,     /* CPU ops by name */
+	TIX_VIEW_CMP_STEPS,   /* steps by position */
+	TIX_VIEW_CMP_SHAPES,  /* (op, Input Dims) */
+	TIX_VIEW_CMP_LAUNCHES, /* the launches of one kernel on both sides */
 	TIX_VIEW_COUNT
 };
 
@@ -56,6 +62,9 @@ enum tix_unit {
 	TIX_UNIT_DIM3,       /* [x,y,z] */
 	TIX_UNIT_BYTES,      /* bytes: 4.1 kB */
 	TIX_UNIT_BOOL,
+	TIX_UNIT_DELTA,      /* a signed change of a count: +3, -1, 0 */
+	TIX_UNIT_DDUR,       /* a signed change of a duration, ns: +1.21 ms, -21.5 ms */
+	TIX_UNIT_RATIO,      /* d: new over base, 0.71x */
 	TIX_UNIT_BAR,        /* a share bar: no text, drawn from tix_view_share */
 };
 
@@ -68,6 +77,7 @@ enum tix_col_flag {
 	TIX_COL_ASC = 32,    /* its natural sort is smallest (or A) first */
 	TIX_COL_FIT = 64,    /* as wide as its content (tix_view_width), before the flexible one */
 	TIX_COL_DATA = 128,  /* a value for CSV and JSON only: no screen or text column */
+	TIX_COL_SIGNED = 256, /* a change: the TUI colours it by its sign; sorts by magnitude */
 };
 
 /* The first four fields are the TUI's own column description, so the TUI's
@@ -90,6 +100,7 @@ struct tix_cell {
 	const char *s;       /* TEXT; for other units a label that stands for the
 	                      * value ("all", "(no launch call)"); lives as long as the view */
 	const char *mark;    /* text only: written before the value ("[captured] ") */
+	const struct tix_index *ix; /* NAME: the index the string id is of (NULL: the view's) */
 };
 
 /* How text is written: full names or short labels, and one time unit for
@@ -113,7 +124,13 @@ void tix_view_free(struct tix_view *v);
 enum tix_view_kind tix_view_kind(const struct tix_view *v);
 struct tix_index *tix_view_index(const struct tix_view *v);
 const struct tix_view_scope *tix_view_scope(const struct tix_view *v);
-/* The columns of a kind (constant tables); TIX_COL_DATA ones come last. */
+/* The columns of a view (constant tables; TIX_COL_DATA ones come last), the
+ * column whose key is key (or -1), the column --top ranks by. */
+const struct tix_col *tix_view_columns(const struct tix_view *v, int *ncols);
+int tix_view_col(const struct tix_view *v, const char *key);
+int tix_view_rank(const struct tix_view *v);
+/* The same for a kind before a view is open (a compare kind: as when its
+ * two traces have the same number of steps). */
 const struct tix_col *tix_view_cols(enum tix_view_kind kind, int *ncols);
 /* The column whose key is key, or -1. */
 int tix_view_col_by_key(enum tix_view_kind kind, const char *key);
@@ -143,6 +160,38 @@ struct tix_view_ref {
 	uint32_t step, group, op, event;
 };
 void tix_view_ref(const struct tix_view *v, uint32_t row, struct tix_view_ref *out);
+
+/* ---- two traces side by side ----
+ * Rows of the two sides are matched (GPU work by full name and kind, ops
+ * by name, steps by position, shapes by op name and Input Dims, launches
+ * of one kernel by their order) and, but for steps and launches, sorted
+ * by the absolute change of their time.  When the traces have different
+ * numbers of steps (and no step is chosen), times are compared per step:
+ * each side's total divided by its step count; the text columns then show
+ * per-step times, and CSV/JSON carry both. */
+struct tix_compare_scope {
+	uint32_t step;       /* compare step N of both (KERNELS), TIX_NONE: all */
+	uint32_t group[2];   /* CMP_LAUNCHES: the kernel's overall group on each side (TIX_NONE: absent) */
+};
+/* Opens a compare view of kind (a TIX_VIEW_CMP_ kind); NULL with err set. */
+struct tix_view *tix_view_compare(struct tix_index *base, struct tix_index *new_, enum tix_view_kind kind,
+                                  const struct tix_compare_scope *scope, struct tix_error *err);
+struct tix_compare_totals {
+	uint32_t steps[2];
+	int normalised;      /* different step counts: per step */
+	/* per step when normalised, else summed over the steps */
+	double wall_ns[2], gpu_busy_ns[2], kernel_ns[2];
+	double per_step_wall_ns[2], per_step_gpu_busy_ns[2], per_step_kernel_ns[2];
+};
+void tix_compare_totals(const struct tix_view *v, struct tix_compare_totals *out);
+/* What a compare row matched on each side: the overall group of a kernel
+ * row (TIX_NONE where absent), the event row of a launch row and its side. */
+struct tix_compare_ref {
+	uint32_t group[2];
+	uint32_t event;
+	int side;            /* 0 base, 1 new: of a launch row */
+};
+void tix_compare_ref(const struct tix_view *v, uint32_t row, struct tix_compare_ref *out);
 
 /* ---- formatting: the one definition of each ----
  * Each writes at most cap bytes (NUL included) and returns out. */

@@ -29,10 +29,20 @@ struct tix_view {
 	int64_t first_ns;  /* the trace's start: TIME columns count from it */
 	void *priv;
 	int fit_width[16]; /* tix_view_width's answers, 0 until asked */
+	/* compare views: the new side (ix is the base) and what to compare */
+	struct tix_index *other;
+	struct tix_compare_scope cmp;
 };
 
 extern const struct view_kind_ops view_steps_kind, view_kernels_kind, view_launches_kind,
-	view_ops_kind;
+	view_ops_kind, view_cmp_kernels_kind, view_cmp_ops_kind, view_cmp_steps_kind,
+	view_cmp_shapes_kind, view_cmp_launches_kind;
+
+/* The per-step totals of two traces (of step `step` only, unless TIX_NONE)
+ * (compare.c). */
+void view_cmp_totals(struct tix_index *ix[2], uint32_t step, struct tix_compare_totals *t);
+/* A row of a CMP_LAUNCHES view (cmp_launches.c). */
+void view_cmp_launches_ref(const struct tix_view *v, uint32_t row, struct tix_compare_ref *out);
 
 /* Cell constructors. */
 static inline void cell_int(struct tix_cell *c, int64_t v)

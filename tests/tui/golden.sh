@@ -24,6 +24,7 @@ mkdir -p "$WORK" && cd "$WORK" || exit 1
 # the traces the scenarios name, generated with fixed seeds (deterministic)
 [ -f glm.json.gz ] || python3 "$GEN" -o glm.json.gz --steps 4 -q || exit 1
 [ -f sgl.json.gz ] || python3 "$GEN" -o sgl.json.gz --marker sglang --steps 14 --layers 6 -q || exit 1
+[ -f glmfix.json.gz ] || python3 "$GEN" -o glmfix.json.gz --steps 4 --fixed -q || exit 1
 
 T="tmux -L tix-golden-$$ -f /dev/null"
 trap '$T kill-server 2>/dev/null' EXIT INT TERM
