@@ -24,11 +24,11 @@ counts, grids, short names, "-").  For launches the CSV's raw values are
 formatted here with the one rounding of index/view (828.1 us) and must give
 the text on screen.  Where the screen and the CLI differ it says the trace,
 the view, the row and the column.  The columns (titles, widths, alignment,
-drop order) are read from index/view/*.c, and the TUI's layout
+drop order) are index/view's own (tui_view_cols prints them), and the TUI's layout
 (tui/table.c, table_layout) is redone here to cut screen lines into cells;
 the header on screen is checked against it first.
 
-usage: faces.py --tix TIX --gen GEN_TRACE.py --work DIR [--traces DIR]
+usage: faces.py --tix TIX --cols VIEW_COLS --gen GEN_TRACE.py --work DIR [--traces DIR]
 Exit 0 pass, 1 fail, 77 skip (tmux missing).
 """
 
@@ -46,7 +46,6 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
-VIEWS = {"steps": "steps.c", "kernels": "kernels.c", "launches": "launches.c", "ops": "ops.c"}
 # real traces from the shared corpus (when it is there): memcpy/memset and
 # ProfilerStep#N; 68K events of 8-GPU training; ROCm with long names
 REAL = ["sampled_train_rank1.json.gz", "v100_8gpu_train.pt.trace.json.gz",
@@ -84,32 +83,22 @@ class Col:
         return not (self.data or self.bar)
 
 
-def read_columns():
-    """The column tables of index/view/*.c, as the faces use them."""
-    with open(os.path.join(SRC, "index", "view", "view.h")) as f:
-        h = f.read()
-    bits = {m.group(1): int(m.group(2)) for m in re.finditer(r"TIX_COL_(\w+)\s*=\s*(\d+)", h)}
-    for b in ("RIGHT", "BAR", "FLEX", "FIT", "DATA"):
-        if b not in bits:
-            raise SystemExit("FAIL: index/view/view.h: no TIX_COL_%s" % b)
-    pat = re.compile(r'\[C_\w+\]\s*=\s*\{\s*"([^"]*)",\s*(\d+),\s*([^,]+?),\s*(\d+),\s*'
-                     r'(NULL|"[^"]*"),\s*(TIX_UNIT_\w+)\s*\}')
-    views = {}
-    for kind, fn in VIEWS.items():
-        with open(os.path.join(SRC, "index", "view", fn)) as f:
-            text = f.read()
-        cols = []
-        for m in pat.finditer(text):
-            flags = 0
-            for tok in re.split(r"\s*\|\s*", m.group(3).strip()):
-                if tok != "0":
-                    flags |= bits[tok.replace("TIX_COL_", "")]
-            key = None if m.group(5) == "NULL" else m.group(5).strip('"')
-            cols.append(Col(m.group(1), int(m.group(2)), flags, int(m.group(4)), key,
-                            m.group(6), bits))
-        if not cols:
-            raise SystemExit("FAIL: no column table found in index/view/%s" % fn)
-        views[kind] = cols
+def read_columns(helper):
+    """The views' column tables (index/view), as tests/tui/view_cols.c prints
+    them: kind -> [Col]."""
+    out = subprocess.run([helper], stdout=subprocess.PIPE, check=True).stdout.decode("utf-8")
+    bits, views = {}, {}
+    for line in out.splitlines():
+        f = line.split("\t")
+        if f[0] == "flag":
+            bits[f[1]] = int(f[2])
+            continue
+        kind, title, width, flags, prio, key, unit = f
+        views.setdefault(kind, []).append(Col(title, int(width), int(flags), int(prio), key or None,
+                                              unit, bits))
+    for k in ("steps", "kernels", "launches", "ops"):
+        if k not in views:
+            raise SystemExit("FAIL: %s printed no %s columns" % (helper, k))
     return views
 
 
@@ -229,8 +218,9 @@ def ere_escape(s):
 # ---------------------------------------------------------------- the TUI
 
 def layout(cols, width, fitw):
-    """tui/table.c's table_layout: the width of each column (-1: dropped)."""
-    w = [-1 if c.data else c.width for c in cols]
+    """tui/table.c's table_layout: the width of each column (-1: dropped).
+    A header is never cut: a column is at least its title and a sort arrow."""
+    w = [-1 if c.data else c.width if c.bar else max(c.width, len(c.title) + 1) for c in cols]
     while True:
         total, flex, maxprio, drop = 0, -1, 0, -1
         for i, c in enumerate(cols):
@@ -262,7 +252,7 @@ def need_width(cols, rows):
     for c in cols:
         if c.data:
             continue
-        w = c.width
+        w = c.width if c.bar else max(c.width, len(c.title) + 1)
         if c.fit or c.flex:
             w = max([w] + [len(r.get(c.title, "")) for r in rows])
         total += w + 1
@@ -657,6 +647,7 @@ def check_trace(args, views, name, path, extra, step):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tix", required=True)
+    p.add_argument("--cols", required=True, help="tests/tui/view_cols.c, built (tui_view_cols)")
     p.add_argument("--gen", required=True, help="tests/gen/gen_trace.py")
     p.add_argument("--work", required=True, help="scratch folder (created, reused)")
     p.add_argument("--traces", help="the shared corpus (real traces), skipped when absent")
@@ -669,7 +660,7 @@ def main():
     args.tix = os.path.abspath(args.tix)
     args.work = os.path.abspath(args.work)
     os.makedirs(args.work, exist_ok=True)
-    views = read_columns()
+    views = read_columns(os.path.abspath(args.cols))
     self_check(views["kernels"])
 
     def gen(out, *opts):
