@@ -18,6 +18,9 @@ selection:
   Kernels of step N (Enter)    tix summary --step N --top 0
   Launches of a kernel         tix show --kernel '^NAME$' --step N --limit 0 --format csv
   Ops of step N (5)            tix summary --by op --step N --top 0
+  Compare (tix --diff B N):    tix diff B N --by kernel|op|step|shape --top 0, and the
+    kernels, ops (5), steps   header's per-step totals; the launches of a kernel on both
+    (1), shapes (p), launches sides (Enter) against show on each side
 
 The summary screens are compared text for text (durations, percentages,
 counts, grids, short names, "-").  For launches the CSV's raw values are
@@ -316,10 +319,10 @@ class Screen:
         return self.wait(ok, "the %s view%s" % (name, " at %s" % at if at else ""))
 
 
-def screen_rows(lines, cols, width, fitw, what):
+def screen_rows(lines, cols, width, fitw, what, hy=1):
     """The rows on a screen cut into cells by the TUI's layout, after the
-    header on screen was checked against it.  Returns (rows, sort title,
-    status line); rows are dicts title -> text."""
+    header on screen (line hy) was checked against it.  Returns (rows, sort
+    title, status line); rows are dicts title -> text."""
     w = layout(cols, width, fitw)
     dropped = [c.title for i, c in enumerate(cols) if not c.data and w[i] < 0]
     if dropped:
@@ -329,11 +332,12 @@ def screen_rows(lines, cols, width, fitw, what):
         xs.append(x)
         if w[i] >= 0:
             x += w[i] + 1
-    head, sort = lines[1], None
+    last = max(i for i in range(len(cols)) if w[i] >= 0)  # takes the rest of the line
+    head, sort = lines[hy], None
     for i, c in enumerate(cols):
         if w[i] < 0 or c.bar:
             continue
-        t = head[xs[i]:xs[i] + w[i]].strip() if not c.flex else head[xs[i]:].strip()
+        t = head[xs[i]:xs[i] + w[i]].strip() if i != last else head[xs[i]:].strip()
         if t != c.title and t not in [c.title + a for a in ARROWS]:
             raise RuntimeError("%s: the header on screen has %r where the layout puts %r "
                                "(columns at x=%d, width %d):\n%s"
@@ -341,7 +345,7 @@ def screen_rows(lines, cols, width, fitw, what):
         if t != c.title:
             sort = c.title
     rows = []
-    for s in lines[2:-2]:
+    for s in lines[hy + 1:-2]:
         if not s.strip():
             break
         if s.startswith("(nothing here)"):
@@ -350,9 +354,9 @@ def screen_rows(lines, cols, width, fitw, what):
         for i, c in enumerate(cols):
             if w[i] < 0 or not c.shown():
                 continue
-            seg = s[xs[i]:] if c.flex else s[xs[i]:xs[i] + w[i]]
+            seg = s[xs[i]:] if i == last else s[xs[i]:xs[i] + w[i]]
             cells[c.title] = seg.strip()
-            if not c.flex and len(s) > xs[i] + w[i] and s[xs[i] + w[i]] != " ":
+            if i != last and len(s) > xs[i] + w[i] and s[xs[i] + w[i]] != " ":
                 cells[c.title] += "<no blank after the column>"
         rows.append(cells)
     return rows, sort, lines[-2]
@@ -365,6 +369,40 @@ def label(r):
         if r.get(k):
             return r[k]
     return "?"
+
+
+# Differences found and reported, not yet decided: (view, column) -> why.
+# Only a name cut on screen (a leading namespace dropped, or "…" in the
+# middle) is let through there; any other difference still fails, and so
+# does an entry that no longer differs (remove it when the product is fixed).
+KNOWN = {
+    ("Compare shapes", "Op"): "a 20-column text column, cut at any terminal width "
+                              "(index/view/compare.c C_SHAPEOP is neither FIT nor FLEX)",
+    ("Compare launches", "Launched by"): "a 16-column text column, cut at any terminal width "
+                                         "(index/view/cmp_launches.c C_BY)",
+}
+KNOWN_SEEN = {}
+
+
+def is_cut(a, b):
+    """a is b as name_fit cuts it: leading namespaces dropped, the middle
+    replaced by an ellipsis."""
+    if a is None or b is None or a == b:
+        return False
+    if b.endswith(a):
+        return True
+    if "…" in a:
+        head, tail = a.split("…", 1)
+        return head in b and b.endswith(tail) and len(b) > len(a)
+    return False
+
+
+def known(what, t, a, b):
+    for (view, col), why in KNOWN.items():
+        if view in what and col == t and is_cut(a, b):
+            KNOWN_SEEN.setdefault((view, col), [0, what, a, b])[0] += 1
+            return True
+    return False
 
 
 def compare(what, got, want, cols, start=0, tolerant=()):
@@ -383,6 +421,8 @@ def compare(what, got, want, cols, start=0, tolerant=()):
             if a == b:
                 continue
             if t in tolerant and tolerant[t](a, b):
+                continue
+            if known(what, t, a, b):
                 continue
             fail("%s: row %d (%s), column %r: screen %r, CLI %r"
                  % (what, start + k + 1, label(e), t, a, b))
@@ -415,6 +455,36 @@ def self_check(cols):
     want = "row 2 (%s), column %r" % (label(bad[1]), t)
     if ok or len(caught) != 1 or want not in caught[0]:
         fail("self-check: a changed cell was not reported as %s: %r" % (want, caught))
+
+
+class Visit:
+    """Compares the view on screen with the expected rows: the status line's
+    count, then every row and cell; a view longer than the screen is
+    compared on its first and (End) its last page.  hy: the header's line."""
+
+    def __init__(self, scr, width, height, hy=1):
+        self.scr, self.width, self.hy = scr, width, hy
+        self.body = height - 3 - hy
+
+    def __call__(self, what, lines, cols, want, fitw=None, tolerant=()):
+        scr, body = self.scr, self.body
+        got, sort, status = screen_rows(lines, cols, self.width, fitw or {}, what, self.hy)
+        m = re.search(r":\s+([\d,]+) ", status)
+        if not m or int(m.group(1).replace(",", "")) != len(want):
+            fail("%s: the status line says %r, the CLI has %d rows" % (what, status, len(want)))
+        ok = compare(what, got, want, cols, tolerant=tolerant)
+        if len(want) > body:
+            # the last page too: End, then the rows up to the last
+            scr.keys("End")
+            lines = scr.view(status.split(":")[0], at=len(want))
+            got, _, _ = screen_rows(lines, cols, self.width, fitw or {}, what, self.hy)
+            ok = compare(what + " (last page)", got, want, cols, start=len(want) - len(got),
+                         tolerant=tolerant) and ok
+            scr.keys("Home")
+            scr.view(status.split(":")[0], at=1)
+        note("%s  %s: %d rows%s" % ("ok  " if ok else "FAIL", what, len(want),
+                                      "" if len(want) <= body else
+                                      " (first and last %d compared)" % body))
 
 
 # ---------------------------------------------------------------- one trace
@@ -536,28 +606,10 @@ def check_trace(args, views, name, path, extra, step):
     longest = max([len(steps), len(kall), len(kstep), len(ops_all), len(ops_step), len(under)] +
                   [len(r) for r in lrows.values()])
     height = max(60, min(longest + 5, args.max_height))
-    body = height - 4
 
     scr = Screen(args.work, args.tix, env, width, height, tr)
     try:
-        def visit(what, lines, cols, want, fitw=None, tolerant=()):
-            got, sort, status = screen_rows(lines, cols, width, fitw or {}, what)
-            m = re.search(r":\s+([\d,]+) ", status)
-            if not m or int(m.group(1).replace(",", "")) != len(want):
-                fail("%s: the status line says %r, the CLI has %d rows" % (what, status, len(want)))
-            ok = compare(what, got, want, cols, tolerant=tolerant)
-            if len(want) > body:
-                # the last page too: End, then the rows up to the last
-                scr.keys("End")
-                lines = scr.view(status.split(":")[0], at=len(want))
-                got, _, _ = screen_rows(lines, cols, width, fitw or {}, what)
-                ok = compare(what + " (last page)", got, want, cols, start=len(want) - len(got),
-                             tolerant=tolerant) and ok
-                scr.keys("Home")
-                scr.view(status.split(":")[0], at=1)
-            note("%s  %s: %d rows%s" % ("ok  " if ok else "FAIL", what, len(want),
-                                          "" if len(want) <= body else
-                                          " (first and last %d compared)" % body))
+        visit = Visit(scr, width, height)
 
         def sort_next(what, view, cols, now, by):
             """s sorts by the next column on screen: the same order as
@@ -644,6 +696,105 @@ def check_trace(args, views, name, path, extra, step):
         scr.close()
 
 
+def dims_text(d):
+    return json.dumps(d) if d is not None else "-"
+
+
+def innermost_dims(launch):
+    """The Input Dims of the innermost CPU op above a launch (show's JSON)."""
+    ops = [p for p in launch.get("parents") or [] if p.get("kind") == "cpu_op"]
+    return dims_text(ops[-1].get("input_dims")) if ops else "-"
+
+
+def same_dims(a, b):
+    """Input Dims: the trace's own text on screen, JSON re-written here."""
+    return a is not None and b is not None and a.replace(" ", "") == b.replace(" ", "")
+
+
+def check_compare(args, views, name, base, new):
+    """The compare view (tix --diff BASE NEW) against tix diff: kernels (the
+    view it opens on), launches of the top kernel on both sides (against
+    show on each side), ops (5), steps (1), shapes (p)."""
+    note("== %s (%s vs %s)" % (name, os.path.basename(base), os.path.basename(new)))
+    env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", TZ="UTC", HOME=args.work,
+               XDG_CACHE_HOME=os.path.join(args.work, "xdg-cache"), TERM="screen")
+    cli = Cli(args.tix, env)
+    tables = [("kernels", "cmp_kernels", "kernel", None), ("ops", "cmp_ops", "op", "5"),
+              ("steps", "cmp_steps", "step", "1"), ("shapes", "cmp_shapes", "shape", "p")]
+    want, per_step = {}, None
+    for label, kind, by, _ in tables:
+        cols = views[kind]
+        out = cli.run("diff", base, new, "--by", by, "--top", "0")
+        first = [c.title for c in cols if c.shown()][0]
+        want[label] = split_text(text_table(out, first), cols, "%s diff --by %s" % (name, by))
+        per_step = per_step or next(s for s in out.split("\n") if s.startswith("per step:"))
+    # the launches of two kernels on both sides, from show on each side: the
+    # first row, and the one whose launches name the longest op
+    drows = cli.json("diff", base, new, "--top", "0")["rows"]
+    every = cli.csv("show", base, "--kernel", ".", "--limit", "0")
+    longest = {}
+    for r in every:
+        longest[r["name"]] = max(longest.get(r["name"], 0), len(r["launched_by"]))
+    second = max(range(len(drows)), key=lambda i: (longest.get(drows[i]["name"], 0), -i))
+    drills = [0] + ([second] if second != 0 else [])
+    lwants = {}
+    for pos in drills:
+        top = drows[pos]
+        lw = []
+        for side, tr in (("base", base), ("new", new)):
+            sel = ["--kernel", ere_escape(top["name"]), "--limit", "0"]
+            lw.append((side, cli.csv("show", tr, *sel), cli.json("show", tr, *sel)["launches"]))
+        lwant = []
+        for side, rows, js in lw:
+            g, b = top["grid_" + side], top["block_" + side]
+            lwant.append({"Side": side, "#": "all", "Start": "",
+                          "Duration": fmt_dur(sum(int(r["dur_ns"]) for r in rows if r["dur_ns"])),
+                          "Grid": "[%d,%d,%d]" % tuple(g) if g else "-",
+                          "Block": "[%d,%d,%d]" % tuple(b) if b else "-",
+                          "Input Dims": innermost_dims(js[0]) if js else "-",
+                          "Launched by": "%d launch%s" % (len(rows), "" if len(rows) == 1 else "es")})
+        for side, rows, js in lw:
+            for r, e in zip(launch_rows(rows, None), js):
+                lwant.append({"Side": side, "#": r["#"], "Start": r["Start"],
+                              "Duration": r["Duration"], "Grid": r["Grid"], "Block": r["Block"],
+                              "Input Dims": innermost_dims(e), "Launched by": r["Launched by"]})
+        lwants[pos] = lwant
+    width = max([220] + [need_width(views[k], want[l]) for l, k, _, _ in tables] +
+                [need_width(views["cmp_launches"], w) for w in lwants.values()])
+    height = max(60, min(max(len(w) for w in list(want.values()) + list(lwants.values())) + 6,
+                         args.max_height))
+    scr = Screen(args.work, args.tix, env, width, height, ["--diff", base, new])
+    try:
+        visit = Visit(scr, width, height, hy=2)
+        scr.wait(lambda ls: ls[0].startswith("tix "), "tix's first screen")
+        scr.keys("C-l")
+        for label, kind, by, key in tables:
+            if key:
+                scr.text(key)
+            lines = scr.view("Compare", ": " + label)
+            CHECKS[0] += 1
+            totals = lines[1].split("  ", 1)
+            if len(totals) != 2 or not per_step.startswith(totals[1].strip()):
+                fail("%s: compare %s: the totals line %r is not diff's %r"
+                     % (name, label, lines[1], per_step))
+            visit("%s: Compare %s (diff --by %s)" % (name, label, by), lines, views[kind],
+                  want[label])
+            for pos in drills if label == "kernels" else []:
+                scr.text(":%d" % (pos + 1))
+                scr.keys("Enter")
+                scr.view("Compare", ": kernels", at=pos + 1)
+                scr.keys("Enter")
+                lines = scr.view("Compare", want["kernels"][pos]["Name"][-8:])
+                visit("%s: Compare launches of %s (show on each side)"
+                      % (name, want["kernels"][pos]["Name"]), lines, views["cmp_launches"],
+                      lwants[pos], tolerant={"Input Dims": same_dims})
+                scr.keys("BSpace")
+                scr.view("Compare", ": kernels")
+        scr.text("q")
+    finally:
+        scr.close()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tix", required=True)
@@ -700,6 +851,30 @@ def main():
             check_trace(args, views, name, path, extra, step)
         except (RuntimeError, subprocess.SubprocessError, OSError, KeyError, ValueError) as e:
             fail("%s: %s" % (name, e))
+    # the compare view: the decode story before and after the fix; the
+    # trace with work before it and graph replays, before and after
+    pairs = [("glm-vs-fixed", traces[0][1], gen("fixed.json.gz", "--steps", "4", "--fixed")),
+             ("pre-vs-fixed", gen("pre-nocap.json.gz", "--steps", "3", "--layers", "4",
+                                  "--pre-window", "6", "--graph", "--seed", "3"),
+              gen("pre-fixed.json.gz", "--steps", "3", "--layers", "4", "--pre-window", "6",
+                  "--graph", "--seed", "3", "--fixed"))]
+    if "cmp_kernels" not in views:
+        note("skip  the compare view: the model has none")
+        pairs = []
+    for name, base, new in pairs:
+        try:
+            check_compare(args, views, name, base, new)
+        except (RuntimeError, subprocess.SubprocessError, OSError, KeyError, ValueError,
+                StopIteration) as e:
+            fail("%s: %s" % (name, e))
+    for key, why in KNOWN.items():
+        seen = KNOWN_SEEN.get(key)
+        if seen:
+            note("known %s, column %r: %s; %d cells, e.g. %s: screen %r, CLI %r"
+                 % (key[0], key[1], why, seen[0], seen[1], seen[2], seen[3]))
+        elif pairs:
+            fail("known difference %s, column %r no longer seen: remove it from KNOWN in "
+                 "tests/tui/faces.py" % key)
     note("tui_faces: %d screens compared, %d differences (%.1f s)"
          % (CHECKS[0] - 1, len(FAILS), time.time() - t0))
     return 1 if FAILS else 0
