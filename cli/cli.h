@@ -121,6 +121,10 @@ int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_capture(int argc, char **argv, const char *exe); /* cli/capture.c */
+/* summary --by rank (cli/ranks.c): several traces of one run.  main()
+ * routes `summary` there when cli_wants_ranks(): argv has --by rank. */
+int cli_wants_ranks(int argc, char **argv);
+int cmd_summary_ranks(int argc, char **argv);
 int cmd_help(int argc, char **argv);                      /* cli/help.c */
 int cmd_completion(int argc, char **argv);                /* cli/completion.c */
 

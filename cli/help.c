@@ -34,7 +34,7 @@ static const struct cli_opt index_opts[] = {
 static const struct cli_opt summary_opts[] = {
 	{"--by", NULL, "kernel|step|op|rank", CLI_V_WORDS, 0,
 	 "a row per GPU kernel (default), step, CPU op, or trace of a multi-rank run"},
-	{"--step", NULL, "N", CLI_V_NONE, 0, "only step N (the Step column of --by step); with --by kernel or op"},
+	{"--step", NULL, "N", CLI_V_NONE, 0, "only step N (the Step column of --by step); with --by kernel, op or rank"},
 	{"--top", NULL, "N", CLI_V_NONE, 0,
 	 "the N largest by the sort (text: 25 by default; csv/json and 0: all)"},
 	{"--sort", NULL, "COL", CLI_V_SORT, 0,
@@ -43,7 +43,11 @@ static const struct cli_opt summary_opts[] = {
 	 "every duration in text in this unit, named in the header (default: each in its own)"},
 	{"--format", NULL, "text|csv|json", CLI_V_WORDS, 0,
 	 "aligned text (default), CSV with one header line, or JSON (--by rank: text or json)"},
-	{"--jobs", NULL, "N", CLI_V_NONE, 0, "with --by rank: index at most N traces at once"},
+	{"--jobs", NULL, "N", CLI_V_NONE, 0,
+	 "with --by rank: index at most N traces at once (default: the CPUs)"},
+	{"--rank-from", NULL, "info|name|order", CLI_V_WORDS, 0,
+	 "with --by rank: ranks from distributedInfo, the file names (TP-N, rank-N) or the order given "
+	 "(default: the first that gives every trace one)"},
 	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
 };
 
@@ -118,7 +122,8 @@ static const struct cli_cmd commands[] = {
 	{"summary", "GPU time by kernel, step, CPU op or rank",
 	 {"tix summary TRACE [--by kernel|step|op] [--step N] [--top N] [--sort COL] "
 	  "[--timeunit ns|us|ms|s] [--format text|csv|json]",
-	  "tix summary TRACE... --by rank [--jobs N] [--format text|json]"},
+	  "tix summary TRACE... --by rank [--jobs N] [--step N] [--rank-from info|name|order] "
+	  "[--format text|json]"},
 	 "Prints the rows of the TUI's views: GPU work ranked by total time (nsys stats' columns), "
 	 "the steps, the CPU ops by the GPU time launched beneath them, or one row per rank.",
 	 summary_opts, CLI_V_TRACE, NULL,

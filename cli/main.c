@@ -10,7 +10,74 @@
 
 #include "tui/tui.h"
 
+#include <dirent.h>
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+/* tix DIR: the traces in the folder (the ranks of one run, say), in name
+ * order: .json, .json.gz and capture journals, and a .tix only where its
+ * trace is not there too.  Adds to paths (owned strings in *owned). */
+static int add_folder(const char *dir, const char **paths, int *n, int max, char **owned, int *nowned)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	char *names[256];
+	int k = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && k < 256) {
+		const char *nm = e->d_name;
+		if (nm[0] != '.' && (ends_with(nm, ".json") || ends_with(nm, ".json.gz") || ends_with(nm, ".tixj") ||
+		                     ends_with(nm, ".tix")))
+			names[k++] = strdup(nm);
+	}
+	closedir(d);
+	qsort(names, (size_t)k, sizeof *names, by_name);
+	int added = 0;
+	for (int i = 0; i < k; i++) {
+		if (!names[i])
+			continue;
+		int skip = 0;
+		if (ends_with(names[i], ".tix")) /* the index of a trace listed too */
+			for (int j = 0; j < k && !skip; j++)
+				skip = j != i && names[j] && strlen(names[j]) + 4 == strlen(names[i]) &&
+				       !strncmp(names[j], names[i], strlen(names[j]));
+		size_t len = strlen(dir) + strlen(names[i]) + 2;
+		char *path = skip || *n >= max || *nowned >= max ? NULL : malloc(len);
+		if (path) {
+			snprintf(path, len, "%s/%s", dir, names[i]);
+			owned[(*nowned)++] = path;
+			paths[(*n)++] = path;
+			added++;
+		}
+		free(names[i]);
+	}
+	return added;
+}
+
+static int open_tui_paths(int argc, char **argv, char **owned, int *nowned);
+
+/* tix TRACE...: the folders' paths it made are freed on every way out. */
 static int open_tui(int argc, char **argv)
+{
+	char *owned[64];
+	int nowned = 0;
+	int rc = open_tui_paths(argc, argv, owned, &nowned);
+	for (int i = 0; i < nowned; i++)
+		free(owned[i]);
+	return rc;
+}
+
+static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 {
 	struct open_opts o = {0};
 	const char *paths[64];
@@ -47,9 +114,21 @@ static int open_tui(int argc, char **argv)
 			cli_open_opts_done(&o);
 			return EXIT_USAGE;
 		} else if (n < 64) {
-			paths[n++] = argv[i];
+			struct stat st;
+			if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+				if (add_folder(argv[i], paths, &n, 64, owned, nowned) <= 0) {
+					char pb[300];
+					fprintf(stderr, "tix: %s: no traces in this folder (.json, .json.gz, .tix, .tixj)\n",
+					        tix_printable(argv[i], pb, sizeof(pb)));
+					cli_open_opts_done(&o);
+					return EXIT_BAD_INPUT;
+				}
+			} else {
+				paths[n++] = argv[i];
+			}
 		} else {
 			fprintf(stderr, "tix: at most 64 traces at once\n");
+			cli_open_opts_done(&o);
 			return EXIT_USAGE;
 		}
 	}
@@ -67,6 +146,7 @@ static int open_tui(int argc, char **argv)
 		char pb[300];
 		fprintf(stderr, "tix: the explorer needs a terminal; for text output use "
 		                "`tix summary %s`\n", tix_printable(paths[0], pb, sizeof(pb)));
+		cli_open_opts_done(&o);
 		return EXIT_USAGE;
 	}
 	o.progress = isatty(STDERR_FILENO);
@@ -110,7 +190,8 @@ int main(int argc, char **argv)
 	if (!strcmp(verb, "index"))
 		return cmd_index(argc - 1, argv + 1);
 	if (!strcmp(verb, "summary"))
-		return cmd_summary(argc - 1, argv + 1);
+		return cli_wants_ranks(argc - 1, argv + 1) ? cmd_summary_ranks(argc - 1, argv + 1)
+		                                          : cmd_summary(argc - 1, argv + 1);
 	if (!strcmp(verb, "show"))
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(verb, "export"))

@@ -554,6 +554,8 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 			attr = draw_attr(a, CR_CURSOR);
 		else if (row < (uint32_t)v->ops->pinned)
 			attr = draw_attr(a, CR_TOTAL);
+		else if (v->ops->row_attr && v->ops->row_attr(a, v, row))
+			attr = v->ops->row_attr(a, v, row);
 		for (int k = 0; k < lines; k++)
 			if (y0 + y + k >= 0 && y0 + y + k < 512)
 				a->line_pos[y0 + y + k] = (uint32_t)pos;

@@ -37,7 +37,7 @@ void app_msg(struct app *a, const char *fmt, ...)
 
 struct view_args view_args_none(void)
 {
-	struct view_args va = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE, -1, 0, TIX_NONE};
+	struct view_args va = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE, -1, 0, TIX_NONE, -1};
 	return va;
 }
 
@@ -251,12 +251,16 @@ void app_request(struct app *a, enum req r)
 		else
 			v->ops->enter(a, v, view_cur_row(v));
 		break;
-	case REQ_BACK:
+	case REQ_BACK: {
+		int back_to = v->args.from_trace; /* opened from Ranks or Compare on another trace */
 		if (a->traces[a->cur].depth > 1)
 			app_pop(a);
 		else
 			app_msg(a, "this is the first view: q quits");
+		if (back_to >= 0 && back_to < a->ntraces && back_to != a->cur)
+			app_set_trace(a, back_to);
 		break;
+	}
 	case REQ_HOTTEST: {
 		uint32_t row = v->ops->hottest ? v->ops->hottest(a, v) : TIX_NONE;
 		if (row == TIX_NONE)
@@ -370,6 +374,11 @@ void app_request(struct app *a, enum req r)
 		view_context(a, &c);
 		uint32_t step = c.step != TIX_NONE && c.step < tix_step_count(a->ix) ? c.step : TIX_NONE;
 		app_compare(a, (a->cur + 1) % a->ntraces, TIX_VIEW_CMP_KERNELS, step);
+		break;
+	}
+	case REQ_RANKS: {
+		struct view_args va = view_args_none();
+		app_push(a, &view_ranks_ops, &va);
 		break;
 	}
 	case REQ_PREV_TRACE:
@@ -663,8 +672,18 @@ int tui_run(const struct tui_trace *traces, int ntraces, int compare)
 	app_set_trace(a, 0);
 	if (a->sum->warnings && a->sum->warnings[0])
 		app_msg(a, "warning: %s", a->sum->warnings);
-	if (compare && ntraces >= 2) /* tix --diff BASE NEW */
+	if (compare && ntraces >= 2) { /* tix --diff BASE NEW */
 		app_compare(a, 1, TIX_VIEW_CMP_KERNELS, TIX_NONE);
+	} else if (ntraces >= 2) { /* the ranks of one run, when they say so */
+		int named = 0;
+		a->ranks_ready = tui_rank_set(a, &named);
+		if (named) {
+			struct view_args va = view_args_none();
+			app_push(a, &view_ranks_ops, &va); /* takes ranks_ready */
+		}
+		tix_rank_set_free(a->ranks_ready);
+		a->ranks_ready = NULL;
+	}
 	/* TIX_TUI_TIMING=FILE logs how long each key took, handled and drawn
 	 * (for bench/ and docs/PERFORMANCE.md) */
 	const char *tpath = getenv("TIX_TUI_TIMING");

@@ -30,7 +30,7 @@
 struct app;
 struct view;
 
-enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND, VK_SHAPES, VK_COMPARE };
+enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND, VK_SHAPES, VK_COMPARE, VK_RANKS };
 
 /* What a selection points at, used to rebuild the stack when the user
  * switches views with Tab or 1-6.  TIX_NONE: not known. */
@@ -53,6 +53,9 @@ struct view_args {
 	int other;
 	int by;
 	uint32_t group_new;
+	/* opened from a view on another trace (Ranks, Compare): Backspace
+	 * goes back there; -1 none */
+	int from_trace;
 };
 
 /* Columns are the model's (index/view/view.h): struct tix_col, TIX_COL_*.
@@ -109,6 +112,9 @@ struct view_ops {
 	int (*width)(struct app *a, struct view *v, int col);
 	/* The screen size changed (detail re-wraps its text). */
 	void (*resize)(struct app *a, struct view *v);
+	/* The attribute of a row off the cursor (0: the table's), e.g. the
+	 * straggler's rows in Ranks. */
+	int (*row_attr)(struct app *a, struct view *v, uint32_t row);
 };
 
 struct view {
@@ -172,6 +178,7 @@ struct app {
 	int hdr_y, ncol_x;
 	int col_x[32], col_w[32], col_i[32];
 	FILE *timing;                  /* $TIX_TUI_TIMING: one line per key, or NULL */
+	struct tix_rank_set *ranks_ready; /* built at start for the Ranks view it opens on */
 	struct timespec t_key;         /* when the key being handled arrived (or its prompt ended) */
 };
 
@@ -237,7 +244,10 @@ int model_width(struct app *a, struct view *v, int col);
 /* ---- the views ---- */
 extern const struct view_ops view_steps_ops, view_kernels_ops, view_launches_ops,
 	view_detail_ops, view_ops_ops, view_timeline_ops, view_help_ops, view_menu_ops,
-	view_found_ops, view_shapes_ops, view_op_shapes_ops, view_compare_ops;
+	view_found_ops, view_shapes_ops, view_op_shapes_ops, view_compare_ops, view_ranks_ops;
+/* The rank set of the open traces (view_ranks.c); *named: the traces said
+ * their ranks (distributedInfo, file names), not just their order. */
+struct tix_rank_set *tui_rank_set(struct app *a, int *named);
 /* Opens the compare view of the current trace against trace `other`, by
  * kind (a TIX_VIEW_CMP_ kind), on top of the current stack (view_compare.c). */
 struct view *app_compare(struct app *a, int other, int kind, uint32_t step);

@@ -6,7 +6,7 @@
  * change columns coloured by their sign.  Enter drills: a step into its
  * kernels, a kernel into its launches on both sides (a summary row per side,
  * then each side's launches with grid and Input Dims), a launch into its
- * detail on its own trace ([ and ] come back).
+ * detail on its own trace (Backspace comes back).
  *
  * The view sits on the base trace's stack; 1, 2, 5 and p switch what is
  * compared (steps, kernels, ops, shapes), Tab cycles through them.
@@ -105,6 +105,7 @@ static int compare_enter(struct app *a, struct view *v, uint32_t row)
 		struct view_args va = view_args_none();
 		va.row = cr.event;
 		va.group = cr.group[cr.side];
+		va.from_trace = side_trace != back ? back : -1;
 		if (!app_push(a, &view_detail_ops, &va)) {
 			a->cur = back;
 			a->ix = a->traces[back].ix;
@@ -112,7 +113,7 @@ static int compare_enter(struct app *a, struct view *v, uint32_t row)
 			return -1;
 		}
 		if (side_trace != back)
-			app_msg(a, "the new trace's launch: [ or ] goes back to the compare");
+			app_msg(a, "the new trace's launch: Backspace goes back to the compare");
 		return 0;
 	}
 	default:

@@ -21,6 +21,7 @@ static const struct view_kind_ops *kind_ops(enum tix_view_kind kind)
 	case TIX_VIEW_CMP_STEPS: return &view_cmp_steps_kind;
 	case TIX_VIEW_CMP_SHAPES: return &view_cmp_shapes_kind;
 	case TIX_VIEW_CMP_LAUNCHES: return &view_cmp_launches_kind;
+	case TIX_VIEW_RANKS: return &view_ranks_kind;
 	case TIX_VIEW_COUNT: break;
 	}
 	return NULL;
@@ -39,16 +40,35 @@ struct tix_view *tix_view_new(struct tix_index *ix, enum tix_view_kind kind,
                               const struct tix_view_scope *scope, struct tix_error *err)
 {
 	if (kind >= TIX_VIEW_CMP_KERNELS) {
-		tix_error_set(err, "a compare view needs two traces");
+		tix_error_set(err, "a compare or ranks view needs several traces");
 		return NULL;
 	}
 	return view_open(ix, NULL, kind, scope, NULL, err);
 }
 
+struct tix_view *tix_view_ranks(const struct tix_rank_set *rs, struct tix_error *err)
+{
+	const struct view_kind_ops *k = kind_ops(TIX_VIEW_RANKS);
+	struct tix_view *v = calloc(1, sizeof *v);
+	if (!v) {
+		tix_error_env(err, "out of memory opening the ranks");
+		return NULL;
+	}
+	v->kind = TIX_VIEW_RANKS;
+	v->k = k;
+	v->scope = tix_view_scope_all();
+	v->arg = rs;
+	if (k->open(v, err) != 0) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
 struct tix_view *tix_view_compare(struct tix_index *base, struct tix_index *new_, enum tix_view_kind kind,
                                   const struct tix_compare_scope *scope, struct tix_error *err)
 {
-	if (kind < TIX_VIEW_CMP_KERNELS || kind >= TIX_VIEW_COUNT) {
+	if (kind < TIX_VIEW_CMP_KERNELS || kind > TIX_VIEW_CMP_LAUNCHES) {
 		tix_error_set(err, "not a compare view");
 		return NULL;
 	}

@@ -32,12 +32,9 @@ import sys
 
 import tixtest
 
-# Expected to be accepted once implemented (issue 10: `summary TRACE... --by
-# rank [--jobs N]`, another engineer's); (command, what is tried).
-PENDING = {
-    ("summary", "--by rank"),
-    ("summary", "--jobs"),
-}
+# Expected to be accepted once implemented; (command, what is tried).
+# (summary --by rank, --jobs and --rank-from came with issue 11.)
+PENDING = set()
 
 REFUSED = re.compile(r"does not apply here|unknown option|unknown or incomplete option|"
                      r"unknown --format|--by takes|--timeunit takes|unexpected argument|"
@@ -154,6 +151,8 @@ def main():
     trace2 = os.path.join(work, "t2.json")
     shutil.copyfile(trace, trace2)
     cap = os.path.join(work, "cap.json")
+    tixtest.generate(os.path.join(work, "r.json"), "--ranks", "2", "--steps", "2", "--layers", "2")
+    ranks2 = [os.path.join(work, "r-rank%d.json" % r) for r in range(2)]
 
     helps = {}
     for c in COMMANDS:
@@ -222,8 +221,9 @@ def main():
             argv = [trace]                  # the required option is the one tried
         if c == "export" and opt_argv[0] in ("-o", "--output"):
             argv = [trace]
-        if c == "summary" and (opt_argv[:2] == ["--by", "rank"] or opt_argv[0] == "--jobs"):
-            argv = [trace, trace2] + ([] if opt_argv[0] == "--by" else ["--by", "rank"])
+        if c == "summary" and (opt_argv[:2] == ["--by", "rank"] or opt_argv[0] in ("--jobs", "--rank-from")):
+            # two ranks of one run, which every --rank-from rule tells apart
+            argv = ranks2 + ([] if opt_argv[0] == "--by" else ["--by", "rank"])
         return ([] if c == "tui" else [c]) + argv + opt_argv
 
     def try_opt(c, opt_argv, key):
