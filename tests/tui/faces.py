@@ -18,6 +18,7 @@ selection:
   Kernels of step N (Enter)    tix summary --step N --top 0
   Launches of a kernel         tix show --kernel '^NAME$' --step N --limit 0 --format csv
   Ops of step N (5)            tix summary --by op --step N --top 0
+  Ranks (tix RANK0 RANK1 ...)  tix summary RANK0 RANK1 ... --by rank
   Compare (tix --diff B N):    tix diff B N --by kernel|op|step|shape --top 0, and the
     kernels, ops (5), steps   header's per-step totals; the launches of a kernel on both
     (1), shapes (p), launches sides (Enter) against show on each side
@@ -365,6 +366,8 @@ def screen_rows(lines, cols, width, fitw, what, hy=1):
 # ---------------------------------------------------------------- comparing
 
 def label(r):
+    if "Rank" in r:
+        return "step %s, rank %s" % (r.get("Step"), r.get("Rank"))
     for k in ("Name", "Op", "#", "Step"):
         if r.get(k):
             return r[k]
@@ -795,6 +798,52 @@ def check_compare(args, views, name, base, new):
         scr.close()
 
 
+def check_ranks(args, views, name, traces):
+    """The Ranks view (tix RANK0 RANK1 ...) against summary --by rank: the
+    same rows and figures.  The text differs in layout only, and is made
+    alike first: the CLI writes a step's number and its skew on the step's
+    first row and marks the straggler 2*, the screen repeats them on every
+    row and marks it in a column of its own."""
+    note("== %s (%d ranks)" % (name, len(traces)))
+    env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", TZ="UTC", HOME=args.work,
+               XDG_CACHE_HOME=os.path.join(args.work, "xdg-cache"), TERM="screen")
+    cli = Cli(args.tix, env)
+    cols = views["ranks"]
+    star = next(c for c in cols if c.shown() and c.title == "")
+    named = [c for c in cols if c is not star]
+    lines = text_table(cli.run("summary", *traces, "--by", "rank"), "Step")
+    lines = [s for s in lines if s.strip() and not s.startswith("straggler:")]
+    rank_end = lines[0].index("Rank") + len("Rank")
+    marks = []
+    for i, s in enumerate(lines):
+        marks.append(len(s) > rank_end and s[rank_end] == "*")
+        if marks[-1]:
+            lines[i] = s[:rank_end] + " " + s[rank_end + 1:]
+    want = split_text(lines, named, name + " summary --by rank")
+    step = None
+    for r, m in zip(want, marks[1:]):
+        step = r["Step"] = r["Step"] or step
+        r[""] = "*" if m else ""
+    # the skew is the step's: fill it down from the step's first row
+    first = {}
+    for r in want:
+        if r["Skew"]:
+            first.setdefault(r["Step"], r["Skew"])
+        r["Skew"] = r["Skew"] or first.get(r["Step"], "")
+    width = max(220, need_width(cols, want))
+    height = max(60, min(len(want) + 6, args.max_height))
+    scr = Screen(args.work, args.tix, env, width, height, traces)
+    try:
+        visit = Visit(scr, width, height, hy=2)
+        scr.wait(lambda ls: ls[0].startswith("tix "), "tix's first screen")
+        scr.keys("C-l")
+        lines = scr.view("Ranks")
+        visit("%s: Ranks (summary --by rank)" % name, lines, cols, want)
+        scr.text("q")
+    finally:
+        scr.close()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tix", required=True)
@@ -814,11 +863,14 @@ def main():
     views = read_columns(os.path.abspath(args.cols))
     self_check(views["kernels"])
 
-    def gen(out, *opts):
+    def gen(out, *opts, made=None):
+        """Runs the generator once for these options (made: the file it
+        writes when that is not out itself)."""
         path = os.path.join(args.work, out)
         stamp = path + ".opts"
         key = " ".join(opts)
-        if not (os.path.exists(path) and os.path.exists(stamp) and open(stamp).read() == key):
+        check = os.path.join(args.work, made) if made else path
+        if not (os.path.exists(check) and os.path.exists(stamp) and open(stamp).read() == key):
             subprocess.run([sys.executable, args.gen, "-o", path, "-q"] + list(opts), check=True)
             with open(stamp, "w") as f:
                 f.write(key)
@@ -858,6 +910,19 @@ def main():
                                   "--pre-window", "6", "--graph", "--seed", "3"),
               gen("pre-fixed.json.gz", "--steps", "3", "--layers", "4", "--pre-window", "6",
                   "--graph", "--seed", "3", "--fixed"))]
+    if "ranks" in views:
+        tp = os.path.join(args.work, "tp4")
+        os.makedirs(tp, exist_ok=True)
+        gen(os.path.join("tp4", "tp4.json"), "--ranks", "4", "--slow-rank", "2", "--steps", "3",
+            "--layers", "4", made=os.path.join("tp4", "tp4-rank3.json"))
+        try:
+            check_ranks(args, views, "tp4", [os.path.join(tp, "tp4-rank%d.json" % k)
+                                             for k in range(4)])
+        except (RuntimeError, subprocess.SubprocessError, OSError, KeyError, ValueError,
+                StopIteration) as e:
+            fail("tp4: %s" % e)
+    else:
+        note("skip  the ranks view: the model has none")
     if "cmp_kernels" not in views:
         note("skip  the compare view: the model has none")
         pairs = []
