@@ -34,11 +34,14 @@ TRACES = {
     "sgl.json.gz": ["--marker", "sglang", "--steps", "6", "--layers", "6"],
     "vllm.json.gz": ["--marker", "vllm", "--steps", "2", "--layers", "2"],
     "none.json.gz": ["--marker", "none", "--steps", "2", "--layers", "2"],
+    # a TP4 decode whose rank 2 computes slower (tp4/tp4-rank0.json ... rank3)
+    "tp4/tp4.json": ["--ranks", "4", "--slow-rank", "2", "--steps", "3", "--layers", "4"],
     # GPU work (and copies) before the trace, CUDA graph replays, their capture
     "pre.json.gz": ["--steps", "3", "--layers", "4", "--pre-window", "6", "--graph",
                     "--capture-out", "pre-capture.json.gz", "--seed", "3"],
 }
 CAP = ["--graph-capture", "pre-capture.json.gz"]
+RANKS = ["tp4/tp4-rank%d.json" % k for k in range(4)]
 
 # name -> the command's arguments
 CASES = [
@@ -81,12 +84,18 @@ CASES = [
     ("summary-op-captured", ["summary", "pre.json.gz"] + CAP + ["--by", "op", "--top", "0"]),
     ("summary-op-captured-json", ["summary", "pre.json.gz"] + CAP + ["--by", "op", "--top", "4",
                                                                      "--format", "json"]),
+    # summary --by rank
+    ("summary-rank", ["summary"] + RANKS + ["--by", "rank"]),
+    ("summary-rank-json", ["summary"] + RANKS + ["--by", "rank", "--format", "json"]),
+    ("summary-rank-step", ["summary"] + RANKS + ["--by", "rank", "--step", "1"]),
     # show
     ("show", ["show", "glm.json.gz", "--kernel", "unrolled", "--step", "1", "--limit", "2"]),
     ("show-csv", ["show", "glm.json.gz", "--kernel", "unrolled", "--step", "1", "--limit", "3",
                   "--format", "csv"]),
     ("show-json", ["show", "glm.json.gz", "--kernel", "unrolled", "--step", "1", "--limit", "1",
                    "--format", "json"]),
+    ("show-timeunit-us", ["show", "glm.json.gz", "--kernel", "Memcpy DtoH", "--limit", "1",
+                          "--timeunit", "us"]),
     ("show-copy", ["show", "glm.json.gz", "--kernel", "Memcpy HtoD", "--limit", "2"]),
     ("show-before", ["show", "pre.json.gz", "--kernel", "nccl", "--limit", "3"]),
     ("show-before-csv", ["show", "pre.json.gz", "--kernel", "nccl|DtoD", "--limit", "4",
@@ -151,6 +160,7 @@ def main():
     chk = tixtest.Checker("core_cli_golden")
     for name, opts in TRACES.items():
         path = os.path.join(args.work, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         # the capture trace is written beside it, by name: run in the work folder
         cwd = os.getcwd()
         os.chdir(args.work)
