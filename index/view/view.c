@@ -282,9 +282,13 @@ int tix_view_cmp(const struct tix_view *v, uint32_t ra, uint32_t rb, int col)
 	}
 	switch (cd->unit) {
 	case TIX_UNIT_TEXT: return strcmp(x.s ? x.s : "", y.s ? y.s : "");
-	case TIX_UNIT_NAME:
-		return x.i == y.i ? 0 : strcmp(tix_str(v->ix, tix_name_full(v->ix, (uint32_t)x.i)),
-		                               tix_str(v->ix, tix_name_full(v->ix, (uint32_t)y.i)));
+	case TIX_UNIT_NAME: { /* by the label on screen, not the full name behind it */
+		if (x.i == y.i && x.ix == y.ix)
+			return 0;
+		char bx[512], by[512];
+		return strcmp(tix_name_label(x.ix ? x.ix : v->ix, (uint32_t)x.i, 0, bx, sizeof bx),
+		              tix_name_label(y.ix ? y.ix : v->ix, (uint32_t)y.i, 0, by, sizeof by));
+	}
 	case TIX_UNIT_PCT:
 	case TIX_UNIT_RATIO: return (x.d > y.d) == (y.d > x.d) ? 0 : ((x.d > y.d) == !asc ? -1 : 1);
 	case TIX_UNIT_DIM3:

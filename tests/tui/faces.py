@@ -221,6 +221,12 @@ def ere_escape(s):
 
 # ---------------------------------------------------------------- the TUI
 
+def fit_widths(cols, rows):
+    """The widths of the FIT columns: their longest text (the model's
+    tix_view_width), from the CLI's cells of the same rows."""
+    return {i: max([1] + [len(r.get(c.title, "")) for r in rows]) for i, c in enumerate(cols) if c.fit}
+
+
 def layout(cols, width, fitw):
     """tui/table.c's table_layout: the width of each column (-1: dropped).
     A header is never cut: a column is at least its title and a sort arrow."""
@@ -379,10 +385,6 @@ def label(r):
 # middle) is let through there; any other difference still fails, and so
 # does an entry that no longer differs (remove it when the product is fixed).
 KNOWN = {
-    ("Compare shapes", "Op"): "a 20-column text column, cut at any terminal width "
-                              "(index/view/compare.c C_SHAPEOP is neither FIT nor FLEX)",
-    ("Compare launches", "Launched by"): "a 16-column text column, cut at any terminal width "
-                                         "(index/view/cmp_launches.c C_BY)",
 }
 KNOWN_SEEN = {}
 
@@ -781,7 +783,7 @@ def check_compare(args, views, name, base, new):
                 fail("%s: compare %s: the totals line %r is not diff's %r"
                      % (name, label, lines[1], per_step))
             visit("%s: Compare %s (diff --by %s)" % (name, label, by), lines, views[kind],
-                  want[label])
+                  want[label], fit_widths(views[kind], want[label]))
             for pos in drills if label == "kernels" else []:
                 scr.text(":%d" % (pos + 1))
                 scr.keys("Enter")
@@ -790,7 +792,8 @@ def check_compare(args, views, name, base, new):
                 lines = scr.view("Compare", want["kernels"][pos]["Name"][-8:])
                 visit("%s: Compare launches of %s (show on each side)"
                       % (name, want["kernels"][pos]["Name"]), lines, views["cmp_launches"],
-                      lwants[pos], tolerant={"Input Dims": same_dims})
+                      lwants[pos], fit_widths(views["cmp_launches"], lwants[pos]),
+                      tolerant={"Input Dims": same_dims})
                 scr.keys("BSpace")
                 scr.view("Compare", ": kernels")
         scr.text("q")
