@@ -319,9 +319,10 @@ static void build(const struct dctx *a, struct tix_detail *d)
 	tix_event_get(a->ix, a->row, &ev);
 	int gpu = tix_kind_is_gpu(ev.kind);
 	char name[1024];
-	snprintf(buf, sizeof buf, "%s  %s", tix_kind_label(ev.kind), name_of(a, ev.name, name, sizeof name));
+	const char *label = name_of(a, ev.name, name, sizeof name); /* name, or a string of the index */
+	snprintf(buf, sizeof buf, "%s  %s", tix_kind_label(ev.kind), label);
 	add_kv(d, 0, NULL, buf, TIX_DETAIL_HEAD);
-	int shortened = !a->full_names && strcmp(name, tix_str(a->ix, ev.name)) != 0;
+	int shortened = !a->full_names && strcmp(label, tix_str(a->ix, ev.name)) != 0;
 	uint32_t s = tix_event_step(a->ix, ev.row);
 	if (s != TIX_NONE && s == tix_step_before_trace(a->ix)) { /* in no step: "-" as in Steps */
 		add_kv(d, 2, "step", "-  (launched before the trace's CPU window)", TIX_DETAIL_TEXT);
