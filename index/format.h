@@ -34,8 +34,8 @@
 #define TIX_MAGIC "TIXINDEX"
 /* 2: parents by containment (CHAINS), "before the trace", name forms,
  * graph attribution; a version-1 index is rebuilt, never misread. */
-#define TIX_FORMAT_VERSION 2u
-#define TIX_MIN_READER_VERSION 2u
+#define TIX_FORMAT_VERSION 3u
+#define TIX_MIN_READER_VERSION 3u
 #define TIX_ENDIAN_MARK 0x01020304u
 #define TIX_SECTION_ALIGN 64u
 
@@ -207,7 +207,7 @@ _Static_assert(TIX_MATCH_COUNT <= 8, "replayed_by_match holds 8 matches");
 _Static_assert(sizeof(struct tix_track) == 56, "track layout");
 _Static_assert(sizeof(struct tix_kernel_info) == 72, "kernel info layout");
 _Static_assert(sizeof(struct tix_op_info) == 16, "op info layout");
-_Static_assert(sizeof(struct tix_step) == 64, "step layout");
+_Static_assert(sizeof(struct tix_step) == 80, "step layout");
 _Static_assert(sizeof(struct tix_group) == 72, "group layout");
 _Static_assert(sizeof(struct tix_op) == 48, "op layout");
 _Static_assert(sizeof(struct tix_op_group) == 16, "op group layout");
