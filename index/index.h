@@ -131,6 +131,15 @@ uint32_t tix_event_step(const struct tix_index *ix, uint32_t row);
  * decoding the whole row (for passes over every row); TIX_NONE for other
  * rows and for ops without one (*name is then left as it was). */
 uint32_t tix_event_op_info(const struct tix_index *ix, uint32_t row, uint32_t *name);
+/* GPU work's launch call row (and into *dur_ns its duration), without
+ * decoding the whole row; TIX_NONE for CPU rows and for GPU work whose
+ * launch is unknown (*dur_ns then left as it was). */
+uint32_t tix_event_launch(const struct tix_index *ix, uint32_t row, int64_t *dur_ns);
+/* The CPU op rows with an op_info among rows [first, first + n), in order:
+ * each row, its op_info and its name into rows[], ops[] and names[] (room
+ * for n); returns how many.  A pass over every row, in few calls. */
+uint32_t tix_event_ops_in(const struct tix_index *ix, uint32_t first, uint32_t n, uint32_t *rows,
+                          uint32_t *ops, uint32_t *names);
 /* The CPU events on a CPU row's thread that contain it in time (Kineto's
  * 1 us rounding allowed; one that starts inside another and outlives it is
  * not inside it): up to cap rows into out, innermost first.  Returns how

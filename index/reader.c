@@ -629,6 +629,33 @@ uint32_t tix_event_op_info(const struct tix_index *ix, uint32_t row, uint32_t *n
 	return op;
 }
 
+uint32_t tix_event_launch(const struct tix_index *ix, uint32_t row, int64_t *dur_ns)
+{
+	if (row >= ix->nrows || !tix_kind_is_gpu((enum tix_kind)ix->rows[row].kind) ||
+	    ix->rows[row].link == TIX_NONE)
+		return TIX_NONE;
+	*dur_ns = dur_of(ix, row);
+	return ix->rows[row].link;
+}
+
+uint32_t tix_event_ops_in(const struct tix_index *ix, uint32_t first, uint32_t n, uint32_t *rows,
+                          uint32_t *ops, uint32_t *names)
+{
+	uint32_t k = 0, end = first < ix->nrows ? (n < ix->nrows - first ? first + n : ix->nrows) : first;
+	for (uint32_t row = first; row < end; row++) {
+		const struct tix_row_disk *r = &ix->rows[row];
+		if (r->kind != TIX_KIND_CPU_OP || r->detail == TIX_NONE)
+			continue;
+		uint32_t op = ix->details[r->detail].op_info;
+		if (op == TIX_NONE)
+			continue;
+		rows[k] = row;
+		ops[k] = op;
+		names[k++] = r->name;
+	}
+	return k;
+}
+
 uint32_t tix_event_step(const struct tix_index *ix, uint32_t row)
 {
 	if (row >= ix->nrows || ix->nsteps == 0)

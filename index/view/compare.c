@@ -292,15 +292,15 @@ static int side_shapes(struct tix_index *ix, int k, struct cmp *out)
 			const struct tix_group *G = tix_group_get(ix, g);
 			const uint32_t *mem = tix_members(ix, G->members_first, G->members_count);
 			for (uint32_t q = 0; mem && q < G->members_count; q++) {
-				struct tix_event e;
-				tix_event_get(ix, mem[q], &e);
-				if (e.launch == TIX_NONE || e.launch >= nrows)
+				int64_t dur = 0;
+				uint32_t l = tix_event_launch(ix, mem[q], &dur); /* not the whole event */
+				if (l == TIX_NONE || l >= nrows)
 					continue;
 				if (pass == 0) {
-					lbits[e.launch >> 6] |= UINT64_C(1) << (e.launch & 63);
+					lbits[l >> 6] |= UINT64_C(1) << (l & 63);
 				} else {
-					long r = bit_rank(lbits, lbefore, e.launch);
-					ldur[r] = tix_sat_add(ldur[r], e.dur_ns);
+					long r = bit_rank(lbits, lbefore, l);
+					ldur[r] = tix_sat_add(ldur[r], dur);
 				}
 			}
 		}
@@ -314,13 +314,15 @@ static int side_shapes(struct tix_index *ix, int k, struct cmp *out)
 				goto out;
 		}
 	}
-	for (uint32_t row = 0; row < nrows; row++) {
-		if ((row & 63) == 0)
-			sr.before[row >> 6] = (uint32_t)nop;
-		uint32_t name = TIX_NONE, op = tix_event_op_info(ix, row, &name);
-		uint32_t d = op == TIX_NONE ? TIX_NONE : tix_op_info_get(ix, op)->dims;
-		if (d != TIX_NONE) { /* an op instance with shapes */
-			long p = shape_find(&ss, name, d);
+	for (uint32_t w = 0; w < nwords; w++) { /* 64 rows at a time */
+		uint32_t orow[64], oop[64], oname[64];
+		uint32_t no = tix_event_ops_in(ix, w * 64, 64, orow, oop, oname);
+		sr.before[w] = (uint32_t)nop;
+		for (uint32_t i = 0; i < no; i++) {
+			uint32_t d = tix_op_info_get(ix, oop[i])->dims;
+			if (d == TIX_NONE)
+				continue;
+			long p = shape_find(&ss, oname[i], d); /* an op instance with shapes */
 			if (p < 0)
 				goto out;
 			ss.acc[p].calls++;
@@ -332,11 +334,16 @@ static int side_shapes(struct tix_index *ix, int k, struct cmp *out)
 				sr.pair = q;
 			}
 			sr.pair[nop++] = (uint32_t)p;
-			sr.bits[row >> 6] |= UINT64_C(1) << (row & 63);
+			sr.bits[w] |= UINT64_C(1) << (orow[i] & 63);
 		}
-		long l = bit_rank(lbits, lbefore, row);
-		if (l >= 0 && credit_launch(ix, &sr, row, ldur[l], ss.acc) != 0)
-			goto out;
+		/* the launch calls among these rows: their ancestors come before
+		 * them, so they are in sr now (rows after a launch are none of
+		 * its ancestors) */
+		for (uint64_t lb = lbits[w]; lb; lb &= lb - 1) {
+			uint32_t row = w * 64 + (uint32_t)__builtin_ctzll(lb);
+			if (credit_launch(ix, &sr, row, ldur[bit_rank(lbits, lbefore, row)], ss.acc) != 0)
+				goto out;
+		}
 	}
 	for (size_t i = 0; i < ss.n; i++) {
 		struct crow *r = add(out);
