@@ -67,6 +67,8 @@ mkdir -p "$W"
 now_ns() { date +%s%N; }
 secs() { python3 -c "print(f'{($2 - $1) / 1e9:.3f}')"; }
 
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg) # other work on the machine shows in every time
+
 # -- 1. traces -----------------------------------------------------------------
 gen_one() { # OUT ARGS...
 	local out=$1
@@ -341,6 +343,8 @@ if [ ${#TP_FILES[@]} -gt 0 ]; then
 	quit
 fi
 
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
+
 # -- 5. report --------------------------------------------------------------------------
 INFO=$W/info.txt
 : >"$INFO"
@@ -350,10 +354,11 @@ for f in "${ALL[@]}"; do
 		"$(( $(stat -c %s "$f") / 1000000 ))" "$(sed -n 's/^events: *\([0-9]*\).*/\1/p' "$W/info.one")" \
 		"$(sed -n 's/^steps: *\([0-9]*\).*/\1/p' "$W/info.one")" "$(( $(stat -c %s "$f.tix") / 1000000 ))" >>"$INFO"
 done
-python3 - "$RES" "$OPEN" "$IDX_ROWS" "$INFO" "$W/results.json" "$TIX" <<'PY'
+python3 - "$RES" "$OPEN" "$IDX_ROWS" "$INFO" "$W/results.json" "$TIX" "$LOAD_START" "$LOAD_END" <<'PY'
 import collections, json, statistics, sys
-res, opn, idx, info, out, tix = sys.argv[1:]
-print(f"\ntix compare and ranks views: {tix}\n")
+res, opn, idx, info, out, tix, load0, load1 = sys.argv[1:]
+print(f"\ntix compare and ranks views: {tix}")
+print(f"load average {load0} at the start, {load1} at the end (2 cores)\n")
 for line in open(info):
     name, ev = line.rstrip("\n").split("\t")
     print(f"  {name:<26} {ev}")
