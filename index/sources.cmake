@@ -11,6 +11,7 @@ set(TIX_INDEX_SOURCES
   aggregate.c
   sort.c
   reader.c
+  check.c
   export.c
   names.c
   graph_match.c
