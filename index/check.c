@@ -18,21 +18,6 @@ static int ref_ok(uint32_t id, uint32_t n)
 	return id < n || id == TIX_NONE;
 }
 
-/* The track holding row (the tracks cover the rows exactly, in order:
- * checked at open): the last one starting at or before it. */
-static uint32_t track_of(const struct tix_index *ix, uint32_t row)
-{
-	uint32_t lo = 0, hi = ix->ntracks;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (ix->tracks[mid].first_row <= row)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo - 1;
-}
-
 /* Every block of records first .. first+n-1 of sec is good (0), or -1. */
 static int range_check(const struct tix_index *ix, unsigned sec, uint64_t first, uint64_t n,
                        struct tix_error *err)
@@ -253,6 +238,17 @@ static int check_capture_frames(const struct tix_index *ix, uint32_t lo, uint32_
 	return 0;
 }
 
+static int check_names(const struct tix_index *ix, uint32_t lo, uint32_t hi, struct tix_error *err)
+{
+	for (uint32_t i = lo; i < hi; i++) {
+		const struct tix_names_disk *n = &ix->names[i];
+		if (!str_ok(ix, n->name, 0) || n->count == 0 ||
+		    (uint64_t)n->first + n->count > ix->nname_rows || (i && n->name <= ix->names[i - 1].name))
+			return BAD("%s: damaged index (name %u)", ix->path, i);
+	}
+	return 0;
+}
+
 /* The references in records lo .. hi-1 of sec. */
 static int check_refs(const struct tix_index *ix, unsigned sec, uint32_t lo, uint32_t hi,
                       struct tix_error *err)
@@ -277,6 +273,8 @@ static int check_refs(const struct tix_index *ix, unsigned sec, uint32_t lo, uin
 	case TIX_SEC_NAME_FORMS: return check_name_forms(ix, lo, hi, err);
 	case TIX_SEC_CAPTURE_CHAINS: return check_capture_chains(ix, lo, hi, err);
 	case TIX_SEC_CAPTURE_FRAMES: return check_capture_frames(ix, lo, hi, err);
+	case TIX_SEC_NAMES: return check_names(ix, lo, hi, err);
+	case TIX_SEC_NAME_ROWS: return check_rows_list(ix, ix->name_rows, "name row", lo, hi, err);
 	default: return 0; /* bytes, or records without references */
 	}
 }

@@ -46,7 +46,8 @@
 /* 2: parents by containment (CHAINS), "before the trace", name forms,
  * graph attribution; a version-1 index is rebuilt, never misread.
  * 3: checksums by blocks (BLOCK_SUMS), so that opening costs the same at
- * any size; an index of version 2 is rebuilt. */
+ * any size; the rows of each name (NAMES, NAME_ROWS), so that a search by
+ * name reads only the rows that match; an index of version 2 is rebuilt. */
 #define TIX_FORMAT_VERSION 3u
 #define TIX_MIN_READER_VERSION 3u
 #define TIX_ENDIAN_MARK 0x01020304u
@@ -97,7 +98,9 @@ struct tix_section_disk {        /* 32 bytes */
 	X(NAME_FORMS, 19, sizeof(struct tix_name_form_disk))          \
 	X(CAPTURE_CHAINS, 20, sizeof(struct tix_capture_chain_disk))  \
 	X(CAPTURE_FRAMES, 21, sizeof(struct tix_capture_frame))      \
-	X(BLOCK_SUMS, 22, sizeof(uint64_t))
+	X(BLOCK_SUMS, 22, sizeof(uint64_t))                           \
+	X(NAMES, 23, sizeof(struct tix_names_disk))                   \
+	X(NAME_ROWS, 24, sizeof(uint32_t))
 
 /* One event.  Rows are sorted by track, then start, then longer first (so
  * a parent precedes the children that start with it). */
@@ -140,6 +143,14 @@ struct tix_capture_chain_disk {  /* 16 bytes */
 	uint32_t pad;
 };
 
+
+/* The rows of one event name: NAME_ROWS[first .. first+count), in row
+ * order.  One record per distinct name of ROWS, sorted by name. */
+struct tix_names_disk {          /* 16 bytes */
+	uint32_t name;           /* string */
+	uint32_t first, count;
+	uint32_t pad;
+};
 
 /* What rows share: deduplicated, so the ~80 distinct launches of a decode
  * step cost one record each, not one per step. */
@@ -192,7 +203,7 @@ enum tix_section_id {
 #define TIX_SECTION_ENUM(name, id, size) TIX_SEC_##name = id,
 	TIX_SECTIONS(TIX_SECTION_ENUM)
 #undef TIX_SECTION_ENUM
-	TIX_SEC_MAX = 22
+	TIX_SEC_MAX = 24
 };
 
 /* How many sections a file has, and each one's record size, from the one
@@ -248,6 +259,7 @@ _Static_assert(sizeof(struct tix_chain_disk) == 16, "chain layout");
 _Static_assert(sizeof(struct tix_name_form_disk) == 16, "name form layout");
 _Static_assert(sizeof(struct tix_capture_chain_disk) == 16, "capture chain layout");
 _Static_assert(sizeof(struct tix_capture_frame) == 16, "capture frame layout");
+_Static_assert(sizeof(struct tix_names_disk) == 16, "names layout");
 _Static_assert(TIX_MATCH_COUNT <= 8, "replayed_by_match holds 8 matches");
 _Static_assert(sizeof(struct tix_track) == 56, "track layout");
 _Static_assert(sizeof(struct tix_kernel_info) == 72, "kernel info layout");

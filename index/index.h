@@ -268,6 +268,26 @@ const struct tix_op *tix_op_get(const struct tix_index *ix, uint32_t i);
 const struct tix_op_group *tix_op_groups(const struct tix_index *ix, uint32_t op,
                                          uint32_t *count);
 
+/* ---- events by name, and beneath an op ---- */
+/* The rows of every event whose name match(ctx, name) accepts -- asked once
+ * per distinct name of the trace's events, the name as the trace gave it
+ * (tix_name_full gives the one shown) -- in time order (start, then row):
+ * the first cap of them in *out (malloc'd, the caller frees it; NULL when
+ * there are none).  Returns how many match in all (may exceed cap), or -1
+ * when out of memory.  Reads the names and the rows that match, never all
+ * rows (the index keeps each name's rows). */
+long tix_find_by_name(const struct tix_index *ix, int (*match)(void *ctx, uint32_t name), void *ctx,
+                      uint32_t cap, uint32_t **out);
+/* Of rows[0..n), those beneath an event named name: for GPU work, whose
+ * launch call has it among its ancestors (tix_event_ancestors); for a CPU
+ * row, whose own ancestors have it.  In their order, into out (room for n;
+ * may be rows).  Returns how many, or -1 when out of memory.  Each ancestor
+ * is walked once for all the rows (a kernel's 300,000 launches share a few
+ * thousand op instances), where asking tix_event_ancestors of each launch
+ * walks them again and again. */
+long tix_rows_beneath(const struct tix_index *ix, const uint32_t *rows, uint32_t n, uint32_t name,
+                      uint32_t *out);
+
 /* ---- names ---- */
 /* GPU work names as shown: demangled in full, and a short label that no
  * other GPU work name of the trace shares (computed at build time).  Other

@@ -60,6 +60,8 @@ static void section_targets(struct tix_index *ix, const void **ptr[TIX_SEC_MAX +
 	AT(TIX_SEC_NAME_FORMS, &ix->name_forms, &ix->nname_forms);
 	AT(TIX_SEC_CAPTURE_CHAINS, &ix->cap_chains, &ix->ncap_chains);
 	AT(TIX_SEC_CAPTURE_FRAMES, &ix->cap_frames, &ix->ncap_frames);
+	AT(TIX_SEC_NAMES, &ix->names, &ix->nnames);
+	AT(TIX_SEC_NAME_ROWS, &ix->name_rows, &ix->nname_rows);
 	AT(TIX_SEC_BLOCK_SUMS, &unused, dummy);
 #undef AT
 }

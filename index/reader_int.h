@@ -89,6 +89,10 @@ struct tix_index {
 	uint32_t ncap_chains;
 	const struct tix_capture_frame *cap_frames;
 	uint32_t ncap_frames;
+	const struct tix_names_disk *names;
+	uint32_t nnames;
+	const uint32_t *name_rows;
+	uint32_t nname_rows;
 	struct tix_rows view;      /* the rows as rules.h sees them */
 	uint32_t version;          /* the file's format version */
 	uint32_t nsteps_real;      /* steps less "before the trace" */
@@ -123,6 +127,21 @@ static inline void need1(const struct tix_index *ix, unsigned sec, uint64_t i)
 	const struct part *p = &ix->part[sec];
 	if (__atomic_load_n(&p->state[i >> p->shift], __ATOMIC_ACQUIRE) != BLOCK_GOOD)
 		part_settle(ix, sec, i >> p->shift);
+}
+
+/* The track holding row (< nrows; the tracks cover the rows exactly, in
+ * order: checked at open): the last one starting at or before it. */
+static inline uint32_t track_of(const struct tix_index *ix, uint32_t row)
+{
+	uint32_t lo = 0, hi = ix->ntracks;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ix->tracks[mid].first_row <= row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1;
 }
 
 #endif /* TIX_INDEX_READER_INT_H */

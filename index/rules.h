@@ -100,46 +100,57 @@ static inline int tix_rule_closed_before(int64_t ps, int64_t pd, int64_t ts)
  * outlive it), the builder stored the full list in the chain table.
  * Writes up to cap row numbers into out, innermost first, and returns how
  * many there are (which may exceed cap). */
+/* Whether a row's ancestors are listed in the chain table: 1 with *list
+ * (innermost first) and *count set; else 0, and they are its link followed
+ * by the link's own ancestors.  tix_rule_ancestors walks that; callers
+ * that walk it themselves (reader's tix_rows_beneath) go by this too. */
+static inline int tix_rule_listed(const struct tix_rows *v, uint32_t row, const uint32_t **list,
+                                  uint32_t *count)
+{
+	tix_rows_need(v, TIX_SEC_ROWS, row, 1);
+	if (!(v->rows[row].flags & TIX_ROW_CHAIN))
+		return 0;
+	uint32_t lo = 0, hi = v->nchains;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		tix_rows_need(v, TIX_SEC_CHAINS, mid, 1);
+		if (v->chains[mid].row < row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == v->nchains)
+		return 0;
+	tix_rows_need(v, TIX_SEC_CHAINS, lo, 1);
+	const struct tix_chain_disk *c = &v->chains[lo];
+	if (c->row != row)
+		return 0;
+	tix_rows_need(v, TIX_SEC_CHAIN_ROWS, c->first, c->count);
+	*list = v->chain_rows + c->first;
+	*count = c->count;
+	return 1;
+}
+
 static inline uint32_t tix_rule_ancestors(const struct tix_rows *v, uint32_t row, uint32_t *out,
                                           uint32_t cap)
 {
-	tix_rows_need(v, TIX_SEC_ROWS, row, 1);
-	const struct tix_row_disk *r = &v->rows[row];
-	if (r->flags & TIX_ROW_CHAIN) {
-		uint32_t lo = 0, hi = v->nchains;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			tix_rows_need(v, TIX_SEC_CHAINS, mid, 1);
-			if (v->chains[mid].row < row)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < v->nchains)
-			tix_rows_need(v, TIX_SEC_CHAINS, lo, 1);
-		if (lo < v->nchains && v->chains[lo].row == row) {
-			const struct tix_chain_disk *c = &v->chains[lo];
-			tix_rows_need(v, TIX_SEC_CHAIN_ROWS, c->first, c->count < cap ? c->count : cap);
-			for (uint32_t i = 0; i < c->count && i < cap; i++)
-				out[i] = v->chain_rows[c->first + i];
-			return c->count;
-		}
-	}
 	uint32_t n = 0;
-	for (uint32_t p = r->link; p != TIX_NONE; p = v->rows[p].link) {
-		tix_rows_need(v, TIX_SEC_ROWS, p, 1);
+	for (uint32_t p = row;;) {
+		const uint32_t *list;
+		uint32_t count;
+		if (tix_rule_listed(v, p, &list, &count)) {
+			/* p's list is explicit: the rest of ours is p's */
+			for (uint32_t i = 0; i < count && n + i < cap; i++)
+				out[n + i] = list[i];
+			return n + count;
+		}
+		p = v->rows[p].link;
+		if (p == TIX_NONE)
+			return n;
 		if (n < cap)
 			out[n] = p;
 		n++;
-		if (v->rows[p].flags & TIX_ROW_CHAIN) {
-			/* p's own list is explicit: the rest of ours is p's. */
-			uint32_t tmp[1], m;
-			uint32_t room = n < cap ? cap - n : 0;
-			m = tix_rule_ancestors(v, p, room ? out + n : tmp, room);
-			return n + m;
-		}
 	}
-	return n;
 }
 
 /* ---- steps ----

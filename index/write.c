@@ -177,6 +177,9 @@ int linker_write(struct linker *L, struct tix_error *err)
 		 (uint64_t)b->c.captures.nchains * sizeof(struct tix_capture_chain_disk)},
 		{TIX_SEC_CAPTURE_FRAMES, sizeof(struct tix_capture_frame), b->c.captures.frames,
 		 (uint64_t)b->c.captures.nframes * sizeof(struct tix_capture_frame)},
+		{TIX_SEC_NAMES, sizeof(struct tix_names_disk), L->names.base,
+		 (uint64_t)L->names.n * sizeof(struct tix_names_disk)},
+		{TIX_SEC_NAME_ROWS, 4, L->name_rows.base, (uint64_t)L->name_rows.n * 4},
 		{TIX_SEC_BLOCK_SUMS, 8, NULL, 0}, /* last: the sums of all the others */
 	};
 	enum { NSEC = sizeof(secs) / sizeof(secs[0]) };
