@@ -4,6 +4,7 @@
 #include "index/index.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "index/reader_int.h"
 
@@ -180,14 +181,16 @@ static int memo_put(struct memo *m, uint32_t row, uint8_t v)
 
 /* Whether an ancestor of row (rules.h: its listed chain, or its link and
  * the link's ancestors) is named name; -1 when out of memory.  Every row
- * the walk passes learns the answer, so the next walk through it stops. */
+ * the walk passes above the first learns the answer, so the next walk
+ * through it stops (the first, a launch call, has no other walk through
+ * it: asking the memo would cost a miss, filling it would grow it). */
 static int above(const struct tix_index *ix, struct memo *m, uint32_t **path, uint32_t *path_cap,
                  uint32_t row, uint32_t name)
 {
 	uint32_t depth = 0;
 	int res;
 	for (uint32_t cur = row;;) {
-		int known = memo_get(m, cur);
+		int known = cur == row ? -1 : memo_get(m, cur);
 		if (known >= 0) {
 			res = known;
 			break;
@@ -221,14 +224,36 @@ static int above(const struct tix_index *ix, struct memo *m, uint32_t **path, ui
 			}
 			res = p != TIX_NONE;
 		}
-		if (memo_put(m, cur, (uint8_t)res) != 0)
+		if (cur != row && memo_put(m, cur, (uint8_t)res) != 0)
 			return -1;
 		break;
 	}
-	for (uint32_t i = 0; i < depth; i++)
+	for (uint32_t i = 1; i < depth; i++)
 		if (memo_put(m, (*path)[i], (uint8_t)res) != 0)
 			return -1;
 	return res;
+}
+
+long tix_group_beneath_op(const struct tix_index *ix, const struct tix_group *g, uint32_t op,
+                          uint32_t *out)
+{
+	uint32_t n = g->members_count, ng;
+	const uint32_t *m = tix_members(ix, g->members_first, n);
+	if (!m || op >= ix->nops)
+		return 0;
+	const struct tix_op_group *og = tix_op_groups(ix, op, &ng);
+	for (uint32_t k = 0; k < ng; k++) {
+		if (og[k].group != g->group)
+			continue;
+		/* the op's count of the kernel's events is all of them: then so
+		 * are the members of any of its steps */
+		if (og[k].count == tix_group_get(ix, g->group)->instances) {
+			memcpy(out, m, (size_t)n * sizeof(*out));
+			return n;
+		}
+		return tix_rows_beneath(ix, m, n, tix_op_get(ix, op)->name, out);
+	}
+	return 0; /* the op launched none of the kernel's events */
 }
 
 long tix_rows_beneath(const struct tix_index *ix, const uint32_t *rows, uint32_t n, uint32_t name,

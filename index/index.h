@@ -287,6 +287,14 @@ long tix_find_by_name(const struct tix_index *ix, int (*match)(void *ctx, uint32
  * walks them again and again. */
 long tix_rows_beneath(const struct tix_index *ix, const uint32_t *rows, uint32_t n, uint32_t name,
                       uint32_t *out);
+/* The members of group g (an overall group, or one of a step's from
+ * tix_step_groups) launched beneath an instance of op (tix_op_get's
+ * numbering), in their order, into out (room for g->members_count; not the
+ * members themselves).  Returns how many, or -1 when out of memory.  When
+ * the op launched every event of the kernel (its op group's count, the
+ * common case) a copy; else tix_rows_beneath of the members. */
+long tix_group_beneath_op(const struct tix_index *ix, const struct tix_group *g, uint32_t op,
+                          uint32_t *out);
 
 /* ---- names ---- */
 /* GPU work names as shown: demangled in full, and a short label that no

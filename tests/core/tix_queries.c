@@ -7,7 +7,8 @@
  * - tix_find_by_name: for every name alone, all names, a third of them and
  *   none, with several caps, against a pass over every row sorted by (start,
  *   row);
- * - tix_rows_beneath: for ops and the groups they launched, against
+ * - tix_rows_beneath and tix_group_beneath_op: for ops and the groups they
+ *   launched (overall and in a step) and some they did not, against
  *   tix_event_ancestors of each launch;
  * - tix_index_check_all finds nothing; tix_index_check_background runs
  *   beside the queries, and a close while it runs stops it.
@@ -130,6 +131,24 @@ static int beneath_plain(const struct tix_index *ix, uint32_t row, uint32_t name
 	return hit;
 }
 
+/* tix_group_beneath_op(g, op) against the plain walk over g's members. */
+static void group_beneath(const struct tix_index *ix, const struct tix_group *g, uint32_t op, const char *what)
+{
+	const struct tix_op *o = tix_op_get(ix, op);
+	const uint32_t *m = tix_members(ix, g->members_first, g->members_count);
+	uint32_t n = g->members_count, want = 0;
+	uint32_t *plain = malloc(((size_t)n + 1) * sizeof(*plain)), *got = malloc(((size_t)n + 1) * sizeof(*got));
+	for (uint32_t i = 0; i < n; i++)
+		if (beneath_plain(ix, m[i], o->name))
+			plain[want++] = m[i];
+	long k = tix_group_beneath_op(ix, g, op, got);
+	CHECK(k == (long)want && (want == 0 || memcmp(got, plain, want * sizeof(*got)) == 0),
+	      "%s: tix_group_beneath_op %s x %s (%s): %ld, the walk %u", tix_index_path(ix), tix_str(ix, o->name),
+	      tix_str(ix, g->name), what, k, want);
+	free(plain);
+	free(got);
+}
+
 static void test_beneath(const struct tix_index *ix)
 {
 	uint32_t nops = tix_op_count(ix), pairs = 0;
@@ -159,8 +178,17 @@ static void test_beneath(const struct tix_index *ix)
 			      tix_str(ix, op->name), tix_str(ix, g->name), want, og[k].count);
 			free(plain);
 			free(got);
+			group_beneath(ix, g, o, "overall");
+			uint32_t nsg;
+			const struct tix_group *sg = tix_step_groups(ix, 0, &nsg);
+			for (uint32_t j = 0; j < nsg; j++)
+				if (sg[j].group == og[k].group)
+					group_beneath(ix, &sg[j], o, "step 0");
 			pairs++;
 		}
+		/* kernels the op may not have launched */
+		for (uint32_t gi = 0; gi < tix_group_count(ix) && gi < 6; gi++)
+			group_beneath(ix, tix_group_get(ix, gi), o, "any kernel");
 	}
 	printf("ok    %s: tix_rows_beneath on %u (op, kernel) pairs\n", tix_index_path(ix), pairs);
 }
