@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 SAMPLE ?= samples/glm5_decode.json.gz
 
-.PHONY: all deps configure build demo test test-asan clean
+.PHONY: all deps configure build demo test test-asan install clean
 
 all: build
 
@@ -26,6 +26,11 @@ test: build
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan: deps
 	BUILD_ASAN=$(BUILD)-asan JOBS=$(JOBS) ./scripts/ci-asan.sh
+
+# bin/tix, the man page, the completions, libtixcap.so (with CUPTI) under PREFIX.
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

@@ -192,8 +192,9 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 	a->trace = argv[optind];
 	if (optind + 1 < argc) {
 		char pb[120];
-		fprintf(stderr, "tix %s: unexpected argument '%s'\n", argv[0],
-		        tix_printable(argv[optind + 1], pb, sizeof(pb)));
+		fprintf(stderr, "tix %s: unexpected argument '%s'%s\n", argv[0],
+		        tix_printable(argv[optind + 1], pb, sizeof(pb)),
+		        strcmp(argv[0], "summary") ? "" : " (the traces of one run: --by rank)");
 		return -1;
 	}
 	if (a->open.step_marker) {

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cupti_capture/capture.h"
 
@@ -21,7 +22,25 @@ static int ingest_journal(const char *journal, const char *step_marker, char *ou
 	return 0;
 }
 
+/* 1 when --help (or -h) is one of capture's own options: before "--" and
+ * before CMD, the first word that is neither an option nor an option's
+ * value (read from the same table as the help). */
+static int wants_help(int argc, char **argv)
+{
+	const struct cli_cmd *c = cli_command("capture");
+	for (int i = 1; i < argc && strcmp(argv[i], "--") && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+		for (const struct cli_opt *o = c->opts; o->name; o++)
+			if (o->arg && (!strcmp(argv[i], o->name) || (o->alias && !strcmp(argv[i], o->alias))))
+				i++; /* its value */
+	}
+	return 0;
+}
+
 int cmd_capture(int argc, char **argv, const char *exe)
 {
+	if (wants_help(argc, argv))
+		return cli_help(stdout, "capture");
 	return tixcap_main(argc, argv, exe, ingest_journal);
 }

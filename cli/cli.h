@@ -28,6 +28,7 @@ struct open_opts {
 	                          * first read (tix info); a cached one that fails is rebuilt */
 	char *opened;            /* if not NULL: receives the path of the index used */
 	size_t opened_cap;
+	int *where;              /* if not NULL: receives where that index is (enum index_place) */
 	/* --graph-capture: the capture traces of a CUDA-graph replay trace
 	 * (cli_add_graph_capture expands folders), and how the index records
 	 * them ("; "-joined real paths), which is part of what makes an index
@@ -36,6 +37,15 @@ struct open_opts {
 	int ncaptures;
 	char *capture_sources;
 };
+
+/* Where the index of a trace lives (docs/CLI.md, "Where the index lives"). */
+enum index_place {
+	PLACE_GIVEN,     /* a .tix named on the command line, or tix index -o */
+	PLACE_BESIDE,    /* REAL.tix beside the trace's real file */
+	PLACE_CACHE,     /* $XDG_CACHE_HOME/tix (~/.cache/tix) */
+	PLACE_PRIVATE,   /* --no-cache: built for this command, deleted */
+};
+const char *cli_place_label(enum index_place p);
 
 /* Adds the capture traces at path to o: the file, or each .json / .json.gz
  * in the folder, in name order.  0, or -1 with err set. */
@@ -55,6 +65,56 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 void json_str(FILE *f, const char *s, size_t n);      /* a JSON string literal */
 void csv_str(FILE *f, const char *s);
 
+/* ---- the command line as users read it (cli/help.c) ----
+ * One table: `tix help`, `tix COMMAND --help` and the completion scripts
+ * (cli/completion.c) are printed from it, and the tests hold docs/CLI.md
+ * and docs/tix.1 to it. */
+
+/* What completes an option's value, or a command's operands. */
+enum cli_value {
+	CLI_V_NONE,     /* something the user types (a number, a regex) */
+	CLI_V_WORDS,    /* one of the words of arg, split at '|' */
+	CLI_V_TRACE,    /* a trace: *.json, *.json.gz, *.tix, *.tixj, or a folder */
+	CLI_V_FILE,     /* any file */
+	CLI_V_DIR,      /* a folder */
+	CLI_V_COMMAND,  /* a program to run, then its arguments (capture) */
+	CLI_V_CMDNAME,  /* one of tix's commands (tix help) */
+	CLI_V_SORT,     /* a column key of the view that --by chose (summary --sort) */
+};
+
+struct cli_opt {
+	const char *name;      /* "--by", "-o" */
+	const char *alias;     /* "--output", "-h", or NULL */
+	const char *arg;       /* "kernel|step|op", "N"; NULL: the option takes no value */
+	enum cli_value value;  /* what completes the value */
+	int common;            /* one of the options the commands share */
+	const char *text;      /* its explanation: one line */
+};
+
+struct cli_cmd {
+	const char *name;           /* "summary"; "tui" for `tix TRACE...` */
+	const char *brief;          /* the overview's line */
+	const char *usage[3];       /* the usage lines, NULL after the last */
+	const char *about;          /* a sentence or two */
+	const struct cli_opt *opts; /* ends at name NULL */
+	enum cli_value operand;     /* what the arguments that are not options are */
+	const char *words;          /* operand CLI_V_WORDS: them, '|'-separated */
+	const char *examples[4];    /* NULL after the last */
+};
+
+/* The table (constant, static storage): n commands, the TUI first. */
+const struct cli_cmd *cli_commands(int *n);
+/* The command called name, or NULL. */
+const struct cli_cmd *cli_command(const char *name);
+/* Writes the help of command name to f (NULL: the overview).  0, or -1
+ * when no command has that name (nothing written). */
+int cli_help(FILE *f, const char *name);
+/* The command within two edits of word (a typo), or NULL. */
+const char *cli_nearest_command(const char *word);
+/* One line on stderr: "PROG: unknown command 'WORD'", with "did you mean"
+ * when one is near, else the list of commands. */
+void cli_unknown_command(const char *prog, const char *word);
+
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cmd_summary(int argc, char **argv);
 int cmd_show(int argc, char **argv);
@@ -63,5 +123,11 @@ int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_capture(int argc, char **argv, const char *exe); /* cli/capture.c */
+/* summary --by rank (cli/ranks.c): several traces of one run.  main()
+ * routes `summary` there when cli_wants_ranks(): argv has --by rank. */
+int cli_wants_ranks(int argc, char **argv);
+int cmd_summary_ranks(int argc, char **argv);
+int cmd_help(int argc, char **argv);                      /* cli/help.c */
+int cmd_completion(int argc, char **argv);                /* cli/completion.c */
 
 #endif /* TIX_CLI_H */

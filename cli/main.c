@@ -10,26 +10,93 @@
 
 #include "tui/tui.h"
 
-static const char usage[] =
-	"usage: tix TRACE...                  open the TUI (.json, .json.gz, .tix)\n"
-	"       tix index TRACE [-o OUT.tix]  build the index only\n"
-	"       tix summary TRACE [--by kernel|step|op] [--step N] [--top N] [--format text|csv|json]\n"
-	"       tix show TRACE --kernel REGEX [--step N] [--limit N] [--format text|json]\n"
-	"       tix export TRACE [--step N] [--kernel REGEX] [--range T0:T1] -o OUT.json\n"
-	"       tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE] -- CMD [ARGS...]\n"
-	"       tix info FILE.tix\n"
-	"       tix diff BASE NEW [--by kernel|op|step|shape] [--step N] [--top N] [--format text|csv|json]\n"
-	"common options: --step-marker REGEX, --graph-capture CAPTURE, --no-cache, --help,\n"
-	"                --help-keys, --version\n"
-	"exit status: 0 success, 1 usage error, 2 bad input, 3 environment (disk full, permission)\n";
+#include <dirent.h>
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+/* tix DIR: the traces in the folder (the ranks of one run, say), in name
+ * order: .json, .json.gz and capture journals, and a .tix only where its
+ * trace is not there too.  Adds to paths (owned strings in *owned). */
+static int add_folder(const char *dir, const char **paths, int *n, int max, char **owned, int *nowned)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	char *names[256];
+	int k = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && k < 256) {
+		const char *nm = e->d_name;
+		if (nm[0] != '.' && (ends_with(nm, ".json") || ends_with(nm, ".json.gz") || ends_with(nm, ".tixj") ||
+		                     ends_with(nm, ".tix")))
+			names[k++] = strdup(nm);
+	}
+	closedir(d);
+	qsort(names, (size_t)k, sizeof *names, by_name);
+	int added = 0;
+	for (int i = 0; i < k; i++) {
+		if (!names[i])
+			continue;
+		int skip = 0;
+		if (ends_with(names[i], ".tix")) /* the index of a trace listed too */
+			for (int j = 0; j < k && !skip; j++)
+				skip = j != i && names[j] && strlen(names[j]) + 4 == strlen(names[i]) &&
+				       !strncmp(names[j], names[i], strlen(names[j]));
+		size_t len = strlen(dir) + strlen(names[i]) + 2;
+		char *path = skip || *n >= max || *nowned >= max ? NULL : malloc(len);
+		if (path) {
+			snprintf(path, len, "%s/%s", dir, names[i]);
+			owned[(*nowned)++] = path;
+			paths[(*n)++] = path;
+			added++;
+		}
+		free(names[i]);
+	}
+	return added;
+}
+
+static int open_tui_paths(int argc, char **argv, char **owned, int *nowned);
+
+/* tix TRACE...: the folders' paths it made are freed on every way out. */
 static int open_tui(int argc, char **argv)
+{
+	char *owned[64];
+	int nowned = 0;
+	int rc = open_tui_paths(argc, argv, owned, &nowned);
+	for (int i = 0; i < nowned; i++)
+		free(owned[i]);
+	return rc;
+}
+
+static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 {
 	struct open_opts o = {0};
 	const char *paths[64];
-	int n = 0;
+	int n = 0, compare = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-cache")) {
+		if (!strcmp(argv[i], "--diff")) { /* tix --diff BASE NEW: the compare view */
+			compare = 1;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			cli_open_opts_done(&o);
+			return cli_help(stdout, "tui");
+		} else if (!strcmp(argv[i], "--help-keys")) { /* the TUI's keys, as docs/TUI.md lists them */
+			cli_open_opts_done(&o);
+			tui_print_keys(stdout);
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "--version")) {
+			cli_open_opts_done(&o);
+			printf("tix %s\n", TIX_VERSION);
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "--no-cache")) {
 			o.no_cache = 1;
 		} else if (!strcmp(argv[i], "--step-marker") && i + 1 < argc) {
 			o.step_marker = argv[++i];
@@ -47,20 +114,39 @@ static int open_tui(int argc, char **argv)
 			cli_open_opts_done(&o);
 			return EXIT_USAGE;
 		} else if (n < 64) {
-			paths[n++] = argv[i];
+			struct stat st;
+			if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+				if (add_folder(argv[i], paths, &n, 64, owned, nowned) <= 0) {
+					char pb[300];
+					fprintf(stderr, "tix: %s: no traces in this folder (.json, .json.gz, .tix, .tixj)\n",
+					        tix_printable(argv[i], pb, sizeof(pb)));
+					cli_open_opts_done(&o);
+					return EXIT_BAD_INPUT;
+				}
+			} else {
+				paths[n++] = argv[i];
+			}
 		} else {
 			fprintf(stderr, "tix: at most 64 traces at once\n");
+			cli_open_opts_done(&o);
 			return EXIT_USAGE;
 		}
 	}
 	if (n == 0) {
-		fputs(usage, stderr);
+		cli_help(stderr, NULL);
+		cli_open_opts_done(&o);
+		return EXIT_USAGE;
+	}
+	if (compare && n != 2) {
+		fprintf(stderr, "tix: --diff takes two traces: tix --diff BASE NEW\n");
+		cli_open_opts_done(&o);
 		return EXIT_USAGE;
 	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		char pb[300];
 		fprintf(stderr, "tix: the explorer needs a terminal; for text output use "
 		                "`tix summary %s`\n", tix_printable(paths[0], pb, sizeof(pb)));
+		cli_open_opts_done(&o);
 		return EXIT_USAGE;
 	}
 	o.progress = isatty(STDERR_FILENO);
@@ -79,76 +165,33 @@ static int open_tui(int argc, char **argv)
 		opened++;
 	}
 	if (rc == EXIT_OK)
-		rc = tui_run(traces, n);
+		rc = tui_run(traces, n, compare);
 	for (int i = 0; i < opened; i++)
 		tix_index_close(traces[i].ix);
 	cli_open_opts_done(&o);
 	return rc;
 }
 
-/* The command within two edits of word (insert, delete, change, or swap
- * two neighbours: "sumary", "shwo"), or NULL. */
-static const char *nearest_command(const char *word)
-{
-	static const char *const cmds[] = {"index", "summary", "show", "export", "diff", "capture",
-	                                   "info", "help", NULL};
-	const char *best = NULL;
-	int best_d = 3;
-	size_t n = strlen(word);
-	if (n > 32)
-		return NULL;
-	for (int c = 0; cmds[c]; c++) {
-		size_t m = strlen(cmds[c]);
-		int d[34][34];
-		for (size_t i = 0; i <= n; i++)
-			d[i][0] = (int)i;
-		for (size_t j = 0; j <= m; j++)
-			d[0][j] = (int)j;
-		for (size_t i = 1; i <= n; i++) {
-			for (size_t j = 1; j <= m; j++) {
-				int cost = word[i - 1] != cmds[c][j - 1];
-				int v = d[i - 1][j] + 1;
-				if (d[i][j - 1] + 1 < v)
-					v = d[i][j - 1] + 1;
-				if (d[i - 1][j - 1] + cost < v)
-					v = d[i - 1][j - 1] + cost;
-				if (i > 1 && j > 1 && word[i - 1] == cmds[c][j - 2] && word[i - 2] == cmds[c][j - 1] &&
-				    d[i - 2][j - 2] + 1 < v)
-					v = d[i - 2][j - 2] + 1;
-				d[i][j] = v;
-			}
-		}
-		if (d[n][m] < best_d) {
-			best_d = d[n][m];
-			best = cmds[c];
-		}
-	}
-	return best;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fputs(usage, stderr);
+		cli_help(stderr, NULL);
 		return EXIT_USAGE;
 	}
 	const char *verb = argv[1];
-	if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
-		fputs(usage, stdout);
+	if (!strcmp(verb, "--help") || !strcmp(verb, "-h")) {
+		cli_help(stdout, NULL);
 		return EXIT_OK;
 	}
-	if (!strcmp(verb, "--help-keys")) { /* the TUI's keys, as docs/TUI.md lists them */
-		tui_print_keys(stdout);
-		return EXIT_OK;
-	}
-	if (!strcmp(verb, "--version")) {
-		printf("tix %s\n", TIX_VERSION);
-		return EXIT_OK;
-	}
+	if (!strcmp(verb, "help"))
+		return cmd_help(argc - 1, argv + 1);
+	if (!strcmp(verb, "completion"))
+		return cmd_completion(argc - 1, argv + 1);
 	if (!strcmp(verb, "index"))
 		return cmd_index(argc - 1, argv + 1);
 	if (!strcmp(verb, "summary"))
-		return cmd_summary(argc - 1, argv + 1);
+		return cli_wants_ranks(argc - 1, argv + 1) ? cmd_summary_ranks(argc - 1, argv + 1)
+		                                          : cmd_summary(argc - 1, argv + 1);
 	if (!strcmp(verb, "show"))
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(verb, "export"))
@@ -163,15 +206,7 @@ int main(int argc, char **argv)
 	 * not a trace: traces have a name with a dot or a slash in it, or exist. */
 	struct stat st;
 	if (!strpbrk(verb, "./") && verb[0] != '-' && stat(verb, &st) != 0) {
-		char pb[120];
-		const char *near = nearest_command(verb);
-		if (near)
-			fprintf(stderr, "tix: unknown command '%s': did you mean '%s'?\n",
-			        tix_printable(verb, pb, sizeof(pb)), near);
-		else
-			fprintf(stderr, "tix: unknown command '%s' (commands: index, summary, show, export, "
-			                "diff, capture, info; or a trace file, which does not exist by that name)\n",
-			        tix_printable(verb, pb, sizeof(pb)));
+		cli_unknown_command("tix", verb);
 		return EXIT_USAGE;
 	}
 	return open_tui(argc, argv);

@@ -443,6 +443,8 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 	if (!S_ISREG(st.st_mode)) /* a FIFO would block; a pipe has no place for an index */
 		return tix_error_set(err, "%s: not a regular file (a pipe or device): save the trace to a file first",
 		                     path);
+	if (o->where)
+		*o->where = PLACE_GIVEN;
 	if (is_tix(path) || ends_with(path, ".tix")) {
 		if (o->opened)
 			snprintf(o->opened, o->opened_cap, "%s", path);
@@ -509,5 +511,23 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 	warn_on_open(path, *ix);
 	if (o->opened)
 		snprintf(o->opened, o->opened_cap, "%s", places[at]);
+	if (o->where && !o->out) {
+		char dir[PATH_MAX - 64];
+		size_t n = cache_dir(dir, sizeof(dir)) == 0 ? strlen(dir) : 0;
+		*o->where = o->no_cache ? PLACE_PRIVATE
+		            : n && !strncmp(places[at], dir, n) && places[at][n] == '/' ? PLACE_CACHE
+		                                                                         : PLACE_BESIDE;
+	}
 	return 0;
+}
+
+const char *cli_place_label(enum index_place p)
+{
+	switch (p) {
+	case PLACE_GIVEN: return "as given";
+	case PLACE_BESIDE: return "beside the trace";
+	case PLACE_CACHE: return "in the cache";
+	case PLACE_PRIVATE: return "private to this command, deleted after it";
+	}
+	return "?";
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/args.h"
+#include "cli/rows.h"
 
 static int cmp_row_start(const void *a, const void *b, void *ctx)
 {
@@ -76,15 +77,6 @@ static void json_id(struct tix_index *ix, int64_t num, uint32_t str)
 		json_str(stdout, tix_str(ix, str), tix_str_len(ix, str));
 	else
 		printf("%" PRId64, num);
-}
-
-static const char *text_id(struct tix_index *ix, int64_t num, uint32_t str, char *buf, size_t cap)
-{
-	if (str != TIX_NONE)
-		tix_printable(tix_str(ix, str), buf, cap);
-	else
-		snprintf(buf, cap, "%" PRId64, num);
-	return buf;
 }
 
 static void json_op_info(struct tix_index *ix, uint32_t op_info)
@@ -241,110 +233,37 @@ static void show_json(struct tix_index *ix, uint32_t row, int idx, int64_t t0)
 	free(chain);
 }
 
-static void text_dims(char *buf, size_t cap, const int32_t d[3])
+/* One launch in text: the TUI's Detail view (index/view/detail.c), its
+ * items as they are (the terminal wraps), sections without blank lines. */
+static int show_text(struct tix_index *ix, uint32_t row, int idx, enum tix_timeunit tu)
 {
-	if (tix_dim3_known(d))
-		snprintf(buf, cap, "[%d,%d,%d]", d[0], d[1], d[2]);
-	else
-		snprintf(buf, cap, "-");
-}
-
-static const char *text_int(int64_t v, const char *unit, char *buf, size_t cap)
-{
-	if (v < 0)
-		snprintf(buf, cap, "-");
-	else
-		snprintf(buf, cap, "%" PRId64 "%s", v, unit);
-	return buf;
-}
-
-static void show_text(struct tix_index *ix, uint32_t row, int idx, int64_t t0)
-{
-	struct tix_event e, l;
-	tix_event_get(ix, row, &e);
-	const struct tix_kernel_info *ki = tix_kernel_info_get(ix, e.kernel_info);
-	uint32_t step = tix_event_step(ix, row);
-	const struct tix_step *st = tix_step_get(ix, step);
-	const struct tix_track *tr = tix_track_get(ix, e.track);
-	char dur[32], off[32], nb[512], fold[4096];
-	tix_fmt_dur(dur, sizeof(dur), e.dur_ns);
-	tix_fmt_dur(off, sizeof(off), e.start_ns - t0);
-	uint32_t sh = tix_name_short(ix, e.name);
-	const char *name = sh != TIX_NONE ? tix_str(ix, sh) : tix_str(ix, tix_name_full(ix, e.name));
-	printf("#%d  step %s  at +%s  %s  %s\n", idx + 1,
-	       st ? tix_printable(tix_str(ix, st->name), nb, sizeof(nb)) : "-", off, dur, name);
-	char g[48], b[48], r[24], sm[24], dv[24], sr[24];
-	if (e.kind == TIX_KIND_KERNEL) {
-		text_dims(g, sizeof(g), ki ? ki->grid : (const int32_t[3]){0, 0, 0});
-		text_dims(b, sizeof(b), ki ? ki->block : (const int32_t[3]){0, 0, 0});
-		printf("    grid %s  block %s  registers %s  shared %s  stream %s  device %s\n", g, b,
-		       text_int(ki ? ki->registers : -1, "", r, sizeof(r)),
-		       text_int(ki ? ki->shared_mem : -1, " B", sm, sizeof(sm)),
-		       text_int(tr->stream, "", sr, sizeof(sr)),
-		       text_int(ki ? ki->device : tr->device, "", dv, sizeof(dv)));
-	} else {
-		printf("    %s bytes  stream %s  device %s\n", text_int(ki ? ki->bytes : -1, "", r, sizeof(r)),
-		       text_int(tr->stream, "", sr, sizeof(sr)),
-		       text_int(ki ? ki->device : tr->device, "", dv, sizeof(dv)));
+	struct tix_detail d;
+	struct tix_view_fmt f = {0, tu};
+	int rc = tix_detail_build(ix, row, &f, &d);
+	char pb[4096];
+	for (uint32_t i = 0; i < d.n; i++) {
+		const struct tix_detail_item *it = &d.items[i];
+		const char *v = tix_printable(it->value, pb, sizeof pb);
+		if (i == 0)
+			printf("%s#%d  %s\n", idx ? "\n" : "", idx + 1, v);
+		else if (it->role == TIX_DETAIL_HEAD)
+			printf("  %s\n", v);
+		else if (it->label[0])
+			printf("  %*s%-18s%s\n", it->indent, "", it->label, v);
+		else
+			printf("  %*s%s\n", it->indent, "", v);
 	}
-	struct tix_traffic tf;
-	tix_event_traffic(ix, row, &tf);
-	printf("    bytes moved: %s\n", tix_traffic_text(&tf, e.dur_ns, fold, sizeof(fold)));
-	if (e.flags & TIX_ROW_GRAPH_REPLAY) {
-		struct tix_capture_view cv;
-		enum tix_capture_match m = tix_event_capture(ix, row, &cv);
-		if (cv.nframes) {
-			printf("    captured under (from %s, match: %s):\n", tix_str(ix, cv.source),
-			       tix_capture_match_label(m));
-			for (uint32_t i = 0; i < cv.nframes; i++) {
-				const struct tix_capture_frame *f = &cv.frames[i];
-				printf("      %*s%s", (int)(2 * i), "", tix_str(ix, f->name));
-				if (f->dims != TIX_NONE)
-					printf("  Input Dims %s", tix_fold_ws(tix_str(ix, f->dims), fold, sizeof(fold)));
-				if (f->types != TIX_NONE)
-					printf("  Input type %s", tix_fold_ws(tix_str(ix, f->types), fold, sizeof(fold)));
-				putchar('\n');
-			}
-		} else {
-			printf("    captured under: %s\n",
-			       m == TIX_MATCH_AMBIGUOUS ? "ambiguous (several capture windows fit)"
-			                                : "unknown (no capture window matched; see --graph-capture)");
-		}
-	}
-	if (e.launch == TIX_NONE) {
-		printf("    %s\n", (e.flags & TIX_ROW_GRAPH_REPLAY) ? "CUDA graph replay: no launch call recorded"
-		                   : (e.flags & TIX_ROW_BEFORE_TRACE) ? "launched before the trace's CPU window"
-		                                                      : "no launch call found (lost correlation or flow)");
-		return;
-	}
-	tix_event_get(ix, e.launch, &l);
-	const struct tix_track *lt = tix_track_get(ix, l.track);
-	char ld[32], delay[32], tid[128];
-	tix_fmt_dur(ld, sizeof(ld), l.dur_ns);
-	tix_fmt_dur(delay, sizeof(delay), e.start_ns - l.start_ns);
-	printf("    launched by %s on thread %s (%s), %s before the kernel started%s\n",
-	       tix_str(ix, l.name), text_id(ix, lt->tid, lt->tid_str, tid, sizeof(tid)), ld, delay,
-	       (e.flags & TIX_ROW_GRAPH_REPLAY) ? " [graph replay]" : "");
-	uint32_t *chain = NULL, nchain = parent_chain(ix, e.launch, &chain);
-	for (uint32_t i = 0; i < nchain; i++) {
-		struct tix_event p;
-		tix_event_get(ix, chain[i], &p);
-		const struct tix_op_info *oi = tix_op_info_get(ix, p.op_info);
-		printf("    %*s%s", (int)(2 * (i < 40 ? i : 40)), "", tix_str(ix, p.name));
-		if (oi && oi->dims != TIX_NONE)
-			printf("  Input Dims %s", tix_fold_ws(tix_str(ix, oi->dims), fold, sizeof(fold)));
-		if (oi && oi->types != TIX_NONE)
-			printf("  Input type %s", tix_fold_ws(tix_str(ix, oi->types), fold, sizeof(fold)));
-		putchar('\n');
-	}
-	free(chain);
+	tix_detail_done(&d);
+	if (rc != 0)
+		fprintf(stderr, "tix show: out of memory: launch %d cut short\n", idx + 1);
+	return rc;
 }
 
 static int cmd_show_run(struct args *ap)
 {
 	struct args a = *ap;
 	if (a.help) {
-		puts("usage: tix show TRACE --kernel REGEX [--step N] [--limit N] [--format text|json]");
+		cli_help(stdout, "show");
 		return EXIT_OK;
 	}
 	if (!a.kernel) {
@@ -389,6 +308,30 @@ static int cmd_show_run(struct args *ap)
 	struct tix_summary_info si;
 	tix_index_summary(ix, &si);
 	int json = !strcmp(a.format, "json");
+	if (!strcmp(a.format, "csv")) { /* the Launches view's rows: what the TUI lists */
+		struct tix_view_scope sc = tix_view_scope_all();
+		sc.rows = rows;
+		sc.nrows = (uint32_t)shown;
+		struct tix_error err;
+		struct tix_view *v = rows ? tix_view_new(ix, TIX_VIEW_LAUNCHES, &sc, &err) : NULL;
+		uint32_t *order, no;
+		int rc = EXIT_OK;
+		if (!v) {
+			fprintf(stderr, "tix: %s\n", rows ? err.msg : "out of memory");
+			rc = EXIT_ENV;
+		} else if (rows_order(v, "show", NULL, 0, &order, &no) != 0) {
+			rc = EXIT_ENV;
+		} else {
+			rows_csv(stdout, v, order, no);
+			free(order);
+		}
+		if (shown < n)
+			fprintf(stderr, "(%zu of %zu shown; --limit N shows more, 0 for all)\n", shown, n);
+		tix_view_free(v);
+		free(rows);
+		tix_index_close(ix);
+		return rc;
+	}
 	if (json)
 		printf("{\"matched\": %zu, \"launches\": [", n);
 	else if (n == 0)
@@ -400,7 +343,8 @@ static int cmd_show_run(struct args *ap)
 		if (json)
 			show_json(ix, rows[i], (int)i, si.first_ns);
 		else
-			show_text(ix, rows[i], (int)i, si.first_ns);
+			show_text(ix, rows[i], (int)i,
+			          a.timeunit ? (enum tix_timeunit)tix_timeunit_parse(a.timeunit) : TIX_TU_AUTO);
 	}
 	if (json)
 		printf("\n]}\n");
@@ -414,7 +358,9 @@ static int cmd_show_run(struct args *ap)
 int cmd_show(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_LIMIT | ARG_FORMAT) != 0 ? EXIT_USAGE : cmd_show_run(&a);
+	int rc = args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_LIMIT | ARG_FORMAT | ARG_CSV | ARG_TIMEUNIT) != 0
+	                 ? EXIT_USAGE
+	                 : cmd_show_run(&a);
 	cli_open_opts_done(&a.open);
 	return rc;
 }

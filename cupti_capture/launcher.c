@@ -73,6 +73,12 @@ static void forward(int sig, siginfo_t *si, void *uc)
 
 static int exists(const char *p) { return access(p, R_OK) == 0; }
 
+/* Where an install puts libtixcap.so, from its bin/tix (the build's
+ * GNUInstallDirs: ../lib/tix/libtixcap.so; absolute when those are). */
+#ifndef TIXCAP_INSTALL_REL
+#define TIXCAP_INSTALL_REL "../lib/tix/libtixcap.so"
+#endif
+
 /* libtixcap.so: $TIX_CAPTURE_LIB, next to the tix binary in a build tree
  * (build/cli/tix -> build/cupti_capture/), in an install ($prefix/bin/tix ->
  * $prefix/lib/tix/), then where this build put it. */
@@ -92,11 +98,14 @@ static int find_library(const char *exe, char *out, size_t cap)
 	char *slash = strrchr(self, '/');
 	if (slash) {
 		*slash = 0;
-		static const char *rel[] = {"../cupti_capture/libtixcap.so", "../lib/tix/libtixcap.so",
+		static const char *rel[] = {"../cupti_capture/libtixcap.so", TIXCAP_INSTALL_REL,
 		                            "libtixcap.so"};
 		for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
 			char cand[PATH_MAX + 64];
-			snprintf(cand, sizeof cand, "%s/%s", self, rel[i]);
+			if (rel[i][0] == '/')
+				snprintf(cand, sizeof cand, "%s", rel[i]);
+			else
+				snprintf(cand, sizeof cand, "%s/%s", self, rel[i]);
 			if (exists(cand) && realpath(cand, out))
 				return 0;
 		}
@@ -272,9 +281,9 @@ missing:
 #else
 	char lib[PATH_MAX];
 	if (find_library(tix_exe_path, lib, sizeof lib) != 0) {
-		fprintf(stderr, "tix capture: unavailable: libtixcap.so not found next to %s, in "
-		                "../lib/tix/ or at %s (set TIX_CAPTURE_LIB)\n",
-		        tix_exe_path ? tix_exe_path : "tix", TIXCAP_BUILD_LIB);
+		fprintf(stderr, "tix capture: unavailable: libtixcap.so not found next to %s, at "
+		                "%s from it, or at %s (set TIX_CAPTURE_LIB)\n",
+		        tix_exe_path ? tix_exe_path : "tix", TIXCAP_INSTALL_REL, TIXCAP_BUILD_LIB);
 		return 2;
 	}
 	char dir[PATH_MAX], dflt[64];

@@ -210,8 +210,8 @@ void tix_fmt_dur(char *buf, size_t cap, int64_t ns)
 	double a = v < 0 ? -v : v;
 	if (a < 1e3)
 		snprintf(buf, cap, "%" PRId64 " ns", ns);
-	else if (a < 1e6)
-		snprintf(buf, cap, "%.2f us", v / 1e3);
+	else if (a < 1e6) /* 828.1 us: the TUI's and the CLI's one rounding */
+		snprintf(buf, cap, "%.1f us", v / 1e3);
 	else if (a < 1e9)
 		snprintf(buf, cap, "%.2f ms", v / 1e6);
 	else

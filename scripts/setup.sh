@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config libsimdjson-dev libncurses-dev zlib1g-dev libisal-dev isal
-      python3 tmux clang libclang-rt-dev)
+      python3 tmux clang libclang-rt-dev groff-base man-db)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

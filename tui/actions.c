@@ -114,10 +114,10 @@ void app_copy(struct app *a, struct view *v, int whole_row)
 	uint32_t row = view_cur_row(v);
 	int keep = a->full_names;
 	a->full_names = 1;
-	if (whole_row && v->ops->cols && row != TIX_NONE) {
+	if (whole_row && v->cols && row != TIX_NONE) {
 		size_t n = 0;
-		for (int i = 0; i < v->ops->ncols && n < sizeof text; i++) {
-			if (v->ops->cols[i].flags & COL_BAR)
+		for (int i = 0; i < v->ncols && n < sizeof text; i++) {
+			if (v->cols[i].flags & (TIX_COL_BAR | TIX_COL_DATA))
 				continue;
 			const char *c = v->ops->cell(a, v, row, i, buf, sizeof buf);
 			n += (size_t)snprintf(text + n, sizeof text - n, "%s%s", n ? "\t" : "", c);
@@ -127,9 +127,9 @@ void app_copy(struct app *a, struct view *v, int whole_row)
 	} else if (v->ops->sel_name) {
 		const char *s = v->ops->sel_name(a, v, buf, sizeof buf);
 		snprintf(text, sizeof text, "%s", s ? s : "");
-	} else if (v->ops->cols && row != TIX_NONE) {
-		for (int i = 0; i < v->ops->ncols; i++)
-			if (v->ops->cols[i].flags & COL_FLEX)
+	} else if (v->cols && row != TIX_NONE) {
+		for (int i = 0; i < v->ncols; i++)
+			if (v->cols[i].flags & TIX_COL_FLEX)
 				snprintf(text, sizeof text, "%s", v->ops->cell(a, v, row, i, buf, sizeof buf));
 	}
 	a->full_names = keep;
@@ -185,7 +185,7 @@ void app_mouse(struct app *a, struct view *v)
 #endif
 	if (!(me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)))
 		return;
-	if (me.y == a->hdr_y && v->ops->cols) {
+	if (me.y == a->hdr_y && v->cols) {
 		/* a header: sort by that column; again: invert */
 		for (int k = 0; k < a->ncol_x; k++) {
 			if (me.x < a->col_x[k] || me.x >= a->col_x[k] + a->col_w[k] + 1)

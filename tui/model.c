@@ -6,20 +6,11 @@
 #include <string.h>
 
 #include "index/index.h"
+#include "index/view/view.h"
 
 char *fmt_dur(int64_t ns, char *out, size_t cap)
 {
-	if (ns < 0)
-		snprintf(out, cap, "-");
-	else if (ns < 1000)
-		snprintf(out, cap, "%lld ns", (long long)ns);
-	else if (ns < 1000000)
-		snprintf(out, cap, "%.1f us", ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(out, cap, "%.2f ms", ns / 1e6);
-	else
-		snprintf(out, cap, "%.3f s", ns / 1e9);
-	return out;
+	return tix_fmt_dur_unit(ns, TIX_TU_AUTO, out, cap); /* "-" when unknown (< 0) */
 }
 
 /* One definition of each, shared with the CLI (index/traffic.c). */
@@ -40,11 +31,7 @@ char *fmt_rate(double bytes_per_s, char *out, size_t cap)
 
 char *fmt_pct(int64_t part, int64_t whole, char *out, size_t cap)
 {
-	if (whole <= 0)
-		snprintf(out, cap, "-");
-	else
-		snprintf(out, cap, "%.1f", 100.0 * (double)part / (double)whole);
-	return out;
+	return tix_fmt_pct(part, whole, out, cap);
 }
 
 char *fmt_id(int32_t v, char *out, size_t cap)

@@ -35,6 +35,46 @@ void view_goto_row(struct view *v, uint32_t row)
 		}
 }
 
+int view_open_model(struct app *a, struct view *v, enum tix_view_kind kind)
+{
+	struct tix_view_scope sc = tix_view_scope_all();
+	sc.step = v->args.step;
+	sc.group = v->args.group;
+	sc.op = v->args.op;
+	struct tix_error err;
+	v->model = tix_view_new(a->ix, kind, &sc, &err);
+	if (!v->model) {
+		app_msg(a, "%s", err.msg);
+		return -1;
+	}
+	/* the model may have widened the scope (a kernel not in the step) */
+	v->args.step = tix_view_scope(v->model)->step;
+	v->cols = tix_view_cols(kind, &v->ncols);
+	view_set_rows(v, tix_view_rows(v->model));
+	return 0;
+}
+
+const char *model_cell(struct app *a, struct view *v, uint32_t row, int col, char *buf, size_t cap)
+{
+	struct tix_view_fmt f = {a->full_names, TIX_TU_AUTO};
+	return tix_view_text(v->model, row, col, &f, buf, cap);
+}
+
+int model_cmp(struct app *a, struct view *v, uint32_t ra, uint32_t rb, int col)
+{
+	return tix_view_cmp(v->model, ra, rb, col);
+}
+
+double model_share(struct app *a, struct view *v, uint32_t row)
+{
+	return tix_view_share(v->model, row);
+}
+
+int model_width(struct app *a, struct view *v, int col)
+{
+	return tix_view_width(v->model, col);
+}
+
 void table_move(struct app *a, struct view *v, int64_t delta)
 {
 	if (v->nvis == 0)
@@ -93,21 +133,22 @@ void table_rebuild(struct app *a, struct view *v)
 
 int table_sortable(const struct view *v, int col)
 {
-	return col >= 0 && col < v->ops->ncols && !(v->ops->cols[col].flags & (COL_NOSORT | COL_BAR));
+	return col >= 0 && col < v->ncols &&
+	       !(v->cols[col].flags & (TIX_COL_NOSORT | TIX_COL_BAR | TIX_COL_DATA));
 }
 
 void table_next_sort(struct app *a, struct view *v)
 {
-	if (!v->ops->cmp || v->ops->ncols == 0) {
+	if (!v->ops->cmp || v->ncols == 0) {
 		app_msg(a, "nothing to sort here");
 		return;
 	}
 	/* only the columns on screen: a sort by a hidden column looks like none */
 	int w[32], c = v->sort_col;
 	table_layout(a, v, COLS, w);
-	for (int i = 0; i < v->ops->ncols + 1; i++) {
+	for (int i = 0; i < v->ncols + 1; i++) {
 		c++;
-		if (c >= v->ops->ncols)
+		if (c >= v->ncols)
 			c = v->ops->default_sort < 0 ? -1 : 0;
 		if (c == -1 || (table_sortable(v, c) && (c >= 32 || w[c] >= 0)))
 			break;
@@ -295,17 +336,21 @@ void table_scroll(struct view *v, int h)
  * prio drop first; the flexible column takes what is left. */
 int table_layout(struct app *a, const struct view *v, int width, int *w)
 {
-	const struct col *cols = v->ops->cols;
-	int n = v->ops->ncols < 32 ? v->ops->ncols : 32;
-	for (int i = 0; i < n; i++)
-		w[i] = cols[i].width;
+	const struct tix_col *cols = v->cols;
+	int n = v->ncols < 32 ? v->ncols : 32;
+	for (int i = 0; i < n; i++) { /* DATA: CSV and JSON only; a header is never cut */
+		int tw = text_width(a, cols[i].title) + 1; /* room for the sort arrow */
+		w[i] = cols[i].flags & TIX_COL_DATA ? -1 : cols[i].width > tw ? cols[i].width : tw;
+		if (cols[i].flags & TIX_COL_BAR)
+			w[i] = cols[i].width;
+	}
 	for (;;) {
 		int sum = 0, flex = -1, maxprio = 0, drop = -1;
 		for (int i = 0; i < n; i++) {
 			if (w[i] < 0)
 				continue;
 			sum += w[i] + 1;
-			if (cols[i].flags & COL_FLEX)
+			if (cols[i].flags & TIX_COL_FLEX)
 				flex = i;
 			if (cols[i].prio > maxprio) {
 				maxprio = cols[i].prio;
@@ -317,7 +362,7 @@ int table_layout(struct app *a, const struct view *v, int width, int *w)
 			 * whole (step names), then to the flexible one (names) */
 			int room = width - (sum - 1);
 			for (int i = 0; i < n && v->ops->width; i++) {
-				if (w[i] < 0 || !(cols[i].flags & COL_FIT))
+				if (w[i] < 0 || !(cols[i].flags & TIX_COL_FIT))
 					continue;
 				int want = v->ops->width(a, (struct view *)v, i) - w[i];
 				int add = want < room ? want : room;
@@ -394,7 +439,7 @@ static void draw_name(struct app *a, struct view *v, uint32_t row, int col, int 
 		lead = draw_text(a, y, x, w, g->ellipsis, 0);
 	}
 	if (lines <= 1) {
-		if (v->ops->cols[col].flags & COL_NAME || !a->full_names)
+		if (v->cols[col].flags & TIX_COL_NAME || !a->full_names)
 			s = name_fit(a, s, w - lead, fit, sizeof fit);
 		draw_text(a, y, x + lead, w - lead, s, 1);
 	} else {
@@ -425,10 +470,23 @@ static void draw_name(struct app *a, struct view *v, uint32_t row, int col, int 
 	(void)attr;
 }
 
+/* A change (TIX_COL_SIGNED) is coloured by its sign: less is green (less
+ * time), more is red; none on the cursor's row, whose colours are its own. */
+static int signed_color(struct app *a, struct view *v, uint32_t row, int col, int on_cursor)
+{
+	if (on_cursor || !v->model || !(v->cols[col].flags & TIX_COL_SIGNED))
+		return 0;
+	struct tix_cell c;
+	tix_view_cell(v->model, row, col, &c);
+	if (!c.known || c.i == 0)
+		return 0;
+	return draw_attr(a, c.i < 0 ? CR_GPU : CR_WARN);
+}
+
 void table_draw(struct app *a, struct view *v, int y0, int h)
 {
-	const struct col *cols = v->ops->cols;
-	int n = v->ops->ncols;
+	const struct tix_col *cols = v->cols;
+	int n = v->ncols;
 	int w[32];
 	if (n > 32)
 		n = 32;
@@ -455,12 +513,12 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 			if (i == v->sort_col) {
 				const struct glyphs *g = draw_glyphs(a);
 				/* the arrow points the way the values go down the screen */
-				int up = !(cols[i].flags & COL_ASC) != !v->sort_rev;
+				int up = !(cols[i].flags & TIX_COL_ASC) != !v->sort_rev;
 				snprintf(t, sizeof t, "%s%s", title, up ? g->sort_up : g->sort_down);
 				title = t;
 			}
 			int tw = text_width(a, title);
-			if ((cols[i].flags & COL_RIGHT) && tw < w[i]) {
+			if ((cols[i].flags & TIX_COL_RIGHT) && tw < w[i]) {
 				draw_text(a, y0, x, w[i] - tw, "", 1);
 				draw_text(a, y0, x + w[i] - tw, tw, title, 1);
 			} else {
@@ -480,7 +538,7 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 	a->body_h = h;
 	int flex = -1;
 	for (int i = 0; i < n; i++)
-		if (w[i] >= 0 && (cols[i].flags & COL_FLEX))
+		if (w[i] >= 0 && (cols[i].flags & TIX_COL_FLEX))
 			flex = i;
 	table_scroll_rows(a, v, h, flex, flex >= 0 ? w[flex] : 0);
 	if (v->nvis == 0) {
@@ -496,6 +554,8 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 			attr = draw_attr(a, CR_CURSOR);
 		else if (row < (uint32_t)v->ops->pinned)
 			attr = draw_attr(a, CR_TOTAL);
+		else if (v->ops->row_attr && v->ops->row_attr(a, v, row))
+			attr = v->ops->row_attr(a, v, row);
 		for (int k = 0; k < lines; k++)
 			if (y0 + y + k >= 0 && y0 + y + k < 512)
 				a->line_pos[y0 + y + k] = (uint32_t)pos;
@@ -506,7 +566,7 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 		for (int i = 0; i < n; i++) {
 			if (w[i] < 0)
 				continue;
-			if (cols[i].flags & COL_BAR) {
+			if (cols[i].flags & TIX_COL_BAR) {
 				double f = v->ops->share ? v->ops->share(a, v, row) : 0;
 				if ((uint32_t)pos == v->cursor)
 					attroff(attr);
@@ -517,14 +577,21 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 				draw_name(a, v, row, i, y0 + y, x, w[i], lines, attr);
 			} else {
 				const char *s = v->ops->cell(a, v, row, i, buf, sizeof buf);
-				if (!(cols[i].flags & COL_RIGHT)) /* cut visibly, never silently */
+				if (!(cols[i].flags & TIX_COL_RIGHT)) /* cut visibly, never silently */
 					s = name_fit(a, s, w[i], fit, sizeof fit);
-				int tw = (cols[i].flags & COL_RIGHT) ? text_width(a, s) : 0;
+				int tw = (cols[i].flags & TIX_COL_RIGHT) ? text_width(a, s) : 0;
+				int sign = signed_color(a, v, row, i, (uint32_t)pos == v->cursor);
+				if (sign)
+					attron(sign);
 				if (tw && tw < w[i]) {
 					draw_text(a, y0 + y, x, w[i] - tw, "", 1);
 					draw_text(a, y0 + y, x + w[i] - tw, tw, s, 1);
 				} else {
 					draw_text(a, y0 + y, x, w[i], s, 1);
+				}
+				if (sign) {
+					attroff(sign);
+					attron(attr);
 				}
 			}
 			x += w[i] + 1;

@@ -37,7 +37,7 @@ void app_msg(struct app *a, const char *fmt, ...)
 
 struct view_args view_args_none(void)
 {
-	struct view_args va = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE};
+	struct view_args va = {TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE, TIX_NONE, -1, 0, TIX_NONE, -1};
 	return va;
 }
 
@@ -71,6 +71,7 @@ static void view_free(struct view *v)
 		return;
 	if (v->ops->close)
 		v->ops->close(v);
+	tix_view_free(v->model);
 	if (v->has_filter)
 		pattern_free(&v->filter_re);
 	free(v->order);
@@ -91,6 +92,8 @@ struct view *app_push(struct app *a, const struct view_ops *ops, const struct vi
 	}
 	v->ops = ops;
 	v->args = *args;
+	v->cols = ops->cols;
+	v->ncols = ops->ncols;
 	v->sort_col = ops->default_sort;
 	if (ops->open(a, v) != 0) {
 		view_free(v);
@@ -248,12 +251,16 @@ void app_request(struct app *a, enum req r)
 		else
 			v->ops->enter(a, v, view_cur_row(v));
 		break;
-	case REQ_BACK:
+	case REQ_BACK: {
+		int back_to = v->args.from_trace; /* opened from Ranks or Compare on another trace */
 		if (a->traces[a->cur].depth > 1)
 			app_pop(a);
 		else
 			app_msg(a, "this is the first view: q quits");
+		if (back_to >= 0 && back_to < a->ntraces && back_to != a->cur)
+			app_set_trace(a, back_to);
 		break;
+	}
 	case REQ_HOTTEST: {
 		uint32_t row = v->ops->hottest ? v->ops->hottest(a, v) : TIX_NONE;
 		if (row == TIX_NONE)
@@ -284,7 +291,7 @@ void app_request(struct app *a, enum req r)
 	case REQ_RIGHT: app_request(a, REQ_ENTER); break;
 	case REQ_SCROLL_LEFT:
 	case REQ_SCROLL_RIGHT:
-		if (!v->ops->cols) {
+		if (!v->cols) {
 			app_msg(a, "nothing to scroll here");
 			break;
 		}
@@ -358,6 +365,22 @@ void app_request(struct app *a, enum req r)
 	case REQ_COPY:
 	case REQ_COPY_ROW: app_copy(a, v, r == REQ_COPY_ROW); break;
 	case REQ_MOUSE: app_mouse(a, v); break;
+	case REQ_COMPARE: {
+		if (a->ntraces < 2) {
+			app_msg(a, "compare needs two traces: tix --diff BASE NEW, or tix A B and D");
+			break;
+		}
+		struct ctx c;
+		view_context(a, &c);
+		uint32_t step = c.step != TIX_NONE && c.step < tix_step_count(a->ix) ? c.step : TIX_NONE;
+		app_compare(a, (a->cur + 1) % a->ntraces, TIX_VIEW_CMP_KERNELS, step);
+		break;
+	}
+	case REQ_RANKS: {
+		struct view_args va = view_args_none();
+		app_push(a, &view_ranks_ops, &va);
+		break;
+	}
 	case REQ_PREV_TRACE:
 	case REQ_NEXT_TRACE:
 		if (a->ntraces < 2) {
@@ -442,8 +465,8 @@ static void draw_status(struct app *a, struct view *v)
 			n += snprintf(s + n, sizeof s - n, "%u of %u %s", v->nvis, v->nrows, rows);
 		if (v->nvis)
 			n += snprintf(s + n, sizeof s - n, ", at %u", v->cursor + 1);
-		if (v->sort_col >= 0 && v->sort_col < v->ops->ncols)
-			n += snprintf(s + n, sizeof s - n, "  sort: %s%s", v->ops->cols[v->sort_col].title,
+		if (v->sort_col >= 0 && v->sort_col < v->ncols)
+			n += snprintf(s + n, sizeof s - n, "  sort: %s%s", v->cols[v->sort_col].title,
 			              v->sort_rev ? " (reversed)" : "");
 		if (v->has_filter)
 			snprintf(s + n, sizeof s - n, "  filter: %s", v->filter);
@@ -580,7 +603,7 @@ static void define_extra_keys(void)
 			define_key(extra[i].seq, extra[i].key);
 }
 
-int tui_run(const struct tui_trace *traces, int ntraces)
+int tui_run(const struct tui_trace *traces, int ntraces, int compare)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "tix: the explorer needs a terminal; for text output use "
@@ -654,6 +677,18 @@ int tui_run(const struct tui_trace *traces, int ntraces)
 	app_set_trace(a, 0);
 	if (a->sum->warnings && a->sum->warnings[0])
 		app_msg(a, "warning: %s", a->sum->warnings);
+	if (compare && ntraces >= 2) { /* tix --diff BASE NEW */
+		app_compare(a, 1, TIX_VIEW_CMP_KERNELS, TIX_NONE);
+	} else if (ntraces >= 2) { /* the ranks of one run, when they say so */
+		int named = 0;
+		a->ranks_ready = tui_rank_set(a, &named);
+		if (named) {
+			struct view_args va = view_args_none();
+			app_push(a, &view_ranks_ops, &va); /* takes ranks_ready */
+		}
+		tix_rank_set_free(a->ranks_ready);
+		a->ranks_ready = NULL;
+	}
 	/* TIX_TUI_TIMING=FILE logs how long each key took, handled and drawn
 	 * (for bench/ and docs/PERFORMANCE.md) */
 	const char *tpath = getenv("TIX_TUI_TIMING");

@@ -15,10 +15,11 @@ struct tui_trace {
 };
 
 /* Runs the TUI over ntraces traces (the ranks of one run, say) until the user
- * quits.  Returns the process exit status: 0 after a normal quit; 1 with one
+ * quits; with compare (tix --diff BASE NEW), it opens on the compare view of
+ * the first trace against the second.  Returns the process exit status: 0 after a normal quit; 1 with one
  * line on stderr when stdin/stdout is not a terminal (pointing to
  * `tix summary`).  Restores the terminal on every path out. */
-int tui_run(const struct tui_trace *traces, int ntraces);
+int tui_run(const struct tui_trace *traces, int ntraces, int compare);
 
 /* Writes the keymap as Markdown table rows, one per request:
  *   | `j` `Down` | move down one row (timeline: next lane) |

@@ -23,13 +23,14 @@
 #include <stdint.h>
 
 #include "index/index.h"
+#include "index/view/view.h"
 #include "tui/keys.h"
 #include "tui/tui.h"
 
 struct app;
 struct view;
 
-enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND, VK_SHAPES };
+enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND, VK_SHAPES, VK_COMPARE, VK_RANKS };
 
 /* What a selection points at, used to rebuild the stack when the user
  * switches views with Tab or 1-6.  TIX_NONE: not known. */
@@ -47,24 +48,19 @@ struct view_args {
 	uint32_t op;       /* op rank: the kernels beneath that op */
 	uint32_t row;      /* event row (detail, timeline) */
 	uint32_t ordinal;  /* launch number within its group (for the breadcrumb) */
+	/* compare views (view_compare.c): the new side's trace, what is
+	 * compared (a TIX_VIEW_CMP_ kind), the kernel's group on the new side */
+	int other;
+	int by;
+	uint32_t group_new;
+	/* opened from a view on another trace (Ranks, Compare): Backspace
+	 * goes back there; -1 none */
+	int from_trace;
 };
 
-enum col_flags {
-	COL_RIGHT = 1,     /* right-aligned (numbers) */
-	COL_BAR = 2,       /* a share bar, drawn from ops->share */
-	COL_FLEX = 4,      /* takes the width left over (names) */
-	COL_NOSORT = 8,
-	COL_NAME = 16,     /* a C++ name: leading namespaces go first when narrow */
-	COL_FIT = 64,      /* as wide as its content (ops->width), before the flexible one */
-	COL_ASC = 32,      /* its natural sort is smallest (or A) first: the arrow points up */
-};
-
-struct col {
-	const char *title;
-	int width;         /* columns (minimum width for COL_FLEX) */
-	int flags;
-	int prio;          /* 0 always shown; higher numbers drop first when narrow */
-};
+/* Columns are the model's (index/view/view.h): struct tix_col, TIX_COL_*.
+ * A view with a model takes its columns from it; the others (help,
+ * detail, the timeline) declare their own. */
 
 /* A compiled search or filter: a POSIX ERE, or a plain substring when the
  * pattern has no special characters (most searches; strstr is ~20x faster
@@ -79,7 +75,7 @@ struct view_ops {
 	const char *name;
 	const char *rows_name;   /* what a row is, for the status line: "steps" */
 	enum view_kind kind;
-	const struct col *cols;
+	const struct tix_col *cols;  /* NULL when the view has a model: its columns */
 	int ncols;
 	int default_sort;  /* column sorted on open, -1 none (rows come ranked) */
 	int pinned;        /* rows 0 .. pinned-1 stay on top, unsorted, unfiltered */
@@ -89,7 +85,7 @@ struct view_ops {
 	/* Text of a cell: buf, or a string that lives as long as the index. */
 	const char *(*cell)(struct app *a, struct view *v, uint32_t row, int col, char *buf,
 	                    size_t cap);
-	double (*share)(struct app *a, struct view *v, uint32_t row);  /* 0..1, for COL_BAR */
+	double (*share)(struct app *a, struct view *v, uint32_t row);  /* 0..1, for TIX_COL_BAR */
 	/* <0, 0, >0 as row a sorts before, with or after b by column col. */
 	int (*cmp)(struct app *a, struct view *v, uint32_t ra, uint32_t rb, int col);
 	/* Text that / and f match (the name, usually). */
@@ -112,15 +108,21 @@ struct view_ops {
 	/* The full name of the selection, for y (NULL: the flexible column of
 	 * the selected row, in full). */
 	const char *(*sel_name)(struct app *a, struct view *v, char *buf, size_t cap);
-	/* The widest content of a COL_FIT column, in screen columns. */
+	/* The widest content of a TIX_COL_FIT column, in screen columns. */
 	int (*width)(struct app *a, struct view *v, int col);
 	/* The screen size changed (detail re-wraps its text). */
 	void (*resize)(struct app *a, struct view *v);
+	/* The attribute of a row off the cursor (0: the table's), e.g. the
+	 * straggler's rows in Ranks. */
+	int (*row_attr)(struct app *a, struct view *v, uint32_t row);
 };
 
 struct view {
 	const struct view_ops *ops;
 	struct view_args args;
+	struct tix_view *model;   /* the rows' model (index/view/), or NULL */
+	const struct tix_col *cols; /* the model's or the ops' */
+	int ncols;
 	void *priv;
 	uint32_t nrows;
 	uint32_t *order;   /* rows on screen, in display order */
@@ -176,6 +178,7 @@ struct app {
 	int hdr_y, ncol_x;
 	int col_x[32], col_w[32], col_i[32];
 	FILE *timing;                  /* $TIX_TUI_TIMING: one line per key, or NULL */
+	struct tix_rank_set *ranks_ready; /* built at start for the Ranks view it opens on */
 	struct timespec t_key;         /* when the key being handled arrived (or its prompt ended) */
 };
 
@@ -227,10 +230,29 @@ static inline int cmp_small_first(int64_t x, int64_t y)
 	return (x > y) - (x < y);
 }
 
+/* Opens the model of kind over the current trace for v, with v->args as
+ * its scope, and sets the rows and columns from it.  0, or -1 (message
+ * set).  The framework frees it with the view (tui.c). */
+int view_open_model(struct app *a, struct view *v, enum tix_view_kind kind);
+/* view_ops hooks for views with a model: the model's text (as a->full_names
+ * says), comparison, bar and column width. */
+const char *model_cell(struct app *a, struct view *v, uint32_t row, int col, char *buf, size_t cap);
+int model_cmp(struct app *a, struct view *v, uint32_t ra, uint32_t rb, int col);
+double model_share(struct app *a, struct view *v, uint32_t row);
+int model_width(struct app *a, struct view *v, int col);
+
 /* ---- the views ---- */
 extern const struct view_ops view_steps_ops, view_kernels_ops, view_launches_ops,
 	view_detail_ops, view_ops_ops, view_timeline_ops, view_help_ops, view_menu_ops,
-	view_found_ops, view_shapes_ops, view_op_shapes_ops;
+	view_found_ops, view_shapes_ops, view_op_shapes_ops, view_compare_ops, view_ranks_ops;
+/* The rank set of the open traces (view_ranks.c); *named: the traces said
+ * their ranks (distributedInfo, file names), not just their order. */
+struct tix_rank_set *tui_rank_set(struct app *a, int *named);
+/* Opens the compare view of the current trace against trace `other`, by
+ * kind (a TIX_VIEW_CMP_ kind), on top of the current stack (view_compare.c). */
+struct view *app_compare(struct app *a, int other, int kind, uint32_t step);
+/* The op rank selected in an Ops view, TIX_NONE (view_ops.c). */
+uint32_t view_ops_selected(const struct view *v);
 /* A lane's label: "GPU0 s7", "python 1234" (thread name and tid). */
 void track_label(struct app *a, uint32_t track, char *buf, size_t cap);
 

@@ -15,13 +15,13 @@
 
 enum { C_STEP, C_LANE, C_START, C_DUR, C_KIND, C_NAME };
 
-static const struct col cols[] = {
-	[C_STEP] = {"Step", 5, COL_RIGHT | COL_ASC, 0},
-	[C_LANE] = {"Lane", 18, COL_ASC, 2},
-	[C_START] = {"Start", 10, COL_RIGHT | COL_ASC, 0},
-	[C_DUR] = {"Duration", 9, COL_RIGHT, 0},
-	[C_KIND] = {"Kind", 8, COL_ASC, 3},
-	[C_NAME] = {"Name", 20, COL_FLEX | COL_NAME | COL_ASC, 0},
+static const struct tix_col cols[] = {
+	[C_STEP] = {"Step", 5, TIX_COL_RIGHT | TIX_COL_ASC, 0, NULL, TIX_UNIT_TEXT},
+	[C_LANE] = {"Lane", 18, TIX_COL_ASC, 2, NULL, TIX_UNIT_TEXT},
+	[C_START] = {"Start", 10, TIX_COL_RIGHT | TIX_COL_ASC, 0, NULL, TIX_UNIT_TEXT},
+	[C_DUR] = {"Duration", 9, TIX_COL_RIGHT, 0, NULL, TIX_UNIT_TEXT},
+	[C_KIND] = {"Kind", 8, TIX_COL_ASC, 3, NULL, TIX_UNIT_TEXT},
+	[C_NAME] = {"Name", 20, TIX_COL_FLEX | TIX_COL_NAME | TIX_COL_ASC, 0, NULL, TIX_UNIT_TEXT},
 };
 
 #define FOUND_MAX 1000000 /* hits kept; the status line says when there were more */

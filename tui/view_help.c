@@ -3,9 +3,9 @@
 
 #include "tui/view.h"
 
-static const struct col cols[] = {
-	{"Keys", 24, 0, 0},
-	{"Action", 20, COL_FLEX, 0},
+static const struct tix_col cols[] = {
+	{"Keys", 24, 0, 0, NULL, TIX_UNIT_TEXT},
+	{"Action", 20, TIX_COL_FLEX, 0, NULL, TIX_UNIT_TEXT},
 };
 
 static int help_open(struct app *a, struct view *v)

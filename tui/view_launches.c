@@ -11,38 +11,7 @@
 #include "tui/table.h"
 #include "tui/view.h"
 
-enum { C_NUM, C_START, C_DUR, C_GRID, C_BLOCK, C_REGS, C_SHARED, C_STREAM, C_OCC, C_STEP, C_BY };
-
-static const struct col cols[] = {
-	[C_NUM] = {"#", 6, COL_RIGHT | COL_ASC, 0},
-	[C_START] = {"Start", 10, COL_RIGHT | COL_ASC, 0},
-	[C_DUR] = {"Duration", 9, COL_RIGHT, 0},
-	[C_GRID] = {"Grid", 14, 0, 0},
-	[C_BLOCK] = {"Block", 11, 0, 0},
-	[C_REGS] = {"Regs", 4, COL_RIGHT, 2},
-	[C_SHARED] = {"Shared", 8, COL_RIGHT, 3},
-	[C_STREAM] = {"Stream", 6, COL_RIGHT | COL_ASC, 3},
-	[C_OCC] = {"Occ%", 5, COL_RIGHT, 3},
-	[C_STEP] = {"Step", 5, COL_RIGHT | COL_ASC, 4},
-	[C_BY] = {"Launched by", 12, COL_FLEX | COL_ASC, 0},
-};
-
-struct lkey {
-	int64_t dur, grid, block;
-	int32_t regs, shared, stream, occ;
-	uint32_t step;
-	uint32_t by;       /* launcher op name */
-};
-
 static int launches_request(struct app *a, struct view *v, enum req r);
-
-struct launches {
-	const struct tix_group *g;   /* the group in this scope */
-	const uint32_t *members;
-	int64_t base;                /* Start is relative to this */
-	struct lkey *keys;           /* built on the first sort */
-	uint32_t *scoped;            /* members beneath the op, when opened under one */
-};
 
 static int launches_open(struct app *a, struct view *v)
 {
@@ -50,70 +19,15 @@ static int launches_open(struct app *a, struct view *v)
 		app_msg(a, "no kernel chosen");
 		return -1;
 	}
-	struct launches *p = calloc(1, sizeof *p);
-	if (!p)
-		return -1;
-	p->g = tix_group_get(a->ix, v->args.group);
-	p->base = a->sum->first_ns;
-	if (v->args.step != TIX_NONE) {
-		uint32_t n;
-		const struct tix_group *sg = tix_step_groups(a->ix, v->args.step, &n);
-		int found = 0;
-		for (uint32_t i = 0; i < n && !found; i++)
-			if (sg[i].group == v->args.group) {
-				p->g = &sg[i];
-				found = 1;
-			}
-		if (found)
-			p->base = tix_step_get(a->ix, v->args.step)->start_ns;
-		else
-			v->args.step = TIX_NONE; /* not in that step: all its launches */
-	}
-	p->members = tix_members(a->ix, p->g->members_first, p->g->members_count);
-	uint32_t n = p->g->members_count;
-	if (v->args.op != TIX_NONE && v->args.op < tix_op_count(a->ix)) {
-		/* Opened from an op: only the launches beneath an instance of it.
-		 * A walk up each launch's parents, once, at open. */
-		uint32_t op_name = tix_op_get(a->ix, v->args.op)->name;
-		p->scoped = malloc((n + 1) * sizeof(*p->scoped));
-		if (!p->scoped) {
-			free(p);
-			return -1;
-		}
-		uint32_t k = 0;
-		for (uint32_t i = 0; i < n; i++) {
-			struct tix_event e;
-			tix_event_get(a->ix, p->members[i], &e);
-			if (e.launch == TIX_NONE)
-				continue;
-			/* beneath an instance of the op: the op contains its launch */
-			uint32_t anc[256];
-			uint32_t na = tix_event_ancestors(a->ix, e.launch, anc, 256);
-			for (uint32_t d = 0; d < na && d < 256; d++) {
-				struct tix_event up;
-				tix_event_get(a->ix, anc[d], &up);
-				if (up.name == op_name) {
-					p->scoped[k++] = p->members[i];
-					break;
-				}
-			}
-		}
-		p->members = p->scoped;
-		n = k;
-	}
-	v->priv = p;
-	view_set_rows(v, n);
-	return 0;
+	return view_open_model(a, v, TIX_VIEW_LAUNCHES);
 }
 
-static void launches_close(struct view *v)
+/* The event row of a view row. */
+static uint32_t member(const struct view *v, uint32_t row)
 {
-	struct launches *p = v->priv;
-	if (p) {
-		free(p->keys);
-		free(p->scoped);
-	}
-	free(p);
+	struct tix_view_ref r;
+	tix_view_ref(v->model, row, &r);
+	return r.event;
 }
 
 static const struct tix_kernel_info *info_of(struct app *a, const struct tix_event *ev)
@@ -121,128 +35,13 @@ static const struct tix_kernel_info *info_of(struct app *a, const struct tix_eve
 	return ev->kernel_info == TIX_NONE ? NULL : tix_kernel_info_get(a->ix, ev->kernel_info);
 }
 
-/* The innermost CPU op above a launch, or TIX_NONE. */
-static uint32_t launcher_op(struct app *a, const struct tix_event *ev)
-{
-	if (ev->launch == TIX_NONE)
-		return TIX_NONE;
-	uint32_t anc[256];
-	uint32_t n = tix_event_ancestors(a->ix, ev->launch, anc, 256);
-	for (uint32_t d = 0; d < n && d < 256; d++) {
-		struct tix_event e;
-		tix_event_get(a->ix, anc[d], &e);
-		if (e.kind == TIX_KIND_CPU_OP)
-			return e.name;
-	}
-	return TIX_NONE;
-}
-
-static const char *launches_cell(struct app *a, struct view *v, uint32_t row, int col, char *buf,
-                                 size_t cap)
-{
-	struct launches *p = v->priv;
-	struct tix_event ev;
-	tix_event_get(a->ix, p->members[row], &ev);
-	const struct tix_kernel_info *ki = info_of(a, &ev);
-	switch (col) {
-	case C_NUM: snprintf(buf, cap, "%u", row); return buf;
-	case C_START: {
-		int64_t t = ev.start_ns - p->base;
-		buf[0] = t < 0 ? '-' : '+';
-		fmt_dur(t < 0 ? -t : t, buf + 1, cap - 1);
-		return buf;
-	}
-	case C_DUR: return fmt_dur(ev.dur_ns, buf, cap);
-	case C_GRID: return ki ? fmt_dim3(ki->grid, buf, cap) : "-";
-	case C_BLOCK: return ki ? fmt_dim3(ki->block, buf, cap) : "-";
-	case C_REGS:
-		if (!ki || ki->registers < 0)
-			return "-";
-		snprintf(buf, cap, "%d", ki->registers);
-		return buf;
-	case C_SHARED: return ki && ki->shared_mem >= 0 ? fmt_bytes(ki->shared_mem, buf, cap) : "-";
-	case C_STREAM:
-		if (!ki || ki->stream < 0)
-			return "-";
-		snprintf(buf, cap, "%d", ki->stream);
-		return buf;
-	case C_OCC:
-		if (!ki || ki->occupancy < 0)
-			return "-";
-		snprintf(buf, cap, "%.0f", ki->occupancy); /* Kineto gives a percent */
-		return buf;
-	case C_STEP: {
-		uint32_t s = tix_event_step(a->ix, ev.row);
-		if (s == TIX_NONE)
-			return "-";
-		snprintf(buf, cap, "%u", s);
-		return buf;
-	}
-	case C_BY: {
-		if (ev.launch == TIX_NONE)
-			return ev.flags & TIX_ROW_GRAPH_REPLAY ? "(CUDA graph replay)" : "(no launch call)";
-		uint32_t op = launcher_op(a, &ev);
-		return op == TIX_NONE ? "(no CPU op)" : tix_str(a->ix, op);
-	}
-	}
-	return "";
-}
-
-static void build_keys(struct app *a, struct launches *p, uint32_t n)
-{
-	p->keys = calloc(n ? n : 1, sizeof *p->keys);
-	if (!p->keys)
-		return;
-	for (uint32_t i = 0; i < n; i++) {
-		struct tix_event ev;
-		tix_event_get(a->ix, p->members[i], &ev);
-		const struct tix_kernel_info *ki = info_of(a, &ev);
-		struct lkey *k = &p->keys[i];
-		k->dur = ev.dur_ns;
-		k->step = tix_event_step(a->ix, ev.row);
-		k->by = launcher_op(a, &ev);
-		if (ki) {
-			k->grid = (int64_t)ki->grid[0] * ki->grid[1] * ki->grid[2];
-			k->block = (int64_t)ki->block[0] * ki->block[1] * ki->block[2];
-			k->regs = ki->registers;
-			k->shared = ki->shared_mem;
-			k->stream = ki->stream;
-			k->occ = (int32_t)(ki->occupancy * 1000);
-		}
-	}
-}
-
-static int launches_cmp(struct app *a, struct view *v, uint32_t ra, uint32_t rb, int col)
-{
-	struct launches *p = v->priv;
-	if (!p->keys)
-		build_keys(a, p, v->nrows);
-	if (!p->keys)
-		return 0;
-	const struct lkey *x = &p->keys[ra], *y = &p->keys[rb];
-	switch (col) {
-	case C_DUR: return cmp_big_first(x->dur, y->dur);
-	case C_GRID: return cmp_big_first(x->grid, y->grid);
-	case C_BLOCK: return cmp_big_first(x->block, y->block);
-	case C_REGS: return cmp_big_first(x->regs, y->regs);
-	case C_SHARED: return cmp_big_first(x->shared, y->shared);
-	case C_STREAM: return cmp_small_first(x->stream, y->stream);
-	case C_OCC: return cmp_big_first(x->occ, y->occ);
-	case C_STEP: return cmp_small_first(x->step, y->step);
-	case C_BY:
-		return x->by == y->by ? 0 : strcmp(tix_str(a->ix, x->by), tix_str(a->ix, y->by));
-	}
-	return cmp_small_first(ra, rb);
-}
-
 /* What / and f match: "grid [557496, 1, 1] block [128, 1, 1] stream 7".
  * Decodes one event and its kernel record per launch (no parent walk), so
  * a search over the 35K launches of a kernel stays in a few milliseconds. */
 static const char *launches_text(struct app *a, struct view *v, uint32_t row, char *buf, size_t cap)
 {
-	struct launches *p = v->priv;
 	struct tix_event ev;
-	tix_event_get(a->ix, p->members[row], &ev);
+	tix_event_get(a->ix, member(v, row), &ev);
 	const struct tix_kernel_info *ki = info_of(a, &ev);
 	if (!ki)
 		return "";
@@ -253,60 +52,47 @@ static const char *launches_text(struct app *a, struct view *v, uint32_t row, ch
 
 static int launches_enter(struct app *a, struct view *v, uint32_t row)
 {
-	struct launches *p = v->priv;
 	struct view_args va = view_args_none();
 	va.step = v->args.step;
 	va.group = v->args.group;
-	va.row = p->members[row];
+	va.row = member(v, row);
 	va.ordinal = row;
 	return app_push(a, &view_detail_ops, &va) ? 0 : -1;
 }
 
 static uint32_t launches_hottest(struct app *a, struct view *v)
 {
-	struct launches *p = v->priv;
 	uint32_t best = TIX_NONE;
-	int64_t max = -1;
-	for (uint32_t r = 0; r < v->nrows; r++) {
-		int64_t d = p->keys ? p->keys[r].dur : 0;
-		if (!p->keys) {
-			struct tix_event ev;
-			tix_event_get(a->ix, p->members[r], &ev);
-			d = ev.dur_ns;
-		}
-		if (d > max) {
-			max = d;
+	int col = tix_view_rank_col(TIX_VIEW_LAUNCHES);
+	for (uint32_t r = 0; r < v->nrows; r++)
+		if (best == TIX_NONE || tix_view_cmp(v->model, r, best, col) < 0)
 			best = r;
-		}
-	}
 	return best;
 }
 
 static void launches_crumb(struct app *a, struct view *v, char *buf, size_t cap)
 {
-	struct launches *p = v->priv;
 	char name[1024];
 	char fit[256];
-	snprintf(buf, cap, "%s", name_fit(a, app_name(a, p->g->name, name, sizeof name), 40, fit, sizeof fit));
+	const char *nm = app_name(a, tix_group_get(a->ix, v->args.group)->name, name, sizeof name);
+	snprintf(buf, cap, "%s", name_fit(a, nm, 40, fit, sizeof fit));
 }
 
 static void launches_context(struct app *a, struct view *v, struct ctx *c)
 {
-	struct launches *p = v->priv;
 	c->step = v->args.step;
 	c->group = v->args.group;
 	uint32_t row = view_cur_row(v);
 	if (row != TIX_NONE)
-		c->row = p->members[row];
+		c->row = member(v, row);
 }
 
 static void launches_select(struct app *a, struct view *v, const struct ctx *c)
 {
-	struct launches *p = v->priv;
 	if (c->row == TIX_NONE)
 		return;
 	for (uint32_t r = 0; r < v->nrows; r++)
-		if (p->members[r] == c->row) {
+		if (member(v, r) == c->row) {
 			view_goto_row(v, r);
 			return;
 		}
@@ -315,15 +101,21 @@ static void launches_select(struct app *a, struct view *v, const struct ctx *c)
 static int launches_export(struct app *a, struct view *v, struct tix_export_sel *sel, char *path,
                            size_t cap, void **owned)
 {
-	struct launches *p = v->priv;
 	uint32_t row = view_cur_row(v);
 	if (row == TIX_NONE) {
 		app_msg(a, "no launch selected");
 		return -1;
 	}
-	sel->rows = &p->members[row];
+	uint32_t *one = malloc(sizeof *one);
+	if (!one) {
+		app_msg(a, "out of memory");
+		return -1;
+	}
+	*one = member(v, row);
+	sel->rows = one;
 	sel->nrows = 1;
-	snprintf(path, cap, "launch%u", p->members[row]);
+	*owned = one;
+	snprintf(path, cap, "launch%u", *one);
 	return 0;
 }
 
@@ -331,13 +123,10 @@ const struct view_ops view_launches_ops = {
 	.name = "Launches",
 	.rows_name = "launches",
 	.kind = VK_LAUNCHES,
-	.cols = cols,
-	.ncols = sizeof cols / sizeof cols[0],
 	.default_sort = -1,
 	.open = launches_open,
-	.close = launches_close,
-	.cell = launches_cell,
-	.cmp = launches_cmp,
+	.cell = model_cell,
+	.cmp = model_cmp,
 	.text = launches_text,
 	.enter = launches_enter,
 	.hottest = launches_hottest,
@@ -357,22 +146,22 @@ const struct view_ops view_launches_ops = {
 
 enum { S_COUNT, S_TOTAL, S_AVG, S_OP, S_TYPES, S_DIMS };
 
-static const struct col shape_cols[] = {
-	[S_COUNT] = {"Launches", 8, COL_RIGHT, 0},
-	[S_TOTAL] = {"Total", 9, COL_RIGHT, 0},
-	[S_AVG] = {"Avg", 9, COL_RIGHT, 1},
-	[S_OP] = {"Op", 14, COL_ASC, 2},
-	[S_TYPES] = {"Input type", 26, COL_ASC, 3},
-	[S_DIMS] = {"Input Dims", 20, COL_FLEX | COL_ASC, 0},
+static const struct tix_col shape_cols[] = {
+	[S_COUNT] = {"Launches", 8, TIX_COL_RIGHT, 0, NULL, TIX_UNIT_TEXT},
+	[S_TOTAL] = {"Total", 9, TIX_COL_RIGHT, 0, NULL, TIX_UNIT_TEXT},
+	[S_AVG] = {"Avg", 9, TIX_COL_RIGHT, 1, NULL, TIX_UNIT_TEXT},
+	[S_OP] = {"Op", 14, TIX_COL_ASC, 2, NULL, TIX_UNIT_TEXT},
+	[S_TYPES] = {"Input type", 26, TIX_COL_ASC, 3, NULL, TIX_UNIT_TEXT},
+	[S_DIMS] = {"Input Dims", 20, TIX_COL_FLEX | TIX_COL_ASC, 0, NULL, TIX_UNIT_TEXT},
 };
 
-static const struct col op_shape_cols[] = {
-	[S_COUNT] = {"Calls", 8, COL_RIGHT, 0},
-	[S_TOTAL] = {"CPU time", 9, COL_RIGHT, 0},
-	[S_AVG] = {"Avg", 9, COL_RIGHT, 1},
-	[S_OP] = {"Op", 14, COL_ASC, 2},
-	[S_TYPES] = {"Input type", 26, COL_ASC, 3},
-	[S_DIMS] = {"Input Dims", 20, COL_FLEX | COL_ASC, 0},
+static const struct tix_col op_shape_cols[] = {
+	[S_COUNT] = {"Calls", 8, TIX_COL_RIGHT, 0, NULL, TIX_UNIT_TEXT},
+	[S_TOTAL] = {"CPU time", 9, TIX_COL_RIGHT, 0, NULL, TIX_UNIT_TEXT},
+	[S_AVG] = {"Avg", 9, TIX_COL_RIGHT, 1, NULL, TIX_UNIT_TEXT},
+	[S_OP] = {"Op", 14, TIX_COL_ASC, 2, NULL, TIX_UNIT_TEXT},
+	[S_TYPES] = {"Input type", 26, TIX_COL_ASC, 3, NULL, TIX_UNIT_TEXT},
+	[S_DIMS] = {"Input Dims", 20, TIX_COL_FLEX | TIX_COL_ASC, 0, NULL, TIX_UNIT_TEXT},
 };
 
 struct shape {
@@ -465,7 +254,7 @@ static int shapes_open(struct app *a, struct view *v)
 {
 	struct view *u = app_top(a);
 	if (u && u->ops == &view_ops_ops) {
-		uint32_t op = view_cur_row(u);
+		uint32_t op = view_ops_selected(u);
 		struct shapes *p = calloc(1, sizeof *p);
 		if (!p || op == TIX_NONE || op_shapes(a, op, &p->s, &p->n) != 0) {
 			free(p);
@@ -493,7 +282,6 @@ static int shapes_open(struct app *a, struct view *v)
 		app_msg(a, "shapes: from a list of launches or ops");
 		return -1;
 	}
-	struct launches *lp = u->priv;
 	struct shapes *p = calloc(1, sizeof *p);
 	uint32_t n = u->nrows;
 	struct shape *all = calloc(n ? n : 1, sizeof *all);
@@ -503,7 +291,7 @@ static int shapes_open(struct app *a, struct view *v)
 		return -1;
 	}
 	for (uint32_t r = 0; r < n; r++) {
-		launch_shape(a, lp->members[r], &all[r]);
+		launch_shape(a, member(u, r), &all[r]);
 		all[r].first = r;
 		all[r].count = 1;
 	}

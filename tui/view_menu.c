@@ -9,9 +9,9 @@
 #include "tui/table.h"
 #include "tui/view.h"
 
-static const struct col cols[] = {
-	{"Sort by", 20, 0, 0},
-	{"", 20, COL_FLEX, 0},
+static const struct tix_col cols[] = {
+	{"Sort by", 20, 0, 0, NULL, TIX_UNIT_TEXT},
+	{"", 20, TIX_COL_FLEX, 0, NULL, TIX_UNIT_TEXT},
 };
 
 struct menu {
@@ -22,7 +22,7 @@ struct menu {
 static int menu_open(struct app *a, struct view *v)
 {
 	struct view *u = app_top(a);
-	if (!u || !u->ops->cmp || u->ops->ncols == 0) {
+	if (!u || !u->ops->cmp || u->ncols == 0) {
 		app_msg(a, "nothing to sort here");
 		return -1;
 	}
@@ -32,7 +32,7 @@ static int menu_open(struct app *a, struct view *v)
 	m->under = u;
 	int w[32], n = 0;
 	table_layout(a, u, COLS, w);
-	for (int c = 0; c < u->ops->ncols && c < 32; c++)
+	for (int c = 0; c < u->ncols && c < 32; c++)
 		if (w[c] >= 0 && table_sortable(u, c))
 			m->cols[n++] = c;
 	v->priv = m;
@@ -54,10 +54,10 @@ static const char *menu_cell(struct app *a, struct view *v, uint32_t row, int co
 	struct menu *m = v->priv;
 	int c = m->cols[row];
 	if (col == 0)
-		return m->under->ops->cols[c].title;
+		return m->under->cols[c].title;
 	if (c != m->under->sort_col)
 		return "";
-	int up = !(m->under->ops->cols[c].flags & COL_ASC) != !m->under->sort_rev;
+	int up = !(m->under->cols[c].flags & TIX_COL_ASC) != !m->under->sort_rev;
 	snprintf(buf, cap, "%s now (%s)", up ? draw_glyphs(a)->sort_up : draw_glyphs(a)->sort_down,
 	         up ? "ascending" : "descending");
 	return buf;
@@ -65,7 +65,7 @@ static const char *menu_cell(struct app *a, struct view *v, uint32_t row, int co
 
 static const char *menu_text(struct app *a, struct view *v, uint32_t row, char *buf, size_t cap)
 {
-	return ((struct menu *)v->priv)->under->ops->cols[((struct menu *)v->priv)->cols[row]].title;
+	return ((struct menu *)v->priv)->under->cols[((struct menu *)v->priv)->cols[row]].title;
 }
 
 static int menu_request(struct app *a, struct view *v, enum req r)
@@ -80,7 +80,7 @@ static int menu_request(struct app *a, struct view *v, enum req r)
 			u->sort_col = m->cols[row];
 			u->sort_rev = 0;
 			table_rebuild(a, u);
-			app_msg(a, "sorted by %s", u->ops->cols[u->sort_col].title);
+			app_msg(a, "sorted by %s", u->cols[u->sort_col].title);
 		}
 		app_pop(a);
 		return 1;

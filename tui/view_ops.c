@@ -6,84 +6,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/model.h"
 #include "tui/view.h"
-
-enum { C_PCT, C_GPU, C_EVENTS, C_CALLS, C_CPU, C_BAR, C_NAME };
-
-static const struct col cols[] = {
-	[C_PCT] = {"GPU%", 6, COL_RIGHT, 0},
-	[C_GPU] = {"GPU time", 9, COL_RIGHT, 0},
-	[C_EVENTS] = {"Kernels", 8, COL_RIGHT, 0},
-	[C_CALLS] = {"Calls", 8, COL_RIGHT, 0},
-	[C_CPU] = {"CPU time", 9, COL_RIGHT, 2},
-	[C_BAR] = {"", 10, COL_BAR, 1},
-	[C_NAME] = {"Op", 20, COL_FLEX | COL_ASC, 0},
-};
 
 static int ops_open(struct app *a, struct view *v)
 {
-	view_set_rows(v, tix_op_count(a->ix));
-	return 0;
+	v->sort_col = tix_view_col_by_key(TIX_VIEW_OPS, "gpu_ns"); /* marked, as ranked */
+	return view_open_model(a, v, TIX_VIEW_OPS);
 }
 
-static double ops_share(struct app *a, struct view *v, uint32_t row)
+/* The op rank of a row: TIX_NONE for an op that captured a CUDA graph in
+ * a capture trace (it ran there, not here). */
+static uint32_t row_op(const struct view *v, uint32_t row)
 {
-	int64_t whole = tix_total_gpu_ns(a->ix);
-	return whole > 0 ? (double)tix_op_get(a->ix, row)->gpu_ns / (double)whole : 0;
+	struct tix_view_ref r;
+	tix_view_ref(v->model, row, &r);
+	return r.op;
 }
 
-static const char *ops_cell(struct app *a, struct view *v, uint32_t row, int col, char *buf,
-                            size_t cap)
+uint32_t view_ops_selected(const struct view *v)
 {
-	const struct tix_op *op = tix_op_get(a->ix, row);
-	switch (col) {
-	case C_PCT: return fmt_pct(op->gpu_ns, tix_total_gpu_ns(a->ix), buf, cap);
-	case C_GPU: return fmt_dur(op->gpu_ns, buf, cap);
-	case C_EVENTS: return fmt_count(op->gpu_events, buf, cap);
-	case C_CALLS: return fmt_count(op->calls, buf, cap);
-	case C_CPU: return fmt_dur(op->cpu_ns, buf, cap);
-	case C_NAME: return tix_str(a->ix, op->name);
-	}
-	return "";
-}
-
-static int ops_cmp(struct app *a, struct view *v, uint32_t ra, uint32_t rb, int col)
-{
-	const struct tix_op *x = tix_op_get(a->ix, ra), *y = tix_op_get(a->ix, rb);
-	switch (col) {
-	case C_PCT:
-	case C_GPU: return cmp_big_first(x->gpu_ns, y->gpu_ns);
-	case C_EVENTS: return cmp_big_first(x->gpu_events, y->gpu_events);
-	case C_CALLS: return cmp_big_first(x->calls, y->calls);
-	case C_CPU: return cmp_big_first(x->cpu_ns, y->cpu_ns);
-	case C_NAME: return strcmp(tix_str(a->ix, x->name), tix_str(a->ix, y->name));
-	}
-	return 0;
+	uint32_t row = view_cur_row(v);
+	return row == TIX_NONE ? TIX_NONE : row_op(v, row);
 }
 
 static const char *ops_text(struct app *a, struct view *v, uint32_t row, char *buf, size_t cap)
 {
-	return tix_str(a->ix, tix_op_get(a->ix, row)->name);
+	return tix_view_text(v->model, row, tix_view_col_by_key(TIX_VIEW_OPS, "name"), NULL, buf, cap);
 }
 
 static int ops_enter(struct app *a, struct view *v, uint32_t row)
 {
 	struct view_args va = view_args_none();
-	va.op = row;
+	va.op = row_op(v, row);
+	if (va.op == TIX_NONE) {
+		app_msg(a, "a captured op: its kernels were replayed from a CUDA graph (see the launches' detail)");
+		return -1;
+	}
 	return app_push(a, &view_kernels_ops, &va) ? 0 : -1;
 }
 
 static uint32_t ops_hottest(struct app *a, struct view *v)
 {
-	uint32_t best = TIX_NONE;
-	int64_t max = -1;
-	for (uint32_t r = 0; r < v->nrows; r++)
-		if (tix_op_get(a->ix, r)->gpu_ns > max) {
-			max = tix_op_get(a->ix, r)->gpu_ns;
-			best = r;
-		}
-	return best;
+	return v->nrows ? 0 : TIX_NONE; /* the model ranks them by GPU time */
 }
 
 static void ops_crumb(struct app *a, struct view *v, char *buf, size_t cap)
@@ -93,21 +57,24 @@ static void ops_crumb(struct app *a, struct view *v, char *buf, size_t cap)
 
 static void ops_context(struct app *a, struct view *v, struct ctx *c)
 {
-	c->op = view_cur_row(v);
+	c->op = view_ops_selected(v);
 }
 
 static void ops_select(struct app *a, struct view *v, const struct ctx *c)
 {
-	if (c->op != TIX_NONE)
-		view_goto_row(v, c->op);
+	for (uint32_t r = 0; c->op != TIX_NONE && r < v->nrows; r++)
+		if (row_op(v, r) == c->op) {
+			view_goto_row(v, r);
+			return;
+		}
 }
 
 static int ops_export(struct app *a, struct view *v, struct tix_export_sel *sel, char *path,
                       size_t cap, void **owned)
 {
-	uint32_t row = view_cur_row(v);
+	uint32_t row = view_ops_selected(v);
 	if (row == TIX_NONE) {
-		app_msg(a, "no op selected");
+		app_msg(a, view_cur_row(v) == TIX_NONE ? "no op selected" : "a captured op: export its kernels from the Kernels view");
 		return -1;
 	}
 	/* every launch of the kernels beneath the op (the index keeps which
@@ -156,13 +123,11 @@ const struct view_ops view_ops_ops = {
 	.name = "Ops",
 	.rows_name = "ops",
 	.kind = VK_OPS,
-	.cols = cols,
-	.ncols = sizeof cols / sizeof cols[0],
-	.default_sort = C_GPU,
+	.default_sort = -1, /* GPU time, set at open (the model's column) */
 	.open = ops_open,
-	.cell = ops_cell,
-	.share = ops_share,
-	.cmp = ops_cmp,
+	.cell = model_cell,
+	.share = model_share,
+	.cmp = model_cmp,
 	.text = ops_text,
 	.enter = ops_enter,
 	.hottest = ops_hottest,

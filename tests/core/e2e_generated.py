@@ -114,8 +114,8 @@ def decode_story(args, chk):
         chk.check(sh["matched"] == 78 and len(sh["launches"]) == 78 and all(x["step"] == 1 for x in sh["launches"]),
                   "show --step 1 --limit 0: the 78 launches of step 1")
     rc, out, err = tixtest.tix(args, "show", path, "--kernel", "unrolled", "--limit", 1)
-    chk.check(rc == 0 and "[557496,1,1]" in out and "[495552, 1, 576]" in out and "aten::copy_" in out,
-              "show (text): grid, dims and aten::copy_ on screen")
+    chk.check(rc == 0 and "[557496, 1, 1]" in out and "[495552, 1, 576]" in out and "aten::copy_" in out
+              and "bytes moved" in out, "show (text): the detail's grid, dims, aten::copy_ and bytes moved")
     rc, out, err = tixtest.tix(args, "show", path, "--kernel", "no_such_kernel_xyz")
     chk.check(rc == 0 and "no GPU event matches" in out, "show: no match says so")
     rc, out, err = tixtest.tix(args, "summary", path, "--step", 99)

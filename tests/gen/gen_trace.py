@@ -35,11 +35,31 @@ the output is byte for byte what it was before they existed):
   --two-processes    a merged trace of two processes with colliding ids;
   --pre-window N     GPU work launched before the profiler's CPU window.
 
+A tensor-parallel run (issue 11), also off by default:
+  --ranks N          N files, OUT-rank0.json ... (OUT's .json / .json.gz kept),
+                     one per rank, each with distributedInfo {rank, world_size}
+                     and the same steps and layers; every all-reduce (an NCCL
+                     kernel per attention and per MoE block) ends on all ranks
+                     together, when the last rank has arrived plus each rank's
+                     own transfer time, so a rank that arrives early waits in
+                     the kernel.  The ranks' clocks disagree by up to ~3 ms, as
+                     hosts' clocks do.  --slow-rank K makes rank K late:
+                     --slow-what compute (default) multiplies its compute
+                     kernels' durations by --slow-factor F (default 1.3);
+                     --slow-what cpu its CPU-side times (launch calls and the
+                     gaps between ops), so that its GPU starves while its
+                     compute stays the same.  --truth FILE gets per step x
+                     rank the wall, GPU busy, compute (union of non-NCCL GPU
+                     work) and comm (union of NCCL kernels) times, and per
+                     step the skew (max - min comm) and the straggler (the
+                     rank with the least comm).
+
 Usage: gen_trace.py -o OUT[.gz] [--steps N] [--layers N] [--marker ...]
        [--python-frames] [--target-mb M] [--truncate-at F] [--seed S]
        [--bs N] [--prefill] [--truth FILE] [--gzip] [--layout ...]
        [--with-stack] [--graph [--capture-out FILE] ...] [--two-processes]
-       [--pre-window N]
+       [--pre-window N] [--ranks N [--slow-rank K] [--slow-factor F]
+       [--slow-what compute|cpu]]
 Only the Python standard library is used.
 """
 
@@ -52,6 +72,7 @@ import random
 import shutil
 import sys
 import tempfile
+import threading
 import time
 
 PID = 2817345           # the SGLang scheduler process, also its main thread
@@ -385,8 +406,9 @@ def as_strided(n_leaf=2000):
 
 # ----------------------------------------------------------------------------
 
-def build_templates(tokens, other_scale):
-    """Return (head, layer, tail) node lists for a step that runs `tokens` tokens."""
+def build_templates(tokens, other_scale, rank=0, world=NUM_GPUS):
+    """Return (head, layer, tail) node lists for a step that runs `tokens` tokens
+    (on rank `rank` of `world`: the all-reduce's args)."""
     t = tokens
     big = 8 if t >= 256 else 1   # a prefill makes most kernels longer
 
@@ -461,8 +483,8 @@ def build_templates(tokens, other_scale):
                 '"Out msg nelems": %d, "Group size": %d, "In split size": "[]", '
                 '"Out split size": "[]", "Global rank start": 0, "Global rank stride": 1, '
                 '"Process Group Name": "0", "Process Group Description": "default_pg", '
-                '"Process Group Ranks": "[0, 1, 2, 3, 4, 5, 6, 7]", "Rank": 0'
-                % (t * HIDDEN, t * HIDDEN, NUM_GPUS))
+                '"Process Group Ranks": "[%s]", "Rank": %d'
+                % (t * HIDDEN, t * HIDDEN, world, ", ".join(str(r) for r in range(world)), rank))
         return Py("sglang/srt/distributed/parallel_state.py(517): all_reduce", [
             Op("c10d::allreduce_", [([[t, HIDDEN]], [[HIDDEN, 1]], "TensorList", ""), NONE, NONE,
                                     S(-1), S("False")], [
@@ -689,10 +711,18 @@ class Generator:
         self.st = None          # per-step truth
         self.graph = None       # --graph: "replay" (this trace) or "capture" (--capture-out)
         self.pending = None     # --with-stack: the open ProfilerStep#N
+        # --ranks: this rank, the all-reduces it meets the others in, its
+        # clock's offset, and how much slower its compute / CPU side is
+        self.rank = getattr(args, "rank", 0)
+        self.world = getattr(args, "world", NUM_GPUS)
+        self.sync = getattr(args, "sync", None)
+        self.clock = getattr(args, "clock_ns", 0)
+        self.slow = getattr(args, "compute_factor", 1.0)
+        self.cpu_f = getattr(args, "cpu_factor", 1.0)
 
     def tmpl(self, tokens):
         if tokens not in self.templates:
-            self.templates[tokens] = build_templates(tokens, self.other_scale)
+            self.templates[tokens] = build_templates(tokens, self.other_scale, self.rank, self.world)
         return self.templates[tokens]
 
     # -- emission ------------------------------------------------------------
@@ -700,7 +730,9 @@ class Generator:
     def emit_nodes(self, nodes, t):
         rnd = self.rnd
         for n in nodes:
-            t = self.emit(n, t) + 400 + int(rnd.random() * 1600)
+            end = self.emit(n, t)
+            gap = 400 + int(rnd.random() * 1600)
+            t = end + (gap if self.cpu_f == 1.0 else int(gap * self.cpu_f))
         return t
 
     def emit(self, n, t):
@@ -736,7 +768,7 @@ class Generator:
                 self.cur_ext = saved
                 self.in_op = saved_in
             else:
-                end = t + int(n.leaf_ns * (0.7 + 0.6 * rnd.random()))
+                end = t + int(n.leaf_ns * (0.7 + 0.6 * rnd.random()) * self.cpu_f)
             cpu[slot] = ('%s%s, "dur": %s,\n    "args": {\n      "External id": %d,'
                          '"Record function id": 0%s, "Ev Idx": %d\n    }\n  }'
                          % (n.head, fmt_us(t), fmt_us(end - t), ext, n.argtail, evi))
@@ -783,6 +815,8 @@ class Generator:
         ext = self.cur_ext
         r = rnd.random()
         d = 2800 + int(r * 4200) if r < 0.99 else 18000 + int(rnd.random() * 25000)
+        if self.cpu_f != 1.0:
+            d = int(d * self.cpu_f)
         end = t + d
         s = k.stream
         se = self.stream_end
@@ -791,11 +825,15 @@ class Generator:
             start = max(start, se[COMPUTE] + 800 + int(rnd.random() * 600))
         dur = int(k.ns * (1.0 + k.sigma * rnd.gauss(0.0, 1.0)))
         dur = max(dur, k.ns // 2, 1000)
+        if self.sync is not None:
+            dur = self.rank_dur(k, start, dur)
         kend = start + dur
         se[s] = kend
         if s == NCCL and se[COMPUTE] < kend:
             se[COMPUTE] = kend      # the compute stream waits for the all-reduce
         st = self.st
+        if "spans" in st:
+            st["spans"][s == NCCL].append((start, kend))
         st["kernels"] += 1
         st["kernel_ns"] += dur
         st["gpu_events"] += 1
@@ -832,6 +870,8 @@ class Generator:
         dur = int(m.ns * (0.85 + 0.3 * rnd.random()))
         se[COMPUTE] = start + dur
         st = self.st
+        if "spans" in st:
+            st["spans"][0].append((start, start + dur))
         st["gpu_events"] += 1
         st["gpu_ns"] += dur
         st["memcpy_ns"] += dur
@@ -853,6 +893,15 @@ class Generator:
         self.gpu.append('  {\n    "ph": "s", "id": %d, "pid": %d, "tid": %d, "ts": %s,\n'
                         '    "cat": "ac2g", "name": "ac2g"\n  }' % (c, PID, PID, ts))
         return end
+
+    def rank_dur(self, k, start, dur):
+        """--ranks: the slow rank's compute kernels take longer; an
+        all-reduce ends when the last rank has arrived (clocks compared
+        without their offsets), plus this rank's own transfer time."""
+        if k.stream == NCCL:
+            last = self.sync.meet(self.rank, start - self.clock) + self.clock
+            return max(last, start) - start + dur
+        return dur if self.slow == 1.0 else int(dur * self.slow)
 
     def runtime(self, r, t):
         c = self.next_corr()
@@ -926,8 +975,12 @@ class Generator:
             start = max(prev + 900 + int(rnd.random() * 700), se[s] + 300 + int(rnd.random() * 400))
             dur = int(k.ns * (1.0 + k.sigma * rnd.gauss(0.0, 1.0)))
             dur = max(dur, k.ns // 2, 1000)
+            if self.sync is not None:
+                dur = self.rank_dur(k, start, dur)
             prev = start + dur
             se[s] = prev
+            if "spans" in st:
+                st["spans"][s == NCCL].append((start, prev))
             if s == NCCL and se[COMPUTE] < prev:
                 se[COMPUTE] = prev
             st["kernels"] += 1
@@ -1054,6 +1107,8 @@ class Generator:
         self.st = st = {"index": i, "name": name, "casts": 0, "cast_ns": 0, "kernels": 0,
                         "kernel_ns": 0, "gpu_events": 0, "gpu_ns": 0, "memcpy_ns": 0,
                         "gpu_first": None, "gpu_last": 0}
+        if self.sync is not None:
+            st["spans"] = ([], [])  # GPU work intervals: (compute, comm)
         if self.graph == "replay" and not prefill:
             model = head + [Py("sglang/srt/model_executor/cuda_graph_runner.py(735): replay", [
                 Py("torch/cuda/graphs.py(104): replay", [GraphLaunch(layer * a.layers)])])] + tail
@@ -1089,7 +1144,44 @@ class Generator:
         # scheduler overhead between steps
         self.t = max(end, max(self.stream_end.values())) + 250000 + int(self.rnd.random() * 350000)
         del st["gpu_first"], st["gpu_last"]
+        if "spans" in st:
+            comp, comm = st.pop("spans")
+            st["compute_ns"] = union_ns(comp)
+            st["comm_ns"] = union_ns(comm)
+            st["gpu_busy_ns"] = union_ns(comp + comm)
+            st["comm_kernels"] = len(comm)
         return st
+
+
+def union_ns(spans):
+    """Length of the union of (start, end) intervals."""
+    total, cs, ce = 0, None, None
+    for a, b in sorted(spans):
+        if ce is None or a > ce:
+            if ce is not None:
+                total += ce - cs
+            cs, ce = a, b
+        elif b > ce:
+            ce = b
+    return total + (ce - cs if ce is not None else 0)
+
+
+class Collective:
+    """--ranks: where the ranks' all-reduces meet.  Each rank runs in its
+    own thread; meet() returns the latest arrival at this all-reduce (the
+    k-th of every rank), in the common clock.  Deterministic: each rank's
+    times depend only on its own random stream and these maxima."""
+
+    def __init__(self, n):
+        self.barrier = threading.Barrier(n, timeout=600)
+        self.arrivals = [0] * n
+
+    def meet(self, rank, arrival):
+        self.arrivals[rank] = arrival
+        self.barrier.wait()
+        last = max(self.arrivals)
+        self.barrier.wait()     # all have read before anyone writes the next
+        return last
 
 
 # ----------------------------------------------------------------------------
@@ -1109,29 +1201,29 @@ def device_properties():
     return ",\n".join(ents)
 
 
-def header(with_stack):
-    ranks = ", ".join(str(i) for i in range(NUM_GPUS))
+def header(with_stack, rank=0, world=NUM_GPUS):
+    ranks = ", ".join(str(i) for i in range(world))
     return ('\n{\n  "schemaVersion": 1,\n  "deviceProperties": [\n%s\n  ],\n'
             '  "cupti_version": 26,\n  "cuda_runtime_version": 12080,\n'
             '  "cuda_driver_version": 12080,\n  "record_shapes": 1,\n  "with_stack": %d,\n'
-            '  "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": %d, "pg_count": 1, '
+            '  "distributedInfo": {"backend": "nccl", "rank": %d, "world_size": %d, "pg_count": 1, '
             '"pg_config": [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl", '
             '"pg_size": %d, "ranks": [%s]}], "nccl_version": "2.27.3"},\n'
-            '  "traceEvents": [\n' % (device_properties(), int(with_stack), NUM_GPUS, NUM_GPUS, ranks))
+            '  "traceEvents": [\n' % (device_properties(), int(with_stack), rank, world, world, ranks))
 
 
-def trailer_events(trace_start, trace_end):
+def trailer_events(trace_start, trace_end, rank=0):
     ts = fmt_us(trace_start)
     ev = []
 
     def meta(name, pid, tid, key, val):
         ev.append('  {\n    "name": "%s", "ph": "M", "ts": %s, "pid": %s, "tid": %s,\n'
                   '    "args": {\n      "%s": %s\n    }\n  }' % (name, ts, pid, tid, key, val))
-    meta("process_name", PID, 0, "name", '"sglang::scheduler_TP0"')
+    meta("process_name", PID, 0, "name", '"sglang::scheduler_TP%d"' % rank)
     meta("process_labels", PID, 0, "labels", '"CPU"')
     meta("process_sort_index", PID, 0, "sort_index", PID)
     for g in range(NUM_GPUS):
-        meta("process_name", g, 0, "name", '"sglang::scheduler_TP0"')
+        meta("process_name", g, 0, "name", '"sglang::scheduler_TP%d"' % rank)
         meta("process_labels", g, 0, "labels", '"GPU %d"' % g)
         meta("process_sort_index", g, 0, "sort_index", 5000000 + g)
     for s in (COMPUTE, NCCL):
@@ -1234,10 +1326,11 @@ def generate(args, out, steps, other_scale):
         gens.append((g2, second_process))
     for gg, _ in gens:
         gg.graph = "replay" if args.graph else None
-    out.write(header(args.python_frames))
+    g.t += g.clock              # --ranks: this host's clock
+    out.write(header(args.python_frames, g.rank, g.world))
     sink = EventSink(out)
     truth = []
-    trace_start = T0_NS - 187654321
+    trace_start = T0_NS + g.clock - 187654321
     if args.layout == "kineto":
         tmp = tempfile.TemporaryFile("w+", encoding="ascii",
                                      dir=os.path.dirname(os.path.abspath(args.output)) or ".")
@@ -1280,15 +1373,15 @@ def generate(args, out, steps, other_scale):
             shutil.copyfileobj(tmp, out, 1 << 22)
             sink.n += gsink.n
         tmp.close()
-    sink.write(trailer_events(trace_start, trace_end))
+    sink.write(trailer_events(trace_start, trace_end, g.rank))
     if args.two_processes:
         sink.write(['  {\n    "name": "process_name", "ph": "M", "ts": %s, "pid": %d, "tid": 0,\n'
                     '    "args": {\n      "name": "sglang::scheduler_TP1"\n    }\n  }' % (fmt_us(trace_start), P2),
                     '  {\n    "name": "thread_name", "ph": "M", "ts": %s, "pid": %d, "tid": %d,\n'
                     '    "args": {\n      "name": "thread %d (sglang::schedul)"\n    }\n  }'
                     % (fmt_us(trace_start), P2, P2, P2)])
-    out.write('\n  ],\n  "traceName": "/tmp/sglang_profile/%d-TP-0.trace.json.gz",\n'
-              '  "displayTimeUnit": "ms",\n  "baseTimeNanoseconds": %d\n}\n' % (PID, BASE_TIME_NS))
+    out.write('\n  ],\n  "traceName": "/tmp/sglang_profile/%d-TP-%d.trace.json.gz",\n'
+              '  "displayTimeUnit": "ms",\n  "baseTimeNanoseconds": %d\n}\n' % (PID, g.rank, BASE_TIME_NS))
     extra = {}
     if args.pre_window:
         extra["before_trace"] = dict(g.pre_window, name="(before the trace)")
@@ -1322,6 +1415,85 @@ def generate_capture(args, out, other_scale):
     out.write('\n  ],\n  "traceName": "/tmp/sglang_profile/capture-%d-TP-0.trace.json.gz",\n'
               '  "displayTimeUnit": "ms",\n  "baseTimeNanoseconds": %d\n}\n' % (PID, BASE_TIME_NS))
     return sink.n
+
+
+def rank_path(out, r):
+    """OUT-rankR with OUT's .json / .json.gz kept: tp.json -> tp-rank3.json."""
+    for ext in (".json.gz", ".json", ".gz"):
+        if out.endswith(ext):
+            return "%s-rank%d%s" % (out[:-len(ext)], r, ext)
+    return "%s-rank%d" % (out, r)
+
+
+def generate_ranks(a, other_scale):
+    """--ranks N: one thread and one file per rank, meeting in the
+    all-reduces; the truth of the whole run in --truth."""
+    t_start = time.time()
+    n = a.ranks
+    coll = Collective(n)
+    paths = [rank_path(a.output, r) for r in range(n)]
+    results, errors = [None] * n, []
+
+    def work(r):
+        ar = argparse.Namespace(**vars(a))
+        ar.rank, ar.world, ar.sync, ar.output = r, n, coll, paths[r]
+        ar.seed = a.seed + 1009 * r
+        ar.clock_ns = (r * 7919 % 13) * 250000        # hosts' clocks disagree
+        slow = r == a.slow_rank
+        ar.compute_factor = a.slow_factor if slow and a.slow_what == "compute" else 1.0
+        ar.cpu_factor = a.slow_factor if slow and a.slow_what == "cpu" else 1.0
+        try:
+            out, raw = open_text_out(paths[r], a.gzip or paths[r].endswith(".gz"), a.gzip_level)
+            with out:
+                results[r] = generate(ar, out, a.steps, other_scale)
+            if raw is not None:
+                raw.close()
+        except BaseException as e:  # the others must not wait for this one forever
+            errors.append(e)
+            coll.barrier.abort()
+
+    threads = [threading.Thread(target=work, args=(r,)) for r in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    real = [e for e in errors if not isinstance(e, threading.BrokenBarrierError)]
+    if errors:
+        raise (real or errors)[0]
+    if a.truth:
+        ranks, steps = [], []
+        keep = ("index", "name", "wall_ns", "gpu_busy_ns", "compute_ns", "comm_ns", "comm_kernels",
+                "kernels", "gpu_events")
+        for r in range(n):
+            ranks.append({"rank": r, "trace": paths[r],
+                          "steps": [{k: st[k] for k in keep} for st in results[r][0]]})
+        counts = {}
+        for i in range(a.steps):
+            cells = [ranks[r]["steps"][i] for r in range(n)]
+            comm = [c["comm_ns"] for c in cells]
+            comp = [c["compute_ns"] for c in cells]
+            skew = max(comm) - min(comm)
+            strag = comm.index(min(comm)) if n > 1 and skew > 0 else None
+            if strag is not None:
+                counts[strag] = counts.get(strag, 0) + 1
+            steps.append({"index": i, "skew_ns": skew if n > 1 else None, "straggler": strag,
+                          "slowest_compute": comp.index(max(comp)) if n > 1 else None,
+                          "waits_ns": [c - min(comm) for c in comm]})
+        best = min(counts.items(), key=lambda kv: (-kv[1], kv[0])) if counts else (None, 0)
+        doc = {"generator": "tests/gen/gen_trace.py",
+               "args": {"steps": a.steps, "layers": a.layers, "marker": a.marker, "seed": a.seed,
+                        "bs": a.bs, "ranks": n, "slow_rank": a.slow_rank if a.slow_rank >= 0 else None,
+                        "slow_factor": a.slow_factor, "slow_what": a.slow_what, "graph": a.graph},
+               "comm_kernel": KERNEL_NAMES["nccl"], "files": paths, "ranks": ranks, "steps": steps,
+               "straggler": {"rank": best[0], "steps": best[1], "of": sum(counts.values())}}
+        with open(a.truth, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+    if not a.quiet:
+        print("%s: %d ranks x %d steps x %d layers in %.1f s"
+              % (", ".join(paths[:2]) + (", ..." if n > 2 else ""), n, a.steps, a.layers,
+                 time.time() - t_start), file=sys.stderr)
+    return 0
 
 
 def open_text_out(path, gz, level):
@@ -1397,6 +1569,16 @@ def main(argv=None):
     p.add_argument("--pre-window", type=int, default=0, metavar="N",
                    help="N GPU events launched before the profiler started: no launch call, "
                         "correlation ids below the first launch's, half of them before the CPU window")
+    p.add_argument("--ranks", type=int, default=0, metavar="N",
+                   help="a tensor-parallel run: N files OUT-rank0.json ... with distributedInfo, whose "
+                        "all-reduces end together on every rank")
+    p.add_argument("--slow-rank", type=int, default=-1, metavar="K",
+                   help="with --ranks: rank K is late at every all-reduce (see --slow-what)")
+    p.add_argument("--slow-factor", type=float, default=1.3, metavar="F",
+                   help="how much slower the slow rank is (default 1.3)")
+    p.add_argument("--slow-what", choices=["compute", "cpu"], default="compute",
+                   help="compute: its compute kernels take F times longer (default); cpu: its CPU side "
+                        "(launch calls, gaps between ops) takes F times longer and its GPU starves")
     p.add_argument("-q", "--quiet", action="store_true")
     a = p.parse_args(argv)
     FIXED["on"] = a.fixed
@@ -1415,8 +1597,18 @@ def main(argv=None):
         p.error("--pre-window must be >= 0")
     if a.truncate_at is not None and not 0.0 < a.truncate_at < 1.0:
         p.error("--truncate-at must be in (0, 1)")
+    if a.ranks:
+        if a.ranks < 1 or not -1 <= a.slow_rank < a.ranks or a.slow_factor <= 0:
+            p.error("--ranks N >= 1, --slow-rank K in 0..N-1, --slow-factor F > 0")
+        if a.two_processes or a.target_mb or a.truncate_at or a.capture_out or a.pre_window:
+            p.error("--ranks does not combine with --two-processes, --target-mb, --truncate-at, "
+                    "--capture-out or --pre-window")
+    elif a.slow_rank >= 0:
+        p.error("--slow-rank needs --ranks")
 
     other_scale = OTHER_LAYER_NS / nominal_other_ns()
+    if a.ranks:
+        return generate_ranks(a, other_scale)
     t_start = time.time()
     steps = a.steps
     if a.target_mb:

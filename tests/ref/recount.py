@@ -4,6 +4,7 @@
     recount.py TRACE --by kernel|step|op|launches|warnings|graph
                [--step-marker REGEX] [--graph-capture FILE|DIR ...] [--partial]
     recount.py --summary TRACE...
+    recount.py --by ranks TRACE... [--rank-from info|name|order]
 
 Reads TRACE (plain or gzip, JSON Object or Array Format) with python's json
 module and prints JSON to stdout.  It shares no code with tix or with the
@@ -184,6 +185,31 @@ R7 Graph attribution (--graph-capture FILE|DIR ..., a folder: its *.json
   traceEvents array (or of a bare array); a warning with the character
   offset of the cut goes to stderr.  Without --partial such a file is an
   error (exit 2).
+
+--by ranks TRACE... (several traces of one run, one per rank; issue 11)
+  Rank of each trace, the first rule that gives every trace one (or the
+  one --rank-from names): "distributedInfo": the top-level distributedInfo
+  object's "rank" (an integer, or a string of digits; >= 0); "name": in
+  the file's base name, for the first of the keys rank, TP, DP, PP, EP
+  (ASCII case-insensitive) present in every name whose numbers all differ,
+  the digits after the key and one optional "-" or "_", the key not
+  preceded by a letter or digit (first occurrence); "order": 0, 1, ... as
+  given.  Two traces with one rank: exit 1 (with a key of the name rule
+  present in every name, the first such key decides, duplicates or not).
+  Communication: GPU work of kind kernel whose name (as written or
+  demangled), lowercased, contains one of COMM_WORDS.
+  Per trace and step (R3; GPU work by its step, before the trace left out):
+  wall_ns (the step's), gpu_busy_ns (union of all its GPU work), compute_ns
+  (union of the non-communication GPU work), comm_ns (union of the
+  communication kernels), overlap_ns = max(0, compute + comm - busy),
+  gpu_events, comm_kernels.
+  Steps aligned by index; per step over the ranks that have it: ranks,
+  compute_spread_ns and slowest_compute (max compute, the lowest rank on
+  ties) when two or more; when also some comm kernel: skew_ns = max - min
+  comm_ns, wait_ns per rank = comm - min comm, straggler = the rank with the
+  least comm (lowest on ties) when skew > 0; comm_mismatch when the ranks'
+  comm_kernels differ.  "straggler": the rank that is straggler of the most
+  steps (lowest on ties), with per-rank counts.
 
 --summary
   One line per trace file (used as the sanity check over ../shared/traces).
@@ -778,7 +804,7 @@ def _row(evs):
     if ce is not None:
         busy += ce - cs
     a["gpu_busy_ns"] = busy
-    top, top_ns = None, 0
+    top, top_ns = None, None  # no kernel, no top: unknown, not zero
     if by_name:
         top, top_ns = min(by_name.items(), key=lambda kv: (-kv[1], kv[0]))
     a["top_kernel"] = top
@@ -1181,6 +1207,154 @@ def warnings(tr, windows=None):
     return w
 
 
+# ---------------------------------------------------------------------------
+# --by ranks
+
+COMM_WORDS = ("nccl", "rccl", "msccl", "nvshmem", "deep_ep", "allreduce", "all_reduce", "allgather",
+              "all_gather", "reducescatter", "reduce_scatter", "alltoall", "all_to_all",
+              "cross_device_reduce")
+RANK_KEYS = ("rank", "TP", "DP", "PP", "EP")
+
+
+class RankError(Exception):
+    pass
+
+
+def is_comm(g):
+    if g.kind != "kernel":
+        return False
+    return any(w in n.lower() for n in (g.name, g.raw or "") for w in COMM_WORDS)
+
+
+def union_len(spans):
+    total, cs, ce = 0, None, None
+    for a, b in sorted(spans):
+        if ce is None or a > ce:
+            if ce is not None:
+                total += ce - cs
+            cs, ce = a, b
+        elif b > ce:
+            ce = b
+    return total + (ce - cs if ce is not None else 0)
+
+
+def info_rank(tr):
+    di = tr.top.get("distributedInfo") if isinstance(tr.top, dict) else None
+    if not isinstance(di, dict):
+        return None
+    r = di.get("rank")
+    if isinstance(r, str) and r.isdigit():
+        r = int(r)
+    if isinstance(r, bool) or not isinstance(r, int) or r < 0:
+        return None
+    return r
+
+
+def info_world(tr):
+    di = tr.top.get("distributedInfo") if isinstance(tr.top, dict) else None
+    w = di.get("world_size") if isinstance(di, dict) else None
+    if isinstance(w, str) and w.isdigit():
+        w = int(w)
+    return w if isinstance(w, int) and not isinstance(w, bool) and w > 0 else None
+
+
+def name_rank(path, key):
+    m = re.search(r"(?<![A-Za-z0-9])" + key + r"[-_]?([0-9]+)", os.path.basename(path), re.I | re.A)
+    return int(m.group(1)) if m else None
+
+
+def assign_ranks(paths, trs, rank_from=None):
+    """(rule, ranks); RankError for duplicates or a rule that does not apply."""
+    def dup(ranks, why):
+        seen = {}
+        for p, r in zip(paths, ranks):
+            if r in seen:
+                raise RankError("%s and %s are both rank %d (by %s)" % (seen[r], p, r, why))
+            seen[r] = p
+    info = [info_rank(t) for t in trs]
+    if rank_from == "info" or (rank_from is None and all(r is not None for r in info)):
+        if any(r is None for r in info):
+            raise RankError("no distributedInfo.rank in every trace")
+        dup(info, "distributedInfo.rank")
+        return "distributedInfo", info
+    if rank_from in (None, "name"):
+        first_present = None
+        for key in RANK_KEYS:
+            rs = [name_rank(p, key) for p in paths]
+            if any(r is None for r in rs):
+                continue
+            if len(set(rs)) == len(rs):
+                return "name", rs
+            if first_present is None:
+                first_present = (key, rs)
+        if first_present is not None:
+            dup(first_present[1], "the file names' %s-N" % first_present[0])
+        if rank_from == "name":
+            raise RankError("the file names do not all carry a rank")
+    return "order", list(range(len(paths)))
+
+
+def rank_cells(tr):
+    """Per step of tr: the figures of --by ranks."""
+    members = [[] for _ in tr.steps]
+    for g in tr.gpu:
+        i = tr.step_of(g)
+        if i is not None:
+            members[i].append(g)
+    cells = []
+    for i, (s, m) in enumerate(zip(tr.steps, members)):
+        comp = [(g.ts, g.end) for g in m if not is_comm(g)]
+        comm = [(g.ts, g.end) for g in m if is_comm(g)]
+        c = {"index": i, "name": s["name"], "wall_ns": s["wall_ns"],
+             "gpu_busy_ns": union_len(comp + comm), "compute_ns": union_len(comp),
+             "comm_ns": union_len(comm), "gpu_events": len(m), "comm_kernels": len(comm)}
+        c["overlap_ns"] = max(0, c["compute_ns"] + c["comm_ns"] - c["gpu_busy_ns"])
+        cells.append(c)
+    return cells
+
+
+def by_ranks(paths, rank_from=None, marker=None, partial=False):
+    trs = [load_trace(p, partial, marker) for p in paths]
+    rule, ranks = assign_ranks(paths, trs, rank_from)
+    order = sorted(range(len(paths)), key=lambda i: (ranks[i], i))
+    rows = []
+    for i in order:
+        rows.append({"rank": ranks[i], "trace": paths[i], "world_size": info_world(trs[i]),
+                     "steps": rank_cells(trs[i])})
+    nsteps = max((len(r["steps"]) for r in rows), default=0)
+    for r in rows:
+        r["steps"] += [None] * (nsteps - len(r["steps"]))
+    steps, counts = [], {}
+    for s in range(nsteps):
+        have = [(r["rank"], r["steps"][s]) for r in rows if r["steps"][s] is not None]
+        st = {"index": s, "ranks": len(have), "skew_ns": None, "straggler": None,
+              "slowest_compute": None, "compute_spread_ns": None,
+              "comm_mismatch": len({c["comm_kernels"] for _, c in have}) > 1}
+        for _, c in have:
+            c["wait_ns"] = None
+            c["straggler"] = False
+        if len(have) >= 2:
+            comp = [c["compute_ns"] for _, c in have]
+            st["compute_spread_ns"] = max(comp) - min(comp)
+            st["slowest_compute"] = min(have, key=lambda rc: (-rc[1]["compute_ns"], rc[0]))[0]
+            if any(c["comm_kernels"] for _, c in have):
+                low = min(c["comm_ns"] for _, c in have)
+                st["skew_ns"] = max(c["comm_ns"] for _, c in have) - low
+                for _, c in have:
+                    c["wait_ns"] = c["comm_ns"] - low
+                if st["skew_ns"] > 0:
+                    st["straggler"] = min(have, key=lambda rc: (rc[1]["comm_ns"], rc[0]))[0]
+                    counts[st["straggler"]] = counts.get(st["straggler"], 0) + 1
+                    for r, c in have:
+                        c["straggler"] = r == st["straggler"]
+        steps.append(st)
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {"rank_rule": rule, "ranks": rows, "steps": steps,
+            "straggler": {"rank": ranked[0][0] if ranked else None,
+                          "steps": ranked[0][1] if ranked else 0, "of": sum(counts.values()),
+                          "counts": [{"rank": r, "steps": n} for r, n in ranked]}}
+
+
 def summary_line(path, tr):
     k = by_kernel(tr)
     s = by_step(tr, tr.marker)
@@ -1206,12 +1380,14 @@ def summary_line(path, tr):
 def main(argv=None):
     p = argparse.ArgumentParser(description="Reference recount of a Kineto trace (see module doc).")
     p.add_argument("trace", nargs="+", help="trace file (.json or .json.gz); several with --summary")
-    p.add_argument("--by", choices=["kernel", "step", "op", "launches", "warnings", "graph"],
+    p.add_argument("--by", choices=["kernel", "step", "op", "launches", "warnings", "graph", "ranks"],
                    default="kernel")
     p.add_argument("--step-marker", metavar="REGEX", help="step marker regex (re.search)")
     p.add_argument("--graph-capture", metavar="CAPTURE", action="append", nargs="+",
                    help="capture trace(s) or folder(s) of them (R7)")
     p.add_argument("--summary", action="store_true", help="one line per trace instead of JSON")
+    p.add_argument("--rank-from", choices=["info", "name", "order"],
+                   help="--by ranks: the rule that tells the ranks (default: the first that applies)")
     p.add_argument("--partial", action="store_true",
                    help="accept a truncated trace: count the whole events before the cut")
     a = p.parse_args(argv)
@@ -1220,6 +1396,18 @@ def main(argv=None):
             re.compile(a.step_marker)
         except re.error as e:
             p.error("bad --step-marker: %s" % e)
+    if a.by == "ranks":
+        try:
+            res = by_ranks(a.trace, a.rank_from, a.step_marker, a.partial)
+        except RankError as e:
+            print("recount.py: %s" % e, file=sys.stderr)
+            return 1
+        except (OSError, ValueError, EOFError, zlib.error) as e:
+            print("recount.py: %s" % e, file=sys.stderr)
+            return 2
+        json.dump(res, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
     try:
         if a.summary:
             for path in a.trace:

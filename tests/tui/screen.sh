@@ -101,7 +101,7 @@ expect_line 2 "unrolled_elementwise_kernel"
 expect_line 2 "[557496,1,1]"
 keys Enter
 wait_for "Launched by" || exit 1
-expect_line 2 "[557496, 1, 1]"
+expect_line 2 "[557496,1,1]"
 expect_line 2 "aten::copy_"
 keys Enter
 wait_for "launch #0" || exit 1

@@ -57,12 +57,12 @@ static void test_traffic(void)
 	                        .peak_Bps = -1, .basis = "aten::copy_", .elements = 285437952,
 	                        .tensors = 2, .elem_sizes = {2, 1}};
 	EXPECT_STR(tix_traffic_text(&t, 828000, b, sizeof b),
-	           "285,437,952 elements x (2 + 1) bytes = 856.3 MB in 828.00 us = 1.03 TB/s");
+	           "285,437,952 elements x (2 + 1) bytes = 856.3 MB in 828.0 us = 1.03 TB/s");
 	/* on an H200 it says how much of the peak that is */
 	t.peak_Bps = tix_device_peak_Bps("NVIDIA H200");
 	EXPECT(t.peak_Bps == 4.8e12);
 	EXPECT_STR(tix_traffic_text(&t, 828000, b, sizeof b),
-	           "285,437,952 elements x (2 + 1) bytes = 856.3 MB in 828.00 us = 1.03 TB/s (21.5% of peak)");
+	           "285,437,952 elements x (2 + 1) bytes = 856.3 MB in 828.0 us = 1.03 TB/s (21.5% of peak)");
 	/* above the peak: no rate, and why */
 	t.over_peak = 1;
 	t.bandwidth_Bps = -1;

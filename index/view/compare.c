@@ -1,0 +1,659 @@
+/*
+ * Two traces side by side: what changed between a base and a new trace of
+ * the same workload (a fix, a config change), by kernel, CPU op, step,
+ * (op, Input Dims), and the launches of one kernel on both sides.
+ *
+ * Each side's rows are keyed (GPU work by full name and kind, an op by its
+ * name, a step by its position, a shape by op name and Input Dims), the two
+ * key-sorted lists merged, and the merged rows sorted by the absolute
+ * change of their time (steps stay in order).  When the traces have
+ * different numbers of steps and no step is chosen, times are compared per
+ * step (each side's total over its step count): a 30-step and a 20-step
+ * profile of the same server are comparable; the shown time columns are
+ * then the per-step ones (another column table), CSV and JSON carry both.
+ */
+#include "index/view/view_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One matched quantity on both sides. */
+struct crow {
+	const char *key;             /* full name (or "%010u" position); points into an index */
+	const char *kind;            /* "kernel", "memcpy", "op", "step" */
+	const char *dims;            /* shapes: the op's Input Dims, else NULL */
+	uint32_t name[2];            /* string id on each side (TIX_NONE: absent) */
+	int64_t total[2];            /* ns; -1: absent on that side */
+	uint32_t count[2];           /* instances, calls, kernels */
+	const struct tix_kernel_info *info[2]; /* most common launch, NULL */
+	int64_t wall[2], busy[2];    /* steps */
+	uint32_t group[2];           /* kernels: overall group, TIX_NONE */
+	uint32_t index;              /* steps: the position */
+	char pos[12];                /* steps: the key */
+};
+
+struct cmp {
+	struct crow *rows;
+	size_t n, cap;
+	struct tix_compare_totals t;
+};
+
+static struct crow *add(struct cmp *c)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct crow *r = realloc(c->rows, cap * sizeof *r);
+		if (!r)
+			return NULL;
+		c->rows = r;
+		c->cap = cap;
+	}
+	struct crow *r = &c->rows[c->n++];
+	memset(r, 0, sizeof *r);
+	r->total[0] = r->total[1] = -1;
+	r->name[0] = r->name[1] = r->group[0] = r->group[1] = TIX_NONE;
+	return r;
+}
+
+static int cmp_key(const struct crow *a, const struct crow *b)
+{
+	int c = strcmp(a->key, b->key);
+	if (!c)
+		c = strcmp(a->kind, b->kind);
+	if (!c)
+		c = strcmp(a->dims ? a->dims : "", b->dims ? b->dims : "");
+	return c;
+}
+
+static int cmp_key_q(const void *a, const void *b)
+{
+	return cmp_key(a, b);
+}
+
+/* ---- each side's rows ---- */
+
+static int side_kernels(struct tix_index *ix, int k, uint32_t step, struct cmp *out)
+{
+	uint32_t ng;
+	const struct tix_group *gs;
+	if (step != TIX_NONE) {
+		gs = tix_step_groups(ix, step, &ng);
+	} else {
+		ng = tix_group_count(ix);
+		gs = ng ? tix_group_get(ix, 0) : NULL;
+	}
+	for (uint32_t g = 0; g < ng; g++) {
+		struct crow *r = add(out);
+		if (!r)
+			return -1;
+		r->key = tix_str(ix, tix_name_full(ix, gs[g].name));
+		r->kind = tix_kind_label((enum tix_kind)gs[g].kind);
+		r->name[k] = gs[g].name;
+		r->total[k] = gs[g].total_ns;
+		r->count[k] = gs[g].instances;
+		r->group[k] = gs[g].group;
+		if (gs[g].kind == TIX_KIND_KERNEL && gs[g].common_info != TIX_NONE)
+			r->info[k] = tix_kernel_info_get(ix, gs[g].common_info);
+	}
+	return 0;
+}
+
+static int side_ops(struct tix_index *ix, int k, struct cmp *out)
+{
+	for (uint32_t i = 0; i < tix_op_count(ix); i++) {
+		const struct tix_op *o = tix_op_get(ix, i);
+		struct crow *r = add(out);
+		if (!r)
+			return -1;
+		r->key = tix_str(ix, o->name);
+		r->kind = "op";
+		r->name[k] = o->name;
+		r->total[k] = o->gpu_ns;
+		r->count[k] = o->calls;
+	}
+	return 0;
+}
+
+static int side_steps(struct tix_index *ix, int k, struct cmp *out)
+{
+	for (uint32_t i = 0; i < tix_step_count(ix); i++) {
+		const struct tix_step *st = tix_step_get(ix, i);
+		struct crow *r = add(out);
+		if (!r)
+			return -1;
+		r->index = i;
+		snprintf(r->pos, sizeof r->pos, "%010u", i); /* matched by position */
+		r->key = NULL;                               /* set after the merge: pos moves */
+		r->kind = "step";
+		r->name[k] = st->name;
+		r->total[k] = st->gpu_ns;
+		r->count[k] = st->kernels;
+		r->wall[k] = st->dur_ns;
+		r->busy[k] = st->gpu_busy_ns;
+	}
+	return 0;
+}
+
+/* (op, Input Dims): calls of each op instance with those shapes, and the GPU
+ * time launched beneath them (each GPU event once per distinct pair among
+ * the ancestors of its launch call, as the Ops view counts names). */
+struct shape_acc {
+	uint32_t name, dims, calls;
+	int64_t gpu_ns;
+};
+
+static int cmp_shape(const void *x, const void *y)
+{
+	const struct shape_acc *a = x, *b = y;
+	if (a->name != b->name)
+		return a->name < b->name ? -1 : 1;
+	return a->dims < b->dims ? -1 : (a->dims > b->dims);
+}
+
+static uint32_t dims_of(struct tix_index *ix, const struct tix_event *e)
+{
+	if (e->kind != TIX_KIND_CPU_OP || e->op_info == TIX_NONE)
+		return TIX_NONE;
+	return tix_op_info_get(ix, e->op_info)->dims;
+}
+
+static int side_shapes(struct tix_index *ix, int k, struct cmp *out)
+{
+	struct shape_acc *acc = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t *anc = NULL;
+	int rc = -1;
+	for (uint32_t row = 0; row < tix_event_count(ix); row++) { /* every op instance with shapes */
+		struct tix_event e;
+		tix_event_get(ix, row, &e);
+		uint32_t d = dims_of(ix, &e);
+		if (d == TIX_NONE)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			struct shape_acc *p = realloc(acc, cap * sizeof *p);
+			if (!p)
+				goto out;
+			acc = p;
+		}
+		acc[n++] = (struct shape_acc){e.name, d, 1, 0};
+	}
+	if (n)
+		qsort(acc, n, sizeof *acc, cmp_shape);
+	size_t m = 0; /* fold equal pairs */
+	for (size_t i = 0; i < n; i++) {
+		if (m && !cmp_shape(&acc[m - 1], &acc[i]))
+			acc[m - 1].calls++;
+		else
+			acc[m++] = acc[i];
+	}
+	for (uint32_t g = 0; g < tix_group_count(ix); g++) {
+		const struct tix_group *G = tix_group_get(ix, g);
+		const uint32_t *mem = tix_members(ix, G->members_first, G->members_count);
+		for (uint32_t q = 0; mem && q < G->members_count; q++) {
+			struct tix_event e;
+			tix_event_get(ix, mem[q], &e);
+			if (e.launch == TIX_NONE)
+				continue;
+			long na = tix_event_ancestors_all(ix, e.launch, &anc);
+			for (long x = 0; x < na; x++) {
+				struct tix_event p;
+				tix_event_get(ix, anc[x], &p);
+				struct shape_acc key = {p.name, dims_of(ix, &p), 0, 0};
+				if (key.dims == TIX_NONE)
+					continue;
+				int seen = 0; /* once per distinct pair above this launch */
+				for (long y = 0; y < x && !seen; y++) {
+					struct tix_event o;
+					tix_event_get(ix, anc[y], &o);
+					seen = o.name == p.name && dims_of(ix, &o) == key.dims;
+				}
+				struct shape_acc *hit = seen ? NULL : bsearch(&key, acc, m, sizeof *acc, cmp_shape);
+				if (hit)
+					hit->gpu_ns = tix_sat_add(hit->gpu_ns, e.dur_ns);
+			}
+			free(anc);
+			anc = NULL;
+		}
+	}
+	for (size_t i = 0; i < m; i++) {
+		struct crow *r = add(out);
+		if (!r)
+			goto out;
+		r->key = tix_str(ix, acc[i].name);
+		r->dims = tix_str(ix, acc[i].dims);
+		r->kind = "op";
+		r->name[k] = acc[i].name;
+		r->total[k] = acc[i].gpu_ns;
+		r->count[k] = acc[i].calls;
+	}
+	rc = 0;
+out:
+	free(anc);
+	free(acc);
+	return rc;
+}
+
+/* Merges the two sides (each holding only its own) into out. */
+static int merge(struct cmp *a, struct cmp *b, struct cmp *out)
+{
+	if (a->n)
+		qsort(a->rows, a->n, sizeof *a->rows, cmp_key_q);
+	if (b->n)
+		qsort(b->rows, b->n, sizeof *b->rows, cmp_key_q);
+	size_t i = 0, j = 0;
+	while (i < a->n || j < b->n) {
+		int c = i >= a->n ? 1 : j >= b->n ? -1 : cmp_key(&a->rows[i], &b->rows[j]);
+		struct crow *r = add(out);
+		if (!r)
+			return -1;
+		if (c <= 0) {
+			*r = a->rows[i++];
+			if (c == 0) {
+				const struct crow *y = &b->rows[j++];
+				r->name[1] = y->name[1];
+				r->total[1] = y->total[1];
+				r->count[1] = y->count[1];
+				r->info[1] = y->info[1];
+				r->wall[1] = y->wall[1];
+				r->busy[1] = y->busy[1];
+				r->group[1] = y->group[1];
+			}
+		} else {
+			*r = b->rows[j++];
+		}
+	}
+	return 0;
+}
+
+static double per_step(const struct tix_compare_totals *t, int k, int64_t v)
+{
+	return t->steps[k] ? (double)v / t->steps[k] : (double)v;
+}
+
+/* The time a row shows on side k: its total, or per step; -1 absent. */
+static double shown(const struct tix_compare_totals *t, const struct crow *r, int k)
+{
+	if (r->total[k] < 0)
+		return -1;
+	return t->normalised ? per_step(t, k, r->total[k]) : (double)r->total[k];
+}
+
+static double delta(const struct tix_compare_totals *t, const struct crow *r)
+{
+	double a = shown(t, r, 0), b = shown(t, r, 1);
+	return (b < 0 ? 0 : b) - (a < 0 ? 0 : a);
+}
+
+static int cmp_delta(const void *x, const void *y, void *ctx)
+{
+	const struct tix_compare_totals *t = ctx;
+	double a = delta(t, x), b = delta(t, y);
+	a = a < 0 ? -a : a;
+	b = b < 0 ? -b : b;
+	if (a != b)
+		return a > b ? -1 : 1;
+	return cmp_key(x, y);
+}
+
+void view_cmp_totals(struct tix_index *ix[2], uint32_t step, struct tix_compare_totals *t)
+{
+	memset(t, 0, sizeof *t);
+	for (int k = 0; k < 2; k++) {
+		int64_t wall = 0, busy = 0, kern = 0;
+		t->steps[k] = tix_step_count(ix[k]);
+		for (uint32_t i = 0; i < t->steps[k]; i++) {
+			if (step != TIX_NONE && i != step)
+				continue;
+			const struct tix_step *st = tix_step_get(ix[k], i);
+			wall = tix_sat_add(wall, st->dur_ns);
+			busy = tix_sat_add(busy, st->gpu_busy_ns);
+			uint32_t ng;
+			const struct tix_group *gs = tix_step_groups(ix[k], i, &ng);
+			for (uint32_t g = 0; g < ng; g++)
+				if (gs[g].kind == TIX_KIND_KERNEL)
+					kern = tix_sat_add(kern, gs[g].total_ns);
+		}
+		uint32_t n = step != TIX_NONE ? 1 : t->steps[k];
+		t->wall_ns[k] = (double)wall;
+		t->gpu_busy_ns[k] = (double)busy;
+		t->kernel_ns[k] = (double)kern;
+		t->per_step_wall_ns[k] = n ? (double)wall / n : (double)wall;
+		t->per_step_gpu_busy_ns[k] = n ? (double)busy / n : (double)busy;
+		t->per_step_kernel_ns[k] = n ? (double)kern / n : (double)kern;
+	}
+	t->normalised = step == TIX_NONE && t->steps[0] != t->steps[1];
+}
+
+/* ---- columns ----
+ * Fields are numbered once; each kind lists the ones it shows (and, for
+ * traces with different step counts, a table whose time columns are the
+ * per-step ones). */
+enum field {
+	F_STATUS, F_STEP, F_CBASE, F_CNEW, F_CDELTA, F_TBASE, F_TNEW, F_TDELTA, F_PBASE, F_PNEW,
+	F_PDELTA, F_RATIO, F_GBASE, F_GNEW, F_BBASE, F_BNEW, F_WBASE, F_WNEW, F_UBASE, F_UNEW, F_NAME,
+	F_OPNAME, F_DIMS, F_KIND, F_COUNT
+};
+
+#define COLS_OF(name, ...)                                                      \
+	static const struct tix_col name[] = {__VA_ARGS__}
+
+/* The shown time columns of a table: totals, or per step. */
+#define T_TOTALS(right, prio)                                                                   \
+	{"Base time", 9, right, prio, "total_ns_base", TIX_UNIT_DUR},                          \
+	{"New time", 9, right, prio, "total_ns_new", TIX_UNIT_DUR},                            \
+	{"Δ time", 10, right | TIX_COL_SIGNED, prio, "total_ns_delta", TIX_UNIT_DDUR}
+#define T_PER_STEP(right, prio)                                                                 \
+	{"Base/step", 9, right, prio, "per_step_ns_base", TIX_UNIT_DUR},                       \
+	{"New/step", 9, right, prio, "per_step_ns_new", TIX_UNIT_DUR},                         \
+	{"Δ/step", 10, right | TIX_COL_SIGNED, prio, "per_step_ns_delta", TIX_UNIT_DDUR}
+#define T_DATA_TOTALS                                                                           \
+	{"Base time", 0, TIX_COL_DATA, 0, "total_ns_base", TIX_UNIT_DUR},                      \
+	{"New time", 0, TIX_COL_DATA, 0, "total_ns_new", TIX_UNIT_DUR},                        \
+	{"Δ time", 0, TIX_COL_DATA, 0, "total_ns_delta", TIX_UNIT_DDUR}
+#define T_DATA_PER_STEP                                                                         \
+	{"Base/step", 0, TIX_COL_DATA, 0, "per_step_ns_base", TIX_UNIT_DUR},                   \
+	{"New/step", 0, TIX_COL_DATA, 0, "per_step_ns_new", TIX_UNIT_DUR},                     \
+	{"Δ/step", 0, TIX_COL_DATA, 0, "per_step_ns_delta", TIX_UNIT_DDUR}
+#define C_COUNTS(b, n)                                                                          \
+	{b, 7, TIX_COL_RIGHT, 0, "instances_base", TIX_UNIT_COUNT},                            \
+	{n, 7, TIX_COL_RIGHT, 0, "instances_new", TIX_UNIT_COUNT},                             \
+	{"Δ", 5, TIX_COL_RIGHT | TIX_COL_SIGNED, 0, "instances_delta", TIX_UNIT_DELTA}
+#define C_STATUS {"Status", 7, TIX_COL_ASC, 3, "status", TIX_UNIT_TEXT}
+#define C_RATIO {"Ratio", 6, TIX_COL_RIGHT, 1, "ratio", TIX_UNIT_RATIO}
+#define C_KIND {"Kind", 0, TIX_COL_DATA, 0, "kind", TIX_UNIT_TEXT}
+#define C_GRIDS                                                                                 \
+	{"Grid base", 12, 0, 2, "grid_base", TIX_UNIT_DIM3},                                   \
+	{"Grid new", 12, 0, 2, "grid_new", TIX_UNIT_DIM3}
+#define C_BLOCKS                                                                                \
+	{"Block base", 0, TIX_COL_DATA, 0, "block_base", TIX_UNIT_DIM3},                       \
+	{"Block new", 0, TIX_COL_DATA, 0, "block_new", TIX_UNIT_DIM3}
+#define C_NAMECOL {"Name", 24, TIX_COL_FLEX | TIX_COL_NAME | TIX_COL_ASC, 0, "name", TIX_UNIT_NAME}
+
+COLS_OF(kernel_cols, C_STATUS, C_COUNTS("Base", "New"), T_TOTALS(TIX_COL_RIGHT, 0), C_RATIO, C_GRIDS,
+        C_NAMECOL, C_KIND, T_DATA_PER_STEP, C_BLOCKS);
+COLS_OF(kernel_cols_ps, C_STATUS, C_COUNTS("Base", "New"), T_PER_STEP(TIX_COL_RIGHT, 0), C_RATIO,
+        C_GRIDS, C_NAMECOL, C_KIND, T_DATA_TOTALS, C_BLOCKS);
+static const enum field kernel_fields[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_TBASE, F_TNEW, F_TDELTA,
+                                           F_RATIO, F_GBASE, F_GNEW, F_NAME, F_KIND, F_PBASE, F_PNEW,
+                                           F_PDELTA, F_BBASE, F_BNEW};
+static const enum field kernel_fields_ps[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_PBASE, F_PNEW,
+                                              F_PDELTA, F_RATIO, F_GBASE, F_GNEW, F_NAME, F_KIND,
+                                              F_TBASE, F_TNEW, F_TDELTA, F_BBASE, F_BNEW};
+
+#define C_OPNAME {"Op", 24, TIX_COL_FLEX | TIX_COL_ASC, 0, "name", TIX_UNIT_TEXT}
+COLS_OF(op_cols, C_STATUS, C_COUNTS("Calls base", "Calls new"), T_TOTALS(TIX_COL_RIGHT, 0), C_RATIO,
+        C_OPNAME, C_KIND, T_DATA_PER_STEP);
+COLS_OF(op_cols_ps, C_STATUS, C_COUNTS("Calls base", "Calls new"), T_PER_STEP(TIX_COL_RIGHT, 0),
+        C_RATIO, C_OPNAME, C_KIND, T_DATA_TOTALS);
+static const enum field op_fields[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_TBASE, F_TNEW, F_TDELTA,
+                                       F_RATIO, F_OPNAME, F_KIND, F_PBASE, F_PNEW, F_PDELTA};
+static const enum field op_fields_ps[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_PBASE, F_PNEW, F_PDELTA,
+                                          F_RATIO, F_OPNAME, F_KIND, F_TBASE, F_TNEW, F_TDELTA};
+
+#define C_DIMS {"Input Dims", 20, TIX_COL_FLEX | TIX_COL_ASC, 0, "input_dims", TIX_UNIT_TEXT}
+#define C_SHAPEOP {"Op", 20, TIX_COL_ASC, 0, "name", TIX_UNIT_TEXT}
+COLS_OF(shape_cols, C_STATUS, C_COUNTS("Calls base", "Calls new"), T_TOTALS(TIX_COL_RIGHT, 0),
+        C_RATIO, C_SHAPEOP, C_DIMS, C_KIND, T_DATA_PER_STEP);
+COLS_OF(shape_cols_ps, C_STATUS, C_COUNTS("Calls base", "Calls new"), T_PER_STEP(TIX_COL_RIGHT, 0),
+        C_RATIO, C_SHAPEOP, C_DIMS, C_KIND, T_DATA_TOTALS);
+static const enum field shape_fields[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_TBASE, F_TNEW, F_TDELTA,
+                                          F_RATIO, F_OPNAME, F_DIMS, F_KIND, F_PBASE, F_PNEW, F_PDELTA};
+static const enum field shape_fields_ps[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_PBASE, F_PNEW,
+                                             F_PDELTA, F_RATIO, F_OPNAME, F_DIMS, F_KIND, F_TBASE,
+                                             F_TNEW, F_TDELTA};
+
+COLS_OF(step_cols, {"#", 4, TIX_COL_RIGHT | TIX_COL_ASC, 0, "step", TIX_UNIT_INT}, C_STATUS,
+        C_COUNTS("Kernels base", "Kernels new"), T_TOTALS(TIX_COL_RIGHT, 0), C_RATIO,
+        {"Wall base", 10, TIX_COL_RIGHT, 1, "wall_ns_base", TIX_UNIT_DUR},
+        {"Wall new", 10, TIX_COL_RIGHT, 1, "wall_ns_new", TIX_UNIT_DUR},
+        {"Busy base", 10, TIX_COL_RIGHT, 2, "gpu_busy_ns_base", TIX_UNIT_DUR},
+        {"Busy new", 10, TIX_COL_RIGHT, 2, "gpu_busy_ns_new", TIX_UNIT_DUR},
+        {"Step", 16, TIX_COL_FLEX | TIX_COL_ASC, 0, "name", TIX_UNIT_NAME}, C_KIND);
+static const enum field step_fields[] = {F_STEP, F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_TBASE, F_TNEW,
+                                         F_TDELTA, F_RATIO, F_WBASE, F_WNEW, F_UBASE, F_UNEW, F_NAME,
+                                         F_KIND};
+
+struct cmp_view {
+	struct cmp c;
+	const enum field *fields;
+};
+
+static const struct view_kind_ops *variant(enum tix_view_kind kind, int per_step);
+
+static int cmp_open(struct tix_view *v, struct tix_error *err)
+{
+	struct tix_index *ix[2] = {v->ix, v->other};
+	uint32_t step = v->cmp.step;
+	if (step != TIX_NONE && (step >= tix_step_count(ix[0]) || step >= tix_step_count(ix[1])))
+		return tix_error_set(err, "no step %u in both traces (they have %u and %u)", step,
+		                     tix_step_count(ix[0]), tix_step_count(ix[1]));
+	struct cmp_view *p = calloc(1, sizeof *p);
+	struct cmp side[2] = {{0}};
+	if (!p)
+		return tix_error_env(err, "out of memory comparing the traces");
+	view_cmp_totals(ix, v->kind == TIX_VIEW_CMP_KERNELS ? step : TIX_NONE, &p->c.t);
+	for (int k = 0; k < 2; k++) {
+		int rc = v->kind == TIX_VIEW_CMP_OPS     ? side_ops(ix[k], k, &side[k])
+		         : v->kind == TIX_VIEW_CMP_STEPS  ? side_steps(ix[k], k, &side[k])
+		         : v->kind == TIX_VIEW_CMP_SHAPES ? side_shapes(ix[k], k, &side[k])
+		                                          : side_kernels(ix[k], k, step, &side[k]);
+		if (rc)
+			goto oom;
+	}
+	if (v->kind == TIX_VIEW_CMP_STEPS)
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < side[k].n; i++)
+				side[k].rows[i].key = side[k].rows[i].pos;
+	if (merge(&side[0], &side[1], &p->c) != 0)
+		goto oom;
+	for (size_t i = 0; v->kind == TIX_VIEW_CMP_STEPS && i < p->c.n; i++)
+		p->c.rows[i].key = NULL; /* they pointed into the sides' rows, freed below */
+	if (v->kind != TIX_VIEW_CMP_STEPS && p->c.n)
+		qsort_r(p->c.rows, p->c.n, sizeof *p->c.rows, cmp_delta, &p->c.t);
+	free(side[0].rows);
+	free(side[1].rows);
+	v->k = variant(v->kind, p->c.t.normalised);
+	p->fields = v->kind == TIX_VIEW_CMP_OPS      ? (p->c.t.normalised ? op_fields_ps : op_fields)
+	            : v->kind == TIX_VIEW_CMP_SHAPES ? (p->c.t.normalised ? shape_fields_ps : shape_fields)
+	            : v->kind == TIX_VIEW_CMP_STEPS  ? step_fields
+	            : p->c.t.normalised              ? kernel_fields_ps
+	                                             : kernel_fields;
+	v->nrows = (uint32_t)p->c.n;
+	v->priv = p;
+	return 0;
+oom:
+	free(side[0].rows);
+	free(side[1].rows);
+	free(p->c.rows);
+	free(p);
+	return tix_error_env(err, "out of memory comparing the traces");
+}
+
+static void cmp_close(struct tix_view *v)
+{
+	struct cmp_view *p = v->priv;
+	free(p->c.rows);
+	free(p);
+}
+
+static void dim(struct tix_cell *c, const struct tix_kernel_info *ki, int block)
+{
+	const int32_t *d = ki ? (block ? ki->block : ki->grid) : NULL;
+	if (d && tix_dim3_known(d)) {
+		c->known = 1;
+		memcpy(c->dim, d, sizeof c->dim);
+	}
+}
+
+static void cmp_cell(const struct tix_view *v, uint32_t row, int col, struct tix_cell *c)
+{
+	const struct cmp_view *p = v->priv;
+	const struct crow *r = &p->c.rows[row];
+	const struct tix_compare_totals *t = &p->c.t;
+	int both = r->total[0] >= 0 && r->total[1] >= 0;
+	int64_t tb = r->total[0] < 0 ? 0 : r->total[0], tn = r->total[1] < 0 ? 0 : r->total[1];
+	double pb = shown(t, r, 0), pn = shown(t, r, 1);
+	switch (p->fields[col]) {
+	case F_STATUS:
+		c->known = 1;
+		c->s = r->total[0] < 0 ? "added" : r->total[1] < 0 ? "removed" : "both";
+		return;
+	case F_STEP: cell_int(c, r->index); return;
+	case F_CBASE: cell_int(c, r->count[0]); return;
+	case F_CNEW: cell_int(c, r->count[1]); return;
+	case F_CDELTA: cell_int(c, (int64_t)r->count[1] - (int64_t)r->count[0]); return;
+	/* a name absent on one side ran 0 times there: a known zero (status
+	 * says added or removed); a step absent on one side is unknown there */
+	case F_TBASE: cell_maybe(c, v->kind == TIX_VIEW_CMP_STEPS ? r->total[0] : tb); return;
+	case F_TNEW: cell_maybe(c, v->kind == TIX_VIEW_CMP_STEPS ? r->total[1] : tn); return;
+	case F_TDELTA: cell_int(c, tn - tb); return;
+	case F_PBASE: cell_int(c, (int64_t)(per_step(t, 0, tb) + 0.5)); return;
+	case F_PNEW: cell_int(c, (int64_t)(per_step(t, 1, tn) + 0.5)); return;
+	case F_PDELTA: {
+		double d = (r->total[1] < 0 ? 0 : per_step(t, 1, r->total[1])) -
+		           (r->total[0] < 0 ? 0 : per_step(t, 0, r->total[0]));
+		cell_int(c, (int64_t)(d < 0 ? d - 0.5 : d + 0.5));
+		return;
+	}
+	case F_RATIO:
+		if (both && pb > 0) { /* per step when the step counts differ */
+			c->known = 1;
+			c->d = pn / pb;
+		}
+		return;
+	case F_GBASE: dim(c, r->info[0], 0); return;
+	case F_GNEW: dim(c, r->info[1], 0); return;
+	case F_BBASE: dim(c, r->info[0], 1); return;
+	case F_BNEW: dim(c, r->info[1], 1); return;
+	case F_WBASE: cell_maybe(c, r->total[0] < 0 ? -1 : r->wall[0]); return;
+	case F_WNEW: cell_maybe(c, r->total[1] < 0 ? -1 : r->wall[1]); return;
+	case F_UBASE: cell_maybe(c, r->total[0] < 0 ? -1 : r->busy[0]); return;
+	case F_UNEW: cell_maybe(c, r->total[1] < 0 ? -1 : r->busy[1]); return;
+	case F_NAME: { /* the new side's name where it has one: what the fix left */
+		int k = r->name[1] != TIX_NONE ? 1 : 0;
+		if (r->name[k] == TIX_NONE)
+			return;
+		cell_int(c, r->name[k]);
+		c->ix = k ? v->other : v->ix;
+		if (v->kind == TIX_VIEW_CMP_STEPS) { /* step names are not kernel names: as given */
+			c->s = tix_str(c->ix, r->name[k]);
+		}
+		return;
+	}
+	case F_OPNAME:
+		c->known = 1;
+		c->s = r->key;
+		return;
+	case F_DIMS:
+		if (r->dims) {
+			c->known = 1;
+			c->s = r->dims;
+		}
+		return;
+	case F_KIND:
+		c->known = 1;
+		c->s = r->kind;
+		return;
+	case F_COUNT: return;
+	}
+}
+
+static double cmp_share(const struct tix_view *v, uint32_t row)
+{
+	return 0;
+}
+
+static int row_cmp(const struct tix_view *v, uint32_t ra, uint32_t rb, int col)
+{
+	struct tix_cell x, y;
+	tix_view_cell(v, ra, col, &x);
+	tix_view_cell(v, rb, col, &y);
+	if (x.known != y.known)
+		return x.known ? -1 : 1;
+	if (!x.known)
+		return 0;
+	const struct tix_col *cd = &v->k->cols[col];
+	int asc = (cd->flags & TIX_COL_ASC) != 0;
+	if (cd->unit == TIX_UNIT_TEXT || (cd->unit == TIX_UNIT_NAME && x.s))
+		return strcmp(x.s ? x.s : "", y.s ? y.s : "");
+	if (cd->unit == TIX_UNIT_NAME)
+		return strcmp(tix_str(x.ix ? x.ix : v->ix, tix_name_full(x.ix ? x.ix : v->ix, (uint32_t)x.i)),
+		              tix_str(y.ix ? y.ix : v->ix, tix_name_full(y.ix ? y.ix : v->ix, (uint32_t)y.i)));
+	if (cd->unit == TIX_UNIT_RATIO)
+		return x.d == y.d ? 0 : ((x.d > y.d) == !asc ? -1 : 1);
+	if (cd->unit == TIX_UNIT_DIM3) {
+		int64_t a = (int64_t)x.dim[0] * x.dim[1] * x.dim[2], b = (int64_t)y.dim[0] * y.dim[1] * y.dim[2];
+		return a == b ? 0 : ((a > b) == !asc ? -1 : 1);
+	}
+	int64_t a = x.i, b = y.i;
+	if (cd->flags & TIX_COL_SIGNED) {
+		a = a < 0 ? -a : a;
+		b = b < 0 ? -b : b;
+	}
+	return a == b ? 0 : ((a > b) == !asc ? -1 : 1);
+}
+
+static void cmp_ref(const struct tix_view *v, uint32_t row, struct tix_view_ref *out)
+{
+	const struct cmp_view *p = v->priv;
+	const struct crow *r = &p->c.rows[row];
+	out->step = v->kind == TIX_VIEW_CMP_STEPS ? r->index : v->cmp.step;
+	out->group = r->group[0] != TIX_NONE ? r->group[0] : r->group[1];
+}
+
+#define KIND(name, cols_, rank)                                                                 \
+	const struct view_kind_ops name = {.cols = cols_,                                      \
+	                                   .ncols = sizeof cols_ / sizeof cols_[0],             \
+	                                   .rank_col = rank,                                    \
+	                                   .open = cmp_open,                                    \
+	                                   .close = cmp_close,                                  \
+	                                   .cell = cmp_cell,                                    \
+	                                   .cmp = row_cmp,                                      \
+	                                   .share = cmp_share,                                  \
+	                                   .ref = cmp_ref}
+/* rank: the Δ time column (6 in every table but steps', where it is 7) */
+KIND(view_cmp_kernels_kind, kernel_cols, 6);
+KIND(view_cmp_ops_kind, op_cols, 6);
+KIND(view_cmp_shapes_kind, shape_cols, 6);
+KIND(view_cmp_steps_kind, step_cols, 7);
+static KIND(cmp_kernels_ps, kernel_cols_ps, 6);
+static KIND(cmp_ops_ps, op_cols_ps, 6);
+static KIND(cmp_shapes_ps, shape_cols_ps, 6);
+
+static const struct view_kind_ops *variant(enum tix_view_kind kind, int per_step)
+{
+	switch (kind) {
+	case TIX_VIEW_CMP_OPS: return per_step ? &cmp_ops_ps : &view_cmp_ops_kind;
+	case TIX_VIEW_CMP_SHAPES: return per_step ? &cmp_shapes_ps : &view_cmp_shapes_kind;
+	case TIX_VIEW_CMP_STEPS: return &view_cmp_steps_kind;
+	default: return per_step ? &cmp_kernels_ps : &view_cmp_kernels_kind;
+	}
+}
+
+void tix_compare_totals(const struct tix_view *v, struct tix_compare_totals *out)
+{
+	memset(out, 0, sizeof *out);
+	if (v->kind >= TIX_VIEW_CMP_KERNELS && v->kind != TIX_VIEW_CMP_LAUNCHES)
+		*out = ((const struct cmp_view *)v->priv)->c.t;
+	else if (v->kind == TIX_VIEW_CMP_LAUNCHES)
+		*out = *(const struct tix_compare_totals *)v->priv; /* its first member */
+}
+
+void tix_compare_ref(const struct tix_view *v, uint32_t row, struct tix_compare_ref *out)
+{
+	out->group[0] = out->group[1] = out->event = TIX_NONE;
+	out->side = 0;
+	if (row >= v->nrows)
+		return;
+	if (v->kind == TIX_VIEW_CMP_LAUNCHES) {
+		view_cmp_launches_ref(v, row, out);
+		return;
+	}
+	if (v->kind < TIX_VIEW_CMP_KERNELS)
+		return;
+	const struct crow *r = &((const struct cmp_view *)v->priv)->c.rows[row];
+	out->group[0] = r->group[0];
+	out->group[1] = r->group[1];
+}

@@ -1,0 +1,313 @@
+/*
+ * Ops: CPU op and annotation names ranked by the GPU time launched beneath
+ * them.  Over the whole trace the index keeps them ranked, and the ops that
+ * captured CUDA-graph replays (tix_event_capture) are rows of their own,
+ * marked captured (their calls and CPU time are the capture trace's, so
+ * unknown here).  Over one step they are counted here, by the index's rule
+ * (index/aggregate.c): each GPU event of the step counts once for every
+ * distinct op name among its launch call's ancestors; calls and CPU time are
+ * the instances that began in the step.
+ */
+#include "index/view/view_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_PCT, C_GPU, C_EVENTS, C_CALLS, C_CPU, C_BAR, C_NAME, C_CAPTURED };
+
+static const struct tix_col cols[] = {
+	[C_PCT] = {"GPU%", 6, TIX_COL_RIGHT, 0, "gpu_pct", TIX_UNIT_PCT},
+	[C_GPU] = {"GPU time", 9, TIX_COL_RIGHT, 0, "gpu_ns", TIX_UNIT_DUR},
+	[C_EVENTS] = {"GPU events", 10, TIX_COL_RIGHT, 0, "gpu_events", TIX_UNIT_COUNT},
+	[C_CALLS] = {"Calls", 8, TIX_COL_RIGHT, 0, "calls", TIX_UNIT_COUNT},
+	[C_CPU] = {"CPU time", 9, TIX_COL_RIGHT, 2, "cpu_ns", TIX_UNIT_DUR},
+	[C_BAR] = {"", 10, TIX_COL_BAR, 1, NULL, TIX_UNIT_BAR},
+	[C_NAME] = {"Op", 20, TIX_COL_FLEX | TIX_COL_ASC, 0, "name", TIX_UNIT_TEXT},
+	[C_CAPTURED] = {"Captured", 0, TIX_COL_DATA, 0, "captured", TIX_UNIT_BOOL},
+};
+
+struct op_row {
+	uint32_t name, op;           /* op: its rank in the index, TIX_NONE */
+	uint32_t gpu_events, calls;
+	int64_t gpu_ns, cpu_ns;      /* cpu_ns -1: unknown */
+	int captured;
+};
+
+struct ops {
+	struct op_row *rows;
+	int64_t whole;               /* the 100% of GPU% */
+};
+
+static int cmp_row(const void *x, const void *y)
+{
+	const struct op_row *a = x, *b = y;
+	if (a->gpu_ns != b->gpu_ns)
+		return a->gpu_ns > b->gpu_ns ? -1 : 1;
+	if (a->captured != b->captured)
+		return a->captured - b->captured;
+	if (a->cpu_ns != b->cpu_ns)
+		return a->cpu_ns > b->cpu_ns ? -1 : 1;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* Rows keyed by name: slot[name] is the row + 1. */
+struct acc {
+	struct op_row *rows;
+	uint32_t n, cap;
+	uint32_t *slot;
+	uint32_t nstr;
+};
+
+static struct op_row *acc_row(struct acc *a, uint32_t name)
+{
+	if (name >= a->nstr)
+		return NULL;
+	if (!a->slot[name]) {
+		if (a->n == a->cap) {
+			uint32_t cap = a->cap ? a->cap * 2 : 64;
+			struct op_row *r = realloc(a->rows, (size_t)cap * sizeof *r);
+			if (!r)
+				return NULL;
+			a->rows = r;
+			a->cap = cap;
+		}
+		a->rows[a->n] = (struct op_row){name, TIX_NONE, 0, 0, 0, 0, 0};
+		a->slot[name] = ++a->n;
+	}
+	return &a->rows[a->slot[name] - 1];
+}
+
+static int is_op(const struct tix_event *e)
+{
+	return (e->kind == TIX_KIND_CPU_OP || e->kind == TIX_KIND_USER_ANNOTATION) &&
+	       !(e->flags & TIX_ROW_STEP_MARKER);
+}
+
+/* The ops that captured replayed GPU work: each GPU event counted once per
+ * distinct name of its capture chain. */
+static int add_captured(struct tix_index *ix, struct acc *a)
+{
+	for (uint32_t g = 0; g < tix_group_count(ix); g++) {
+		const struct tix_group *G = tix_group_get(ix, g);
+		const uint32_t *m = tix_members(ix, G->members_first, G->members_count);
+		for (uint32_t k = 0; m && k < G->members_count; k++) {
+			struct tix_capture_view cv;
+			tix_event_capture(ix, m[k], &cv);
+			if (!cv.nframes)
+				continue;
+			struct tix_event e;
+			tix_event_get(ix, m[k], &e);
+			for (uint32_t f = 0; f < cv.nframes; f++) {
+				uint32_t nm = cv.frames[f].name, dup = 0;
+				for (uint32_t q = 0; q < f && !dup; q++)
+					dup = cv.frames[q].name == nm;
+				if (dup)
+					continue;
+				struct op_row *r = acc_row(a, nm);
+				if (!r)
+					return -1;
+				r->captured = 1;
+				r->cpu_ns = -1;
+				r->gpu_ns = tix_sat_add(r->gpu_ns, e.dur_ns);
+				r->gpu_events++;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The ops of one step, by the index's rule (see the top of the file). */
+static int add_step(struct tix_index *ix, uint32_t s, struct acc *a)
+{
+	const struct tix_step *st = tix_step_get(ix, s);
+	uint32_t n;
+	const struct tix_group *g = tix_step_groups(ix, s, &n);
+	uint32_t *anc = NULL, *seen = NULL, seen_cap = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t *m = tix_members(ix, g[i].members_first, g[i].members_count);
+		for (uint32_t k = 0; m && k < g[i].members_count; k++) {
+			struct tix_event e;
+			tix_event_get(ix, m[k], &e);
+			if (e.launch == TIX_NONE)
+				continue;
+			long na = tix_event_ancestors_all(ix, e.launch, &anc);
+			if (na < 0)
+				goto oom;
+			if ((uint32_t)na > seen_cap) {
+				free(seen);
+				seen_cap = (uint32_t)na;
+				if (!(seen = malloc((size_t)seen_cap * sizeof *seen)))
+					goto oom;
+			}
+			uint32_t ns = 0;
+			for (long d = 0; d < na; d++) {
+				struct tix_event up;
+				tix_event_get(ix, anc[d], &up);
+				uint32_t q = 0;
+				while (q < ns && seen[q] != up.name)
+					q++;
+				if (!is_op(&up) || q < ns)
+					continue;
+				seen[ns++] = up.name;
+				struct op_row *r = acc_row(a, up.name);
+				if (!r)
+					goto oom;
+				r->gpu_ns = tix_sat_add(r->gpu_ns, e.dur_ns);
+				r->gpu_events++;
+			}
+			free(anc);
+			anc = NULL;
+		}
+	}
+	free(seen);
+	/* the instances that began in the step */
+	for (uint32_t t = 0; st->marker_row != TIX_NONE && t < tix_track_count(ix); t++) {
+		const struct tix_track *tr = tix_track_get(ix, t);
+		if (tr->kind != TIX_TRACK_CPU)
+			continue;
+		uint32_t end = tr->first_row + tr->row_count;
+		for (uint32_t row = tix_track_lower_bound(ix, t, st->start_ns); row < end; row++) {
+			struct tix_event e;
+			tix_event_get(ix, row, &e);
+			if (e.start_ns >= st->start_ns + st->dur_ns)
+				break;
+			if (!is_op(&e) || tix_event_step(ix, row) != s)
+				continue;
+			struct op_row *r = acc_row(a, e.name);
+			if (!r)
+				return -1;
+			r->calls++;
+			r->cpu_ns = tix_sat_add(r->cpu_ns, e.dur_ns);
+		}
+	}
+	if (st->marker_row == TIX_NONE && s != tix_step_before_trace(ix)) /* the one implicit step */
+		for (uint32_t i = 0; i < tix_op_count(ix); i++) {
+			const struct tix_op *o = tix_op_get(ix, i);
+			struct op_row *r = acc_row(a, o->name);
+			if (!r)
+				return -1;
+			r->calls = o->calls;
+			r->cpu_ns = o->cpu_ns;
+		}
+	return 0;
+oom:
+	free(anc);
+	free(seen);
+	return -1;
+}
+
+static int ops_open(struct tix_view *v, struct tix_error *err)
+{
+	struct tix_index *ix = v->ix;
+	struct tix_summary_info si;
+	tix_index_summary(ix, &si);
+	struct ops *p = calloc(1, sizeof *p);
+	struct acc a = {NULL, 0, 0, calloc((size_t)si.strings + 1, sizeof(uint32_t)), si.strings};
+	if (!p || !a.slot)
+		goto oom;
+	if (v->scope.step != TIX_NONE && !tix_step_get(ix, v->scope.step)) {
+		free(a.slot);
+		free(p);
+		return tix_error_set(err, "no step %u in the index", v->scope.step);
+	}
+	/* the trace's ops first, so a name both ran here and captured a graph
+	 * keeps its own row; captured rows are the capture trace's ops */
+	for (uint32_t i = 0; i < tix_op_count(ix); i++) {
+		const struct tix_op *o = tix_op_get(ix, i);
+		struct op_row *r = acc_row(&a, o->name);
+		if (!r)
+			goto oom;
+		r->op = i;
+		if (v->scope.step == TIX_NONE) {
+			r->calls = o->calls;
+			r->cpu_ns = o->cpu_ns;
+			r->gpu_ns = o->gpu_ns;
+			r->gpu_events = o->gpu_events;
+		}
+	}
+	uint32_t nown = a.n;
+	if (v->scope.step == TIX_NONE) {
+		/* captured names get rows of their own even when the trace has an
+		 * op of that name: mark the slots free again */
+		for (uint32_t i = 0; i < nown; i++)
+			a.slot[a.rows[i].name] = 0;
+		if (add_captured(ix, &a) != 0)
+			goto oom;
+		p->whole = tix_total_gpu_ns(ix);
+	} else {
+		if (add_step(ix, v->scope.step, &a) != 0)
+			goto oom;
+		p->whole = tix_step_get(ix, v->scope.step)->gpu_ns;
+		/* an op with nothing in this step is no row of it */
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < a.n; i++)
+			if (a.rows[i].calls || a.rows[i].gpu_events)
+				a.rows[k++] = a.rows[i];
+		a.n = k;
+	}
+	qsort(a.rows, a.n, sizeof *a.rows, cmp_row);
+	free(a.slot);
+	p->rows = a.rows;
+	v->nrows = a.n;
+	v->priv = p;
+	return 0;
+oom:
+	free(a.rows);
+	free(a.slot);
+	free(p);
+	return tix_error_env(err, "out of memory opening the ops");
+}
+
+static void ops_close(struct tix_view *v)
+{
+	struct ops *p = v->priv;
+	free(p->rows);
+	free(p);
+}
+
+static void ops_cell(const struct tix_view *v, uint32_t row, int col, struct tix_cell *c)
+{
+	const struct ops *p = v->priv;
+	const struct op_row *r = &p->rows[row];
+	switch (col) {
+	case C_PCT: cell_pct(c, r->gpu_ns, p->whole); return;
+	case C_GPU: cell_int(c, r->gpu_ns); return;
+	case C_EVENTS: cell_int(c, r->gpu_events); return;
+	case C_CALLS:
+		if (!r->captured)
+			cell_int(c, r->calls);
+		return;
+	case C_CPU: cell_maybe(c, r->captured ? -1 : r->cpu_ns); return;
+	case C_NAME:
+		c->known = 1;
+		c->s = tix_str(v->ix, r->name);
+		c->mark = r->captured ? "[captured] " : NULL;
+		return;
+	case C_CAPTURED: cell_int(c, r->captured); return;
+	}
+}
+
+static double ops_share(const struct tix_view *v, uint32_t row)
+{
+	const struct ops *p = v->priv;
+	return p->whole > 0 ? (double)p->rows[row].gpu_ns / (double)p->whole : 0;
+}
+
+static void ops_ref(const struct tix_view *v, uint32_t row, struct tix_view_ref *out)
+{
+	const struct ops *p = v->priv;
+	out->step = v->scope.step;
+	out->op = p->rows[row].captured ? TIX_NONE : p->rows[row].op;
+}
+
+const struct view_kind_ops view_ops_kind = {
+	.cols = cols,
+	.ncols = sizeof cols / sizeof cols[0],
+	.rank_col = C_GPU,
+	.open = ops_open,
+	.close = ops_close,
+	.cell = ops_cell,
+	.share = ops_share,
+	.ref = ops_ref,
+};

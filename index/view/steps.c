@@ -1,0 +1,192 @@
+/*
+ * Steps: a totals row, then (when the trace has GPU work launched before
+ * its CPU window) a "before the trace" row, as it came first in time, then
+ * the steps in order.  A step's Top kernel is its largest kernel (copies
+ * and memsets are not kernels), and Top% is that kernel's share of the
+ * step's GPU time: the Time% the same kernel has in the step's Kernels view.
+ */
+#include "index/view/view_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { C_NUM, C_NAME, C_START, C_WALL, C_BUSY, C_BUSYPCT, C_KERNELS, C_TOPPCT, C_BAR, C_TOP,
+       C_START_NS, C_GPU, C_KERNEL_NS, C_GPU_EVENTS, C_TOP_NS };
+
+static const struct tix_col cols[] = {
+	[C_NUM] = {"#", 4, TIX_COL_RIGHT | TIX_COL_ASC, 0, "index", TIX_UNIT_INT},
+	[C_NAME] = {"Step", 16, TIX_COL_ASC | TIX_COL_FIT, 2, "name", TIX_UNIT_TEXT},
+	[C_START] = {"Start", 10, TIX_COL_RIGHT | TIX_COL_ASC, 4, "offset_ns", TIX_UNIT_TIME},
+	[C_WALL] = {"Wall", 9, TIX_COL_RIGHT, 0, "wall_ns", TIX_UNIT_DUR},
+	[C_BUSY] = {"GPU busy", 9, TIX_COL_RIGHT, 0, "gpu_busy_ns", TIX_UNIT_DUR},
+	[C_BUSYPCT] = {"Busy%", 5, TIX_COL_RIGHT, 5, "busy_pct", TIX_UNIT_PCT},
+	[C_KERNELS] = {"Kernels", 7, TIX_COL_RIGHT, 3, "kernels", TIX_UNIT_COUNT},
+	[C_TOPPCT] = {"Top%", 5, TIX_COL_RIGHT, 0, "top_pct", TIX_UNIT_PCT},
+	[C_BAR] = {"", 8, TIX_COL_BAR, 1, NULL, TIX_UNIT_BAR},
+	[C_TOP] = {"Top kernel", 22, TIX_COL_FLEX | TIX_COL_NAME | TIX_COL_ASC, 0, "top_kernel", TIX_UNIT_NAME},
+	[C_START_NS] = {"Start (trace clock)", 0, TIX_COL_DATA | TIX_COL_ASC, 0, "start_ns", TIX_UNIT_INT},
+	[C_GPU] = {"GPU time", 0, TIX_COL_DATA, 0, "gpu_ns", TIX_UNIT_DUR},
+	[C_KERNEL_NS] = {"Kernel time", 0, TIX_COL_DATA, 0, "kernel_ns", TIX_UNIT_DUR},
+	[C_GPU_EVENTS] = {"GPU events", 0, TIX_COL_DATA, 0, "gpu_events", TIX_UNIT_COUNT},
+	[C_TOP_NS] = {"Top time", 0, TIX_COL_DATA, 0, "top_ns", TIX_UNIT_DUR},
+};
+
+/* A row's figures: a step's, or (the totals row) the trace's. */
+struct figures {
+	const struct tix_step *st;   /* NULL: the totals row */
+	int64_t wall, busy, gpu, kernel_ns;
+	uint64_t kernels, gpu_events;
+	const struct tix_group *top; /* the largest kernel group, or NULL */
+};
+
+struct steps {
+	uint32_t nsteps;
+	uint32_t before;             /* step id of "before the trace", TIX_NONE */
+	struct figures *rows;        /* per row, computed at open: a few thousand at most */
+	char totals_name[32];
+};
+
+/* The step id of a row: TIX_NONE for the totals row. */
+static uint32_t row_step(const struct steps *p, uint32_t row)
+{
+	if (row == 0)
+		return TIX_NONE;
+	if (p->before != TIX_NONE)
+		return row == 1 ? p->before : row - 2;
+	return row - 1;
+}
+
+static void largest_kernel(const struct tix_group *g, uint32_t n, struct figures *f)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (g[i].kind != TIX_KIND_KERNEL)
+			continue;
+		f->kernel_ns = tix_sat_add(f->kernel_ns, g[i].total_ns);
+		if (!f->top) /* groups come ranked by total */
+			f->top = &g[i];
+	}
+}
+
+static int steps_open(struct tix_view *v, struct tix_error *err)
+{
+	struct steps *p = calloc(1, sizeof *p);
+	struct tix_index *ix = v->ix;
+	if (!p)
+		return tix_error_env(err, "out of memory opening the steps");
+	p->nsteps = tix_step_count(ix);
+	p->before = tix_step_before_trace(ix);
+	v->nrows = p->nsteps + 1 + (p->before != TIX_NONE);
+	p->rows = calloc(v->nrows, sizeof *p->rows);
+	if (!p->rows) {
+		free(p);
+		return tix_error_env(err, "out of memory opening the steps");
+	}
+	struct figures *all = &p->rows[0];
+	for (uint32_t r = 1; r < v->nrows; r++) {
+		uint32_t s = row_step(p, r), n;
+		struct figures *f = &p->rows[r];
+		f->st = tix_step_get(ix, s);
+		f->wall = f->st->dur_ns;
+		f->busy = f->st->gpu_busy_ns;
+		f->gpu = f->st->gpu_ns;
+		f->kernels = f->st->kernels;
+		f->gpu_events = f->st->gpu_events;
+		const struct tix_group *g = tix_step_groups(ix, s, &n);
+		largest_kernel(g, n, f);
+		/* the totals: wall over the steps; GPU work of the whole trace,
+		 * the work launched before it included */
+		if (s != p->before)
+			all->wall = tix_sat_add(all->wall, f->wall);
+		all->busy = tix_sat_add(all->busy, f->busy);
+		all->kernels += f->kernels;
+		all->gpu_events += f->gpu_events;
+	}
+	all->gpu = tix_total_gpu_ns(ix);
+	uint32_t ng = tix_group_count(ix);
+	largest_kernel(ng ? tix_group_get(ix, 0) : NULL, ng, all);
+	snprintf(p->totals_name, sizeof p->totals_name, "%u steps", p->nsteps);
+	v->pinned = 1;
+	v->priv = p;
+	return 0;
+}
+
+static void steps_close(struct tix_view *v)
+{
+	struct steps *p = v->priv;
+	free(p->rows);
+	free(p);
+}
+
+static void steps_cell(const struct tix_view *v, uint32_t row, int col, struct tix_cell *c)
+{
+	const struct steps *p = v->priv;
+	const struct figures *f = &p->rows[row];
+	uint32_t sid = row_step(p, row);
+	switch (col) {
+	case C_NUM:
+		if (!f->st)
+			c->s = "all";
+		else if (sid != p->before)
+			cell_int(c, sid);
+		return;
+	case C_NAME:
+		c->known = 1;
+		c->s = f->st ? tix_str(v->ix, f->st->name) : p->totals_name;
+		return;
+	case C_START:
+		if (f->st)
+			cell_int(c, f->st->start_ns - v->first_ns);
+		else
+			c->s = "";
+		return;
+	case C_START_NS:
+		if (f->st)
+			cell_int(c, f->st->start_ns);
+		return;
+	case C_WALL: cell_int(c, f->wall); return;
+	case C_BUSY: cell_int(c, f->busy); return;
+	case C_BUSYPCT: cell_pct(c, f->busy, f->wall); return;
+	case C_KERNELS: cell_int(c, (int64_t)f->kernels); return;
+	case C_GPU: cell_int(c, f->gpu); return;
+	case C_KERNEL_NS: cell_int(c, f->kernel_ns); return;
+	case C_GPU_EVENTS: cell_int(c, (int64_t)f->gpu_events); return;
+	case C_TOPPCT:
+		if (f->top)
+			cell_pct(c, f->top->total_ns, f->gpu);
+		return;
+	case C_TOP_NS:
+		if (f->top)
+			cell_int(c, f->top->total_ns);
+		return;
+	case C_TOP:
+		if (f->top)
+			cell_int(c, f->top->name);
+		else
+			c->s = "(no kernels)";
+		return;
+	}
+}
+
+static double steps_share(const struct tix_view *v, uint32_t row)
+{
+	const struct figures *f = &((const struct steps *)v->priv)->rows[row];
+	return f->top && f->gpu > 0 ? (double)f->top->total_ns / (double)f->gpu : 0;
+}
+
+static void steps_ref(const struct tix_view *v, uint32_t row, struct tix_view_ref *out)
+{
+	const struct steps *p = v->priv;
+	out->step = row_step(p, row);
+	out->group = p->rows[row].top ? p->rows[row].top->group : TIX_NONE;
+}
+
+const struct view_kind_ops view_steps_kind = {
+	.cols = cols,
+	.ncols = sizeof cols / sizeof cols[0],
+	.rank_col = C_WALL,
+	.open = steps_open,
+	.close = steps_close,
+	.cell = steps_cell,
+	.share = steps_share,
+	.ref = steps_ref,
+};
