@@ -317,9 +317,10 @@ static void build(const struct dctx *a, struct tix_detail *d)
 	tix_event_get(a->ix, a->row, &ev);
 	int gpu = tix_kind_is_gpu(ev.kind);
 	char name[1024];
-	snprintf(buf, sizeof buf, "%s  %s", tix_kind_label(ev.kind), name_of(a, ev.name, name, sizeof name));
+	const char *shown = name_of(a, ev.name, name, sizeof name); /* name, or a string of the index */
+	snprintf(buf, sizeof buf, "%s  %s", tix_kind_label(ev.kind), shown);
 	add_kv(d, 0, NULL, buf, TIX_DETAIL_HEAD);
-	int shortened = !a->full_names && strcmp(name, tix_str(a->ix, ev.name)) != 0;
+	int shortened = !a->full_names && strcmp(shown, tix_str(a->ix, ev.name)) != 0;
 	uint32_t s = tix_event_step(a->ix, ev.row);
 	if (s != TIX_NONE) {
 		const struct tix_step *st = tix_step_get(a->ix, s);
