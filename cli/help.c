@@ -20,6 +20,8 @@
 #define OPT_END {NULL, NULL, NULL, CLI_V_NONE, 0, NULL}
 
 static const struct cli_opt tui_opts[] = {
+	{"--diff", NULL, NULL, CLI_V_NONE, 0,
+	 "with two traces BASE NEW: open on the compare view (what tix diff prints)"},
 	{"--help-keys", NULL, NULL, CLI_V_NONE, 0, "print the TUI's keys and exit"},
 	{"--version", NULL, NULL, CLI_V_NONE, 0, "print tix's version and exit"},
 	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
@@ -107,12 +109,14 @@ static const struct cli_opt help_opts[] = {OPT_HELP, OPT_END};
 
 static const struct cli_cmd commands[] = {
 	{"tui", "open the explorer (the TUI) on one or more traces",
-	 {"tix TRACE... [--step-marker REGEX] [--graph-capture CAPTURE] [--no-cache]",
-	  "tix --help-keys | --version | --help"},
-	 "Opens the TUI on each TRACE (.json, .json.gz, .tix, or a capture journal .tixj), building "
-	 "or reusing its index. `tix --help-keys` lists the keys; `?` shows them in the TUI.",
+	 {"tix TRACE...|DIR [--step-marker REGEX] [--graph-capture CAPTURE] [--no-cache]",
+	  "tix --diff BASE NEW", "tix --help-keys | --version | --help"},
+	 "Opens the TUI on each TRACE (.json, .json.gz, .tix, or a capture journal .tixj), or on "
+	 "the traces in DIR, building or reusing each index. Traces that name their ranks "
+	 "(distributedInfo.rank, TP-N file names) open side by side on the Ranks view; --diff "
+	 "opens two on the compare view. `tix --help-keys` lists the keys; `?` shows them in the TUI.",
 	 tui_opts, CLI_V_TRACE, NULL,
-	 {"tix trace.json.gz", "tix rank0.json.gz rank1.json.gz --step-marker '^decode'"}},
+	 {"tix trace.json.gz", "tix sglang_profiles/", "tix --diff before.json.gz after.json.gz"}},
 	{"index", "build the index (always rebuilds)",
 	 {"tix index TRACE [-o OUT.tix] [--step-marker REGEX] [--graph-capture CAPTURE]"},
 	 "Builds the index of TRACE (beside it, else in the cache) even when a current one exists, "

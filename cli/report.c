@@ -231,7 +231,9 @@ static int cmd_info_run(struct args *ap)
 	for (uint32_t i = 0; i < tix_meta_count(ix); i++) {
 		const char *k, *v;
 		tix_meta_get(ix, i, &k, &v);
-		printf("meta:     %s: %.60s%s\n", k, v, strlen(v) > 60 ? "..." : "");
+		char one[4096]; /* one line a key: a pretty-printed value has newlines */
+		tix_fold_ws(v, one, sizeof one);
+		printf("meta:     %s: %.60s%s\n", k, one, strlen(one) > 60 ? "..." : "");
 	}
 	for (const char *w = si.warnings; *w;) { /* one line each */
 		const char *e = strstr(w, "; ");

@@ -245,7 +245,7 @@ static int show_text(struct tix_index *ix, uint32_t row, int idx, enum tix_timeu
 		const struct tix_detail_item *it = &d.items[i];
 		const char *v = tix_printable(it->value, pb, sizeof pb);
 		if (i == 0)
-			printf("%s#%d  %s\n", idx ? "\n" : "", idx + 1, v);
+			printf("%s#%d  %s\n", idx ? "\n" : "", idx, v); /* from 0, as the Launches view and CSV */
 		else if (it->role == TIX_DETAIL_HEAD)
 			printf("  %s\n", v);
 		else if (it->label[0])
@@ -312,6 +312,8 @@ static int cmd_show_run(struct args *ap)
 		struct tix_view_scope sc = tix_view_scope_all();
 		sc.rows = rows;
 		sc.nrows = (uint32_t)shown;
+		if (a.has_step) /* Start from the step's start, as the TUI's Launches of a step */
+			sc.step = (uint32_t)a.step;
 		struct tix_error err;
 		struct tix_view *v = rows ? tix_view_new(ix, TIX_VIEW_LAUNCHES, &sc, &err) : NULL;
 		uint32_t *order, no;

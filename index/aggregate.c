@@ -176,9 +176,11 @@ static int cmp_step_group(const void *a, const void *b)
 	return x->group < y->group ? -1 : (x->group > y->group);
 }
 
+/* A GPU work interval of a step, counted in one of the step's unions. */
+enum busy_class { BUSY_ALL, BUSY_COMPUTE, BUSY_COMM };
 struct interval {
 	uint32_t step;
-	uint32_t pad;
+	uint32_t cls;              /* enum busy_class */
 	int64_t start, end;
 };
 
@@ -187,6 +189,8 @@ static int cmp_interval(const void *a, const void *b)
 	const struct interval *x = a, *y = b;
 	if (x->step != y->step)
 		return x->step < y->step ? -1 : 1;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
 	return x->start < y->start ? -1 : (x->start > y->start);
 }
 
@@ -379,27 +383,43 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 			L->steps[s].groups_first = 0;
 
 	/* GPU busy time per step: the union of its GPU work intervals (PDL and
-	 * several streams overlap, so a sum would overcount). */
-	if (linker_spill(L, &ivals, sizeof(struct interval), err))
+	 * several streams overlap, so a sum would overcount); and the unions of
+	 * its communication kernels and of its other GPU work, for ranks. */
+	uint8_t *comm = calloc((size_t)L->ngroups + 1, 1);
+	if (!comm)
+		goto oom;
+	for (uint32_t g = 0; g < L->ngroups; g++)
+		comm[g] = L->groups[g].kind == TIX_KIND_KERNEL &&
+		          tix_name_is_comm(intern_str(&L->b->c.strings, L->groups[g].name));
+	if (linker_spill(L, &ivals, sizeof(struct interval), err)) {
+		free(comm);
 		goto out;
+	}
 	for (size_t i = 0; i < nm; i++) {
 		const struct member *m = &SPILL_AT(&sorted, struct member, i);
 		if (m->step == TIX_NONE)
 			continue;
-		struct interval *iv = spill_push(&ivals, 1, err);
-		if (!iv)
+		struct interval *iv = spill_push(&ivals, 2, err);
+		if (!iv) {
+			free(comm);
 			goto out;
-		*iv = (struct interval){m->step, 0, m->start_ns, m->start_ns + m->dur_ns};
+		}
+		int c = m->group < L->ngroups && comm[m->group];
+		iv[0] = (struct interval){m->step, BUSY_ALL, m->start_ns, m->start_ns + m->dur_ns};
+		iv[1] = (struct interval){m->step, c ? BUSY_COMM : BUSY_COMPUTE, m->start_ns, m->start_ns + m->dur_ns};
+		if (c)
+			L->steps[m->step].comm_kernels++;
 	}
+	free(comm);
 	linker_release(L, &sorted);
 	struct interval *iv = (struct interval *)ivals.base;
 	if (linker_sort(L, iv, ivals.n, sizeof(*iv), cmp_interval, err) != 0)
 		goto out;
 	for (size_t i = 0; i < ivals.n;) {
-		uint32_t s = iv[i].step;
+		uint32_t s = iv[i].step, cls = iv[i].cls;
 		int64_t busy = 0, cs = iv[i].start, ce = iv[i].end;
 		size_t j = i;
-		for (; j < ivals.n && iv[j].step == s; j++) {
+		for (; j < ivals.n && iv[j].step == s && iv[j].cls == cls; j++) {
 			if (iv[j].start > ce) {
 				busy += ce - cs;
 				cs = iv[j].start;
@@ -409,7 +429,12 @@ static int aggregate_groups(struct linker *L, struct tix_error *err)
 			}
 		}
 		busy += ce - cs;
-		L->steps[s].gpu_busy_ns = busy;
+		if (cls == BUSY_ALL)
+			L->steps[s].gpu_busy_ns = busy;
+		else if (cls == BUSY_COMM)
+			L->steps[s].comm_busy_ns = busy;
+		else
+			L->steps[s].compute_busy_ns = busy;
 		i = j;
 	}
 	rc = 0;

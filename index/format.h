@@ -1,5 +1,5 @@
 /*
- * The .tix file layout, version 3.  Private to index/: builder.c writes it,
+ * The .tix file layout, version 4.  Private to index/: builder.c writes it,
  * reader.c checks and maps it.  docs/FORMAT.md is the long form.
  *
  *   offset 0                                                        64
@@ -45,11 +45,12 @@
 #define TIX_MAGIC "TIXINDEX"
 /* 2: parents by containment (CHAINS), "before the trace", name forms,
  * graph attribution; a version-1 index is rebuilt, never misread.
- * 3: checksums by blocks (BLOCK_SUMS), so that opening costs the same at
+ * 3: each step's compute and communication time (STEPS records of 80 B).
+ * 4: checksums by blocks (BLOCK_SUMS), so that opening costs the same at
  * any size; the rows of each name (NAMES, NAME_ROWS), so that a search by
- * name reads only the rows that match; an index of version 2 is rebuilt. */
-#define TIX_FORMAT_VERSION 3u
-#define TIX_MIN_READER_VERSION 3u
+ * name reads only the rows that match; an index of version 3 is rebuilt. */
+#define TIX_FORMAT_VERSION 4u
+#define TIX_MIN_READER_VERSION 4u
 #define TIX_ENDIAN_MARK 0x01020304u
 #define TIX_SECTION_ALIGN 64u
 
@@ -264,7 +265,7 @@ _Static_assert(TIX_MATCH_COUNT <= 8, "replayed_by_match holds 8 matches");
 _Static_assert(sizeof(struct tix_track) == 56, "track layout");
 _Static_assert(sizeof(struct tix_kernel_info) == 72, "kernel info layout");
 _Static_assert(sizeof(struct tix_op_info) == 16, "op info layout");
-_Static_assert(sizeof(struct tix_step) == 64, "step layout");
+_Static_assert(sizeof(struct tix_step) == 80, "step layout");
 _Static_assert(sizeof(struct tix_group) == 72, "group layout");
 _Static_assert(sizeof(struct tix_op) == 48, "op layout");
 _Static_assert(sizeof(struct tix_op_group) == 16, "op group layout");

@@ -203,7 +203,7 @@ struct tix_op_info {           /* string ids, TIX_NONE when absent */
 const struct tix_op_info *tix_op_info_get(const struct tix_index *ix, uint32_t id);
 
 /* ---- steps ---- */
-struct tix_step {              /* 64 bytes on disk */
+struct tix_step {              /* 80 bytes on disk */
 	uint32_t name;             /* marker name, e.g. "ProfilerStep#12" */
 	uint32_t marker_row;       /* the marker event, TIX_NONE for the implicit step */
 	int64_t start_ns, dur_ns;  /* wall time */
@@ -213,7 +213,11 @@ struct tix_step {              /* 64 bytes on disk */
 	uint32_t gpu_events;       /* kernels + memcpy + memset */
 	uint32_t groups_first, groups_count; /* its rows of tix_step_groups */
 	uint32_t top_group;        /* overall group id of its largest group, TIX_NONE */
-	uint32_t pad;
+	uint32_t comm_kernels;     /* communication kernels (tix_name_is_comm) */
+	/* the union of the intervals of its communication kernels, and of its
+	 * other GPU work (kernels, copies, memsets): what a rank computed and
+	 * how long it sat in collectives (index/view/view.h, "ranks") */
+	int64_t compute_busy_ns, comm_busy_ns;
 };
 /* The real steps, numbered from 0 in time order. */
 uint32_t tix_step_count(const struct tix_index *ix);
@@ -315,6 +319,15 @@ size_t tix_short_name(const char *name, size_t len, char *out, size_t cap);
  * argument ("cutlass::device_kernel<..., Sm90, ...>"): what the build uses
  * to tell apart kernels whose short names would be equal. */
 size_t tix_short_name_arg(const char *name, size_t len, int keep_arg, char *out, size_t cap);
+/* The one rule for communication GPU work: a name that contains, ignoring
+ * case, one of nccl, rccl, msccl, nvshmem, deep_ep, allreduce, all_reduce,
+ * allgather, all_gather, reducescatter, reduce_scatter, alltoall,
+ * all_to_all, cross_device_reduce (NCCL/RCCL kernels and the custom
+ * all-reduces of vLLM, SGLang and TensorRT-LLM).  Mangled names keep their
+ * identifiers, so the name as the trace gave it is enough.  The builder
+ * sorts a step's kernels into compute and communication by it (struct
+ * tix_step); copies and memsets are never communication. */
+int tix_name_is_comm(const char *name);
 
 /* ---- traffic: bytes a GPU event moved (rules in index/traffic.c) ---- */
 struct tix_traffic {

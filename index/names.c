@@ -1,9 +1,11 @@
 /* Display names: demangled C++ kernel names run to kilobytes of template
  * arguments; the short form keeps what tells kernels apart at a glance. */
+#include <ctype.h>
 #include "index/index.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct out {
@@ -270,4 +272,26 @@ const char *tix_printable(const char *s, char *buf, size_t cap)
 	}
 	buf[n] = '\0';
 	return buf;
+}
+
+int tix_name_is_comm(const char *name)
+{
+	static const char *const words[] = {
+		"nccl", "rccl", "msccl", "nvshmem", "deep_ep", "allreduce", "all_reduce", "allgather",
+		"all_gather", "reducescatter", "reduce_scatter", "alltoall", "all_to_all",
+		"cross_device_reduce", NULL,
+	};
+	/* lowered once, then searched with strstr: C++ kernel names run to kilobytes */
+	char small[1024], *low = small;
+	size_t n = strlen(name);
+	if (n >= sizeof(small) && !(low = malloc(n + 1)))
+		return 0;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	int hit = 0;
+	for (int w = 0; words[w] && !hit; w++)
+		hit = strstr(low, words[w]) != NULL;
+	if (low != small)
+		free(low);
+	return hit;
 }

@@ -43,15 +43,7 @@ struct view_args view_args_none(void)
 
 const char *app_name(struct app *a, uint32_t str, char *buf, size_t cap)
 {
-	/* the index's short label is unique among the trace's GPU work names
-	 * (cutlass::device_kernel<..., Sm90, ...>); other names are their own */
-	uint32_t full = tix_name_full(a->ix, str), sh = tix_name_short(a->ix, str);
-	if (a->full_names)
-		return tix_str(a->ix, full);
-	if (sh != TIX_NONE)
-		return tix_str(a->ix, sh);
-	tix_short_name(tix_str(a->ix, full), tix_str_len(a->ix, full), buf, cap);
-	return buf;
+	return tix_name_label(a->ix, str, a->full_names, buf, cap);
 }
 
 int64_t app_rel(struct app *a, int64_t t)

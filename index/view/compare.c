@@ -393,7 +393,7 @@ static const enum field op_fields_ps[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F
                                           F_RATIO, F_OPNAME, F_KIND, F_TBASE, F_TNEW, F_TDELTA};
 
 #define C_DIMS {"Input Dims", 20, TIX_COL_FLEX | TIX_COL_ASC, 0, "input_dims", TIX_UNIT_TEXT}
-#define C_SHAPEOP {"Op", 20, TIX_COL_ASC, 0, "name", TIX_UNIT_TEXT}
+#define C_SHAPEOP {"Op", 20, TIX_COL_ASC | TIX_COL_FIT, 0, "name", TIX_UNIT_TEXT}
 COLS_OF(shape_cols, C_STATUS, C_COUNTS("Calls base", "Calls new"), T_TOTALS(TIX_COL_RIGHT, 0),
         C_RATIO, C_SHAPEOP, C_DIMS, C_KIND, T_DATA_PER_STEP);
 COLS_OF(shape_cols_ps, C_STATUS, C_COUNTS("Calls base", "Calls new"), T_PER_STEP(TIX_COL_RIGHT, 0),
@@ -578,9 +578,11 @@ static int row_cmp(const struct tix_view *v, uint32_t ra, uint32_t rb, int col)
 	int asc = (cd->flags & TIX_COL_ASC) != 0;
 	if (cd->unit == TIX_UNIT_TEXT || (cd->unit == TIX_UNIT_NAME && x.s))
 		return strcmp(x.s ? x.s : "", y.s ? y.s : "");
-	if (cd->unit == TIX_UNIT_NAME)
-		return strcmp(tix_str(x.ix ? x.ix : v->ix, tix_name_full(x.ix ? x.ix : v->ix, (uint32_t)x.i)),
-		              tix_str(y.ix ? y.ix : v->ix, tix_name_full(y.ix ? y.ix : v->ix, (uint32_t)y.i)));
+	if (cd->unit == TIX_UNIT_NAME) { /* by the label on screen */
+		char bx[512], by[512];
+		return strcmp(tix_name_label(x.ix ? x.ix : v->ix, (uint32_t)x.i, 0, bx, sizeof bx),
+		              tix_name_label(y.ix ? y.ix : v->ix, (uint32_t)y.i, 0, by, sizeof by));
+	}
 	if (cd->unit == TIX_UNIT_RATIO)
 		return x.d == y.d ? 0 : ((x.d > y.d) == !asc ? -1 : 1);
 	if (cd->unit == TIX_UNIT_DIM3) {

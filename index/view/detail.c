@@ -92,16 +92,18 @@ static char *fmt_id(int32_t v, char *out, size_t cap)
 	return out;
 }
 
+/* Why GPU work has no launch call: the Launches view says the same. */
+static const char *no_launch_why(const struct tix_event *e)
+{
+	return e->flags & TIX_ROW_GRAPH_REPLAY    ? "no launch call (CUDA graph replay)"
+	       : e->flags & TIX_ROW_BEFORE_TRACE ? "no launch call (launched before the trace's CPU window)"
+	                                         : "no launch call (lost correlation or flow)";
+}
+
 /* The name as the views show it: the short label, or in full. */
 static const char *name_of(const struct dctx *a, uint32_t str, char *buf, size_t cap)
 {
-	uint32_t full = tix_name_full(a->ix, str), sh = tix_name_short(a->ix, str);
-	if (a->full_names)
-		return tix_str(a->ix, full);
-	if (sh != TIX_NONE)
-		return tix_str(a->ix, sh);
-	tix_short_name(tix_str(a->ix, full), tix_str_len(a->ix, full), buf, cap);
-	return buf;
+	return tix_name_label(a->ix, str, a->full_names, buf, cap);
 }
 
 static void add_head(struct tix_detail *d, const char *text)
@@ -317,12 +319,15 @@ static void build(const struct dctx *a, struct tix_detail *d)
 	tix_event_get(a->ix, a->row, &ev);
 	int gpu = tix_kind_is_gpu(ev.kind);
 	char name[1024];
-	const char *shown = name_of(a, ev.name, name, sizeof name); /* name, or a string of the index */
-	snprintf(buf, sizeof buf, "%s  %s", tix_kind_label(ev.kind), shown);
+	const char *label = name_of(a, ev.name, name, sizeof name); /* name, or a string of the index */
+	snprintf(buf, sizeof buf, "%s  %s", tix_kind_label(ev.kind), label);
 	add_kv(d, 0, NULL, buf, TIX_DETAIL_HEAD);
-	int shortened = !a->full_names && strcmp(shown, tix_str(a->ix, ev.name)) != 0;
+	int shortened = !a->full_names && strcmp(label, tix_str(a->ix, ev.name)) != 0;
 	uint32_t s = tix_event_step(a->ix, ev.row);
-	if (s != TIX_NONE) {
+	if (s != TIX_NONE && s == tix_step_before_trace(a->ix)) { /* in no step: "-" as in Steps */
+		add_kv(d, 2, "step", "-  (launched before the trace's CPU window)", TIX_DETAIL_TEXT);
+		add_kvf(d, 2, "start", "+%s in the trace", fmt_dur(a, ev.start_ns - a->first_ns, x, sizeof x));
+	} else if (s != TIX_NONE) {
 		const struct tix_step *st = tix_step_get(a->ix, s);
 		add_kvf(d, 2, "step", "%u  %s", s, tix_str(a->ix, st->name));
 		add_kvf(d, 2, "start", "+%s in the step, +%s in the trace",
@@ -340,10 +345,7 @@ static void build(const struct dctx *a, struct tix_detail *d)
 		        tix_fmt_dim3(ki->block, y, sizeof y));
 	}
 	if (tix_kind_is_gpu_work(ev.kind) && ev.launch == TIX_NONE) {
-		add_kv(d, 2, "launched by",
-		       ev.flags & TIX_ROW_GRAPH_REPLAY ? "no launch call (CUDA graph replay)"
-		                                       : "no launch call (CUDA graph replay / lost flow)",
-		       TIX_DETAIL_NOTE);
+		add_kv(d, 2, "launched by", no_launch_why(&ev), TIX_DETAIL_NOTE);
 	} else if (ev.launch != TIX_NONE) {
 		struct tix_event l;
 		tix_event_get(a->ix, ev.launch, &l);
@@ -357,11 +359,7 @@ static void build(const struct dctx *a, struct tix_detail *d)
 	if (tix_kind_is_gpu_work(ev.kind) || ev.launch != TIX_NONE) {
 		add_head(d, "Launch call");
 		if (ev.launch == TIX_NONE) {
-			add_kv(d, 2, NULL,
-			       ev.flags & TIX_ROW_GRAPH_REPLAY
-			               ? "no launch call (CUDA graph replay)"
-			               : "no launch call (CUDA graph replay / lost flow)",
-			       TIX_DETAIL_NOTE);
+			add_kv(d, 2, NULL, no_launch_why(&ev), TIX_DETAIL_NOTE);
 		} else {
 			struct tix_event l;
 			tix_event_get(a->ix, ev.launch, &l);

@@ -21,12 +21,12 @@ char *tix_fmt_dur_unit(int64_t ns, enum tix_timeunit unit, char *out, size_t cap
 		snprintf(out, cap, "-");
 	else if (unit == TIX_TU_NS)
 		snprintf(out, cap, "%" PRId64, ns);
-	else if (unit == TIX_TU_US) /* one unit for the column: the header names it */
-		snprintf(out, cap, "%.1f", (double)ns / 1e3);
+	else if (unit == TIX_TU_US) /* one unit for the column, the header names it; */
+		snprintf(out, cap, "%.3f", (double)ns / 1e3); /* to the nanosecond in any */
 	else if (unit == TIX_TU_MS)
-		snprintf(out, cap, "%.3f", (double)ns / 1e6);
+		snprintf(out, cap, "%.6f", (double)ns / 1e6);
 	else if (unit == TIX_TU_S)
-		snprintf(out, cap, "%.6f", (double)ns / 1e9);
+		snprintf(out, cap, "%.9f", (double)ns / 1e9);
 	else
 		tix_fmt_dur(out, cap, ns);
 	return out;

@@ -172,7 +172,7 @@ static void launches_cell(const struct tix_view *v, uint32_t row, int col, struc
 		if (ev.launch == TIX_NONE) {
 			c->s = ev.flags & TIX_ROW_GRAPH_REPLAY ? "(CUDA graph replay)"
 			       : ev.flags & TIX_ROW_BEFORE_TRACE ? "(launched before the trace)"
-			                                         : "(no launch call)";
+			                                         : "(lost correlation or flow)";
 			return;
 		}
 		uint32_t op = launcher_op(v->ix, &ev);

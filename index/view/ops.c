@@ -246,7 +246,8 @@ static int ops_open(struct tix_view *v, struct tix_error *err)
 				a.rows[k++] = a.rows[i];
 		a.n = k;
 	}
-	qsort(a.rows, a.n, sizeof *a.rows, cmp_row);
+	if (a.n)
+		qsort(a.rows, a.n, sizeof *a.rows, cmp_row);
 	free(a.slot);
 	p->rows = a.rows;
 	v->nrows = a.n;

@@ -11,30 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* ---- the communication rule ---- */
-
-int tix_rank_is_comm(const char *name)
-{
-	static const char *const words[] = {
-		"nccl", "rccl", "msccl", "nvshmem", "deep_ep", "allreduce", "all_reduce", "allgather",
-		"all_gather", "reducescatter", "reduce_scatter", "alltoall", "all_to_all",
-		"cross_device_reduce", NULL,
-	};
-	/* lowered once, then searched with strstr: C++ kernel names run to kilobytes */
-	char small[1024], *low = small;
-	size_t n = strlen(name);
-	if (n >= sizeof(small) && !(low = malloc(n + 1)))
-		return 0;
-	for (size_t i = 0; i <= n; i++)
-		low[i] = (char)tolower((unsigned char)name[i]);
-	int hit = 0;
-	for (int w = 0; words[w] && !hit; w++)
-		hit = strstr(low, words[w]) != NULL;
-	if (low != small)
-		free(low);
-	return hit;
-}
-
 /* ---- distributedInfo: two integers of a JSON object, without a DOM ---- */
 
 static const char *skip_ws(const char *p)
@@ -133,54 +109,6 @@ static void read_dist_info(const char *json, struct tix_rank_trace *t)
 
 /* ---- one trace ---- */
 
-struct span {
-	int64_t a, b;
-};
-
-static int cmp_span(const void *x, const void *y)
-{
-	const struct span *s = x, *t = y;
-	return s->a < t->a ? -1 : s->a > t->a;
-}
-
-/* The union's length of n spans (sorted here). */
-static int64_t union_len(struct span *v, size_t n)
-{
-	if (n == 0) /* v may be NULL: qsort must not see it */
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_span);
-	int64_t total = 0, cs = 0, ce = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (i == 0 || v[i].a > ce) {
-			total += ce - cs;
-			cs = v[i].a;
-			ce = v[i].b;
-		} else if (v[i].b > ce) {
-			ce = v[i].b;
-		}
-	}
-	return total + ce - cs;
-}
-
-struct spans {
-	struct span *v;
-	size_t n, cap;
-};
-
-static int spans_push(struct spans *s, int64_t a, int64_t b)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 1024;
-		struct span *p = realloc(s->v, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		s->v = p;
-		s->cap = cap;
-	}
-	s->v[s->n++] = (struct span){a, b};
-	return 0;
-}
-
 void tix_rank_trace_free(struct tix_rank_trace *t)
 {
 	if (!t)
@@ -197,12 +125,9 @@ struct tix_rank_trace *tix_rank_trace_new(const struct tix_index *ix, const char
                                           struct tix_error *err)
 {
 	struct tix_rank_trace *t = calloc(1, sizeof(*t));
-	uint32_t ngroups = tix_group_count(ix);
-	uint8_t *comm = calloc((size_t)ngroups + 1, 1); /* overall group -> 1 compute, 2 comm */
-	struct spans cs = {0}, ms = {0};
 	struct tix_summary_info si;
 	tix_index_summary(ix, &si);
-	if (!t || !comm || !(t->path = strdup(path)) || !(t->step_rule = strdup(si.step_rule)))
+	if (!t || !(t->path = strdup(path)) || !(t->step_rule = strdup(si.step_rule)))
 		goto oom;
 	t->info_world = -1;
 	for (uint32_t i = 0; i < tix_meta_count(ix); i++) {
@@ -211,6 +136,9 @@ struct tix_rank_trace *tix_rank_trace_new(const struct tix_index *ix, const char
 		if (!strcmp(key, "distributedInfo"))
 			read_dist_info(json, t);
 	}
+	/* the step table alone: the builder kept each step's compute and
+	 * communication unions (struct tix_step), so 64 ranks open in the time
+	 * it takes to read 64 step tables */
 	t->nsteps = tix_step_count(ix);
 	if (t->nsteps && !(t->steps = calloc(t->nsteps, sizeof(*t->steps))))
 		goto oom;
@@ -222,44 +150,15 @@ struct tix_rank_trace *tix_rank_trace_new(const struct tix_index *ix, const char
 		f->wall_ns = st->dur_ns;
 		f->gpu_busy_ns = st->gpu_busy_ns;
 		f->gpu_events = st->gpu_events;
-		cs.n = ms.n = 0;
-		uint32_t ng;
-		const struct tix_group *gs = tix_step_groups(ix, s, &ng);
-		for (uint32_t g = 0; g < ng; g++) {
-			uint32_t og = gs[g].group < ngroups ? gs[g].group : ngroups;
-			if (!comm[og]) {
-				int is = 0;
-				uint32_t full = tix_name_full(ix, gs[g].name);
-				if (gs[g].kind == TIX_KIND_KERNEL)
-					is = tix_rank_is_comm(tix_str(ix, gs[g].name)) ||
-					     (full != gs[g].name && tix_rank_is_comm(tix_str(ix, full)));
-				comm[og] = is ? 2 : 1;
-			}
-			struct spans *into = comm[og] == 2 ? &ms : &cs;
-			if (comm[og] == 2)
-				f->comm_kernels += gs[g].members_count;
-			const uint32_t *m = tix_members(ix, gs[g].members_first, gs[g].members_count);
-			for (uint32_t k = 0; m && k < gs[g].members_count; k++) {
-				struct tix_event e;
-				tix_event_get(ix, m[k], &e);
-				if (spans_push(into, e.start_ns, e.start_ns + e.dur_ns) != 0)
-					goto oom;
-			}
-		}
-		f->compute_ns = union_len(cs.v, cs.n);
-		f->comm_ns = union_len(ms.v, ms.n);
+		f->comm_kernels = st->comm_kernels;
+		f->compute_ns = st->compute_busy_ns;
+		f->comm_ns = st->comm_busy_ns;
 		f->overlap_ns = f->compute_ns + f->comm_ns - f->gpu_busy_ns;
 		if (f->overlap_ns < 0)
 			f->overlap_ns = 0;
 	}
-	free(cs.v);
-	free(ms.v);
-	free(comm);
 	return t;
 oom:
-	free(cs.v);
-	free(ms.v);
-	free(comm);
 	tix_rank_trace_free(t);
 	tix_error_env(err, "%s: out of memory", path);
 	return NULL;

@@ -104,7 +104,7 @@ static int steps_open(struct tix_view *v, struct tix_error *err)
 	all->gpu = tix_total_gpu_ns(ix);
 	uint32_t ng = tix_group_count(ix);
 	largest_kernel(ng ? tix_group_get(ix, 0) : NULL, ng, all);
-	snprintf(p->totals_name, sizeof p->totals_name, "%u steps", p->nsteps);
+	snprintf(p->totals_name, sizeof p->totals_name, "%u step%s", p->nsteps, p->nsteps == 1 ? "" : "s");
 	v->pinned = 1;
 	v->priv = p;
 	return 0;

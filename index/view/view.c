@@ -188,8 +188,7 @@ void tix_view_cell(const struct tix_view *v, uint32_t row, int col, struct tix_c
 
 /* The label of a GPU work or op name: the index's short label (unique among
  * the trace's GPU work names), else the name shortened here, else itself. */
-static const char *name_text(const struct tix_index *ix, uint32_t str, int full, char *buf,
-                             size_t cap)
+const char *tix_name_label(const struct tix_index *ix, uint32_t str, int full, char *buf, size_t cap)
 {
 	uint32_t fn = tix_name_full(ix, str), sh = tix_name_short(ix, str);
 	if (full)
@@ -232,11 +231,12 @@ static const char *cell_text(const struct tix_view *v, const struct tix_cell *cp
 		return u == TIX_UNIT_BAR ? "" : "-";
 	switch (u) {
 	case TIX_UNIT_TEXT: return c.s ? c.s : "";
-	case TIX_UNIT_NAME: return name_text(c.ix ? c.ix : v->ix, (uint32_t)c.i, f->full_names, buf, cap);
+	case TIX_UNIT_NAME: return tix_name_label(c.ix ? c.ix : v->ix, (uint32_t)c.i, f->full_names, buf, cap);
 	case TIX_UNIT_INT: snprintf(buf, cap, "%" PRId64, c.i); return buf;
 	case TIX_UNIT_COUNT: return tix_fmt_count((uint64_t)c.i, buf, cap);
 	case TIX_UNIT_DUR: return tix_fmt_dur_unit(c.i, f->timeunit, buf, cap);
-	case TIX_UNIT_TIME:
+	case TIX_UNIT_TIME: /* an offset and a change of time both carry their sign */
+	case TIX_UNIT_DDUR:
 		if (cap < 2)
 			return "";
 		buf[0] = c.i < 0 ? '-' : '+';
@@ -249,12 +249,6 @@ static const char *cell_text(const struct tix_view *v, const struct tix_cell *cp
 	case TIX_UNIT_BYTES: return tix_fmt_scaled((double)c.i, "B", buf, cap);
 	case TIX_UNIT_BOOL: return c.i ? "yes" : "no";
 	case TIX_UNIT_DELTA: snprintf(buf, cap, "%+" PRId64, c.i); return buf;
-	case TIX_UNIT_DDUR:
-		if (cap < 2)
-			return "";
-		buf[0] = c.i < 0 ? '-' : '+';
-		tix_fmt_dur_unit(c.i < 0 ? -c.i : c.i, f->timeunit, buf + 1, cap - 1);
-		return buf;
 	case TIX_UNIT_RATIO: snprintf(buf, cap, "%.2fx", c.d); return buf;
 	case TIX_UNIT_BAR: return "";
 	}
@@ -288,9 +282,13 @@ int tix_view_cmp(const struct tix_view *v, uint32_t ra, uint32_t rb, int col)
 	}
 	switch (cd->unit) {
 	case TIX_UNIT_TEXT: return strcmp(x.s ? x.s : "", y.s ? y.s : "");
-	case TIX_UNIT_NAME:
-		return x.i == y.i ? 0 : strcmp(tix_str(v->ix, tix_name_full(v->ix, (uint32_t)x.i)),
-		                               tix_str(v->ix, tix_name_full(v->ix, (uint32_t)y.i)));
+	case TIX_UNIT_NAME: { /* by the label on screen, not the full name behind it */
+		if (x.i == y.i && x.ix == y.ix)
+			return 0;
+		char bx[512], by[512];
+		return strcmp(tix_name_label(x.ix ? x.ix : v->ix, (uint32_t)x.i, 0, bx, sizeof bx),
+		              tix_name_label(y.ix ? y.ix : v->ix, (uint32_t)y.i, 0, by, sizeof by));
+	}
 	case TIX_UNIT_PCT:
 	case TIX_UNIT_RATIO: return (x.d > y.d) == (y.d > x.d) ? 0 : ((x.d > y.d) == !asc ? -1 : 1);
 	case TIX_UNIT_DIM3:

@@ -217,6 +217,10 @@ void tix_detail_done(struct tix_detail *d);
 
 /* ---- formatting: the one definition of each ----
  * Each writes at most cap bytes (NUL included) and returns out. */
+/* A GPU work or op name as the views show it: the index's short label
+ * (distinct among the trace's GPU work names), else the name shortened,
+ * or (full) the demangled name in full.  buf, or a string of the index. */
+const char *tix_name_label(const struct tix_index *ix, uint32_t str, int full, char *buf, size_t cap);
 /* 950 ns, 828.1 us, 64.60 ms, 1.234 s (or in unit); "-" for negative values. */
 char *tix_fmt_dur_unit(int64_t ns, enum tix_timeunit unit, char *out, size_t cap);
 /* "69.4": part of whole in percent, one decimal; "-" when whole <= 0. */
@@ -232,7 +236,7 @@ char *tix_fmt_dim3(const int32_t v[3], char *out, size_t cap);
  *
  * Definitions (docs/CLI.md, "summary --by rank", says the same):
  *   comm       union of the intervals of the step's communication kernels
- *              (tix_rank_is_comm): time some collective ran on the GPU.
+ *              (tix_name_is_comm, index/index.h): time some collective ran on the GPU.
  *   compute    union of the intervals of the step's other GPU work
  *              (kernels, copies, memsets): the busy time of non-comm work.
  *   overlap    compute + comm - GPU busy: comm hidden under compute.
@@ -262,13 +266,6 @@ char *tix_fmt_dim3(const int32_t v[3], char *out, size_t cap);
  * Usage: per file, open its index, tix_rank_trace_new() (it copies what it
  * needs), close the index; then tix_rank_set_new() over all of them. */
 
-/* The one rule for communication GPU work: a kernel whose name, as the
- * trace gave it or demangled, contains, ignoring case, one of nccl, rccl,
- * msccl, nvshmem, deep_ep, allreduce, all_reduce, allgather, all_gather,
- * reducescatter, reduce_scatter, alltoall, all_to_all, cross_device_reduce
- * (NCCL/RCCL kernels and the custom all-reduces of vLLM, SGLang and
- * TensorRT-LLM).  Copies and memsets are never communication. */
-int tix_rank_is_comm(const char *name);
 
 /* One step of one trace.  Durations in ns. */
 struct tix_rank_fig {

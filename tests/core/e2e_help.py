@@ -221,6 +221,8 @@ def main():
             argv = [trace]                  # the required option is the one tried
         if c == "export" and opt_argv[0] in ("-o", "--output"):
             argv = [trace]
+        if c == "tui" and opt_argv[0] == "--diff":
+            argv = [trace, trace2]          # --diff takes the two traces it compares
         if c == "summary" and (opt_argv[:2] == ["--by", "rank"] or opt_argv[0] in ("--jobs", "--rank-from")):
             # two ranks of one run, which every --rank-from rule tells apart
             argv = ranks2 + ([] if opt_argv[0] == "--by" else ["--by", "rank"])

@@ -25,8 +25,8 @@ mkdir -p "$WORK" && cd "$WORK" || exit 1
 [ -f glm.json.gz ] || python3 "$GEN" -o glm.json.gz --steps 4 -q || exit 1
 [ -f sgl.json.gz ] || python3 "$GEN" -o sgl.json.gz --marker sglang --steps 14 --layers 6 -q || exit 1
 [ -f glmfix.json.gz ] || python3 "$GEN" -o glmfix.json.gz --steps 4 --fixed -q || exit 1
-[ -f tp4/tp4-rank3.json ] || { mkdir -p tp4 && python3 "$GEN" -o tp4/tp4.json --ranks 4 --slow-rank 2 \
-	--steps 3 --layers 4 -q; } || exit 1
+[ -f tp8/tp8-rank7.json ] || { mkdir -p tp8 && python3 "$GEN" -o tp8/tp8.json --ranks 8 --slow-rank 5 \
+	--steps 2 --layers 3 -q; } || exit 1
 
 T="tmux -L tix-golden-$$ -f /dev/null"
 trap '$T kill-server 2>/dev/null' EXIT INT TERM
@@ -40,7 +40,7 @@ session() {
 	w=$1 h=$2 tr=$3
 	shift 3
 	$T kill-session -t g 2>/dev/null
-	rm -f ./*.tix ./tp4/*.tix
+	rm -f ./*.tix ./tp8/*.tix
 	$T new-session -d -s g -x "$w" -y "$h" -c "$WORK" \
 		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC HOME=$WORK $* $TIX $tr; sleep 600"
 }
