@@ -24,6 +24,8 @@ struct open_opts {
 	int progress;            /* draw a progress bar on stderr while building */
 	const char *out;         /* explicit index path (tix index -o) or NULL */
 	int force;               /* rebuild even when a valid index exists */
+	int check_all;           /* check every block of the index at open, not when
+	                          * first read (tix info); a cached one that fails is rebuilt */
 	char *opened;            /* if not NULL: receives the path of the index used */
 	size_t opened_cap;
 	int *where;              /* if not NULL: receives where that index is (enum index_place) */

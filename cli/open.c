@@ -374,8 +374,22 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 	return rc;
 }
 
+/* A cached index found damaged while a command reads it: the command
+ * cannot go on (queries do not fail), but the index is removed, so that the
+ * next run builds it again. */
+static void drop_damaged(const struct tix_index *ix, void *ctx, const char *msg)
+{
+	(void)ctx;
+	fflush(stdout);
+	int gone = unlink(tix_index_path(ix)) == 0;
+	fprintf(stderr, "tix: %s%s\n", msg,
+	        gone ? " (the cached index is removed: the next run builds it again)" : "");
+	exit(EXIT_BAD_INPUT);
+}
+
 /* A valid index at out built from this very source, with the same step
- * marker and capture traces: reused as it is. */
+ * marker and capture traces: reused as it is.  Damage seen at open (or by
+ * o->check_all) makes it rebuilt; damage a query meets later, drop_damaged. */
 static int reuse(const char *out, const struct open_opts *o, const struct source_id *id,
                  struct tix_index **ix)
 {
@@ -383,6 +397,11 @@ static int reuse(const char *out, const struct open_opts *o, const struct source
 	struct tix_error ignored;
 	if (tix_index_open(out, &old, &ignored) != 0)
 		return -1;
+	if (o->check_all && tix_index_check_all(old, &ignored) != 0) {
+		tix_index_close(old);
+		return -1;
+	}
+	tix_index_on_damage(old, drop_damaged, NULL);
 	struct tix_source_info si;
 	tix_index_source(old, &si);
 	const char *want = o->step_marker ? o->step_marker : "";
@@ -431,6 +450,11 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 			snprintf(o->opened, o->opened_cap, "%s", path);
 		if (tix_index_open(path, ix, err) != 0)
 			return -1;
+		if (o->check_all && tix_index_check_all(*ix, err) != 0) {
+			tix_index_close(*ix);
+			*ix = NULL;
+			return -1;
+		}
 		warn_on_open(path, *ix);
 		return 0;
 	}

@@ -189,6 +189,7 @@ static int cmd_info_run(struct args *ap)
 	a.open.opened_cap = sizeof(path);
 	a.open.where = &where;
 	struct tix_index *ix;
+	a.open.check_all = 1; /* tix info checks every byte of the index */
 	if (args_open(&a, &ix) != 0)
 		return a.exit_status;
 	struct tix_summary_info si;

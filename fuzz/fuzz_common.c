@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +168,20 @@ static void export(const struct tix_index *ix, const struct tix_export_sel *sel)
 	unlink(out);
 }
 
-void fuzz_exercise(struct tix_index *ix)
+/* A query that meets damage jumps back to fuzz_exercise(). */
+static jmp_buf damage_jmp;
+static char damage_msg[sizeof(((struct tix_error *)0)->msg)];
+
+static void on_damage(const struct tix_index *ix, void *ctx, const char *msg)
+{
+	(void)ix;
+	(void)ctx;
+	snprintf(damage_msg, sizeof(damage_msg), "%s", msg);
+	longjmp(damage_jmp, 1);
+}
+
+/* Every query but export (which may not be left by a jump: its file). */
+static void queries(const struct tix_index *ix)
 {
 	struct tix_summary_info si;
 	struct tix_source_info src;
@@ -260,7 +274,14 @@ void fuzz_exercise(struct tix_index *ix)
 			sink += tix_group_get(ix, og[k].group)->instances + (uint64_t)og[k].gpu_ns;
 	}
 	sink += (uint64_t)tix_total_gpu_ns(ix);
+}
 
+/* tix_export_json with several selections. */
+static void exports(const struct tix_index *ix)
+{
+	struct tix_summary_info si;
+	tix_index_summary(ix, &si);
+	uint32_t nsteps = tix_step_count(ix), ne = tix_event_count(ix);
 	/* export: everything, a step, a name, a time range, explicit rows */
 	struct tix_export_sel sel = {0};
 	export(ix, &sel);
@@ -297,27 +318,33 @@ void fuzz_exercise(struct tix_index *ix)
 	}
 }
 
+int fuzz_exercise(struct tix_index *ix)
+{
+	struct tix_error err = {0};
+	tix_index_on_damage(ix, on_damage, NULL);
+	if (setjmp(damage_jmp) != 0) {
+		fuzz_check_message("a query", damage_msg, tix_index_path(ix));
+		tix_index_on_damage(ix, NULL, NULL);
+		return 1;
+	}
+	queries(ix);
+	if (tix_index_check_all(ix, &err) != 0) {
+		fuzz_check_message("tix_index_check_all", err.msg, tix_index_path(ix));
+		tix_index_on_damage(ix, NULL, NULL);
+		return 1;
+	}
+	exports(ix); /* every block checked: no query can meet damage now */
+	tix_index_on_damage(ix, NULL, NULL);
+	return 0;
+}
+
 void fuzz_fix_checksums(uint8_t *b, size_t n)
 {
 	if (n < sizeof(struct tix_header_disk))
 		return;
 	struct tix_header_disk h;
 	memcpy(&h, b, sizeof(h));
-	uint64_t count = h.section_count;
-	if (count > 1024 || sizeof(h) + count * sizeof(struct tix_section_disk) > n)
-		return;
-	for (uint64_t i = 0; i < count; i++) {
-		struct tix_section_disk s;
-		uint8_t *at = b + sizeof(h) + i * sizeof(s);
-		memcpy(&s, at, sizeof(s));
-		if (s.offset <= n && s.size <= n - s.offset) {
-			s.checksum = tix_hash64(b + s.offset, s.size, 0);
-			memcpy(at, &s, sizeof(s));
-		}
-	}
 	h.file_size = n; /* so inserted or removed bytes get past that check too */
-	h.checksum = 0;
 	memcpy(b, &h, sizeof(h));
-	h.checksum = tix_hash64(b, sizeof(h) + count * sizeof(struct tix_section_disk), 0);
-	memcpy(b, &h, sizeof(h));
+	tix_format_resum(b, n); /* the block sums, section checksums and header checksum */
 }

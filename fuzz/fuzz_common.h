@@ -21,16 +21,19 @@ const char *fuzz_dir(void);
  * overwritten by the next call). Aborts when the write fails. */
 const char *fuzz_write(const char *name, const uint8_t *data, size_t size);
 
-/* Runs every query of index/index.h over everything ix returns, and
- * tix_export_json with several selections into fuzz_dir() (the exported
- * file is removed again).  Reads every returned string to its NUL, so
- * ASan sees any reference the open-time checks let through. */
-void fuzz_exercise(struct tix_index *ix);
+/* Runs every query of index/index.h over everything ix returns, then
+ * tix_index_check_all, and when that finds nothing tix_export_json with
+ * several selections into fuzz_dir() (the exported file is removed again).
+ * Reads every returned string to its NUL, so ASan sees any reference the
+ * checks let through.  Returns 0, or 1 when a query or the whole check
+ * met damage (its message checked: one line naming the file). */
+int fuzz_exercise(struct tix_index *ix);
 
-/* Sets the header's file_size to n, recomputes the section checksums (of the sections whose offset and size
- * lie inside the buffer) and the header checksum, so that mutated .tix
- * bytes get past the checksums to the structural checks.  Does nothing
- * when the buffer is too short for its header and section table. */
+/* Sets the header's file_size to n, recomputes the block sums and section
+ * checksums (of the sections whose offset and size lie inside the buffer)
+ * and the header checksum, so that mutated .tix bytes get past the
+ * checksums to the structural checks.  Does nothing when the buffer is too
+ * short for its header and section table. */
 void fuzz_fix_checksums(uint8_t *b, size_t n);
 
 /* abort()s unless msg is one non-empty line that names path. */

@@ -117,7 +117,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr, "tix fuzz: the index just built does not open: %s\n", err.msg);
 			abort();
 		}
-		fuzz_exercise(ix);
+		if (fuzz_exercise(ix) != 0) {
+			fprintf(stderr, "tix fuzz: the index just built is damaged\n");
+			abort();
+		}
 		tix_index_close(ix);
 		unlink(out);
 	}

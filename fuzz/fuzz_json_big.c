@@ -300,7 +300,10 @@ written:;
 		struct tix_summary_info si;
 		tix_index_summary(ix, &si);
 		check_offsets(si.warnings);
-		fuzz_exercise(ix);
+		if (fuzz_exercise(ix) != 0) {
+			fprintf(stderr, "tix fuzz: the index just built is damaged\n");
+			abort();
+		}
 		tix_index_close(ix);
 		unlink(out);
 	}

@@ -240,6 +240,8 @@ struct linker {
 	char *capture_sources;
 	struct tix_name_form_disk *name_forms; /* names phase, by raw */
 	uint32_t nname_forms;
+	struct spill names;         /* struct tix_names_disk, by name (name-rows phase) */
+	struct spill name_rows;     /* uint32 rows, by name, then row */
 	const char *step_rule;
 
 	struct tix_group *groups;       /* overall, sorted by total */
@@ -316,6 +318,8 @@ int linker_aggregate(struct linker *L, struct tix_error *err);
 int linker_graph(struct linker *L, struct tix_error *err);
 /* name_forms.c: demangled and distinct short names of the GPU work groups. */
 int linker_name_forms(struct linker *L, struct tix_error *err);
+/* name_rows.c: the rows of each event name (NAMES, NAME_ROWS). */
+int linker_name_rows(struct linker *L, struct tix_error *err);
 
 /* link.c: everything after the last event. */
 int builder_link_and_write(struct tix_builder *b, struct tix_error *err);

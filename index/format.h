@@ -1,5 +1,5 @@
 /*
- * The .tix file layout, version 2.  Private to index/: builder.c writes it,
+ * The .tix file layout, version 4.  Private to index/: builder.c writes it,
  * reader.c checks and maps it.  docs/FORMAT.md is the long form.
  *
  *   offset 0                                                        64
@@ -14,8 +14,19 @@
  * Every multi-byte number is little-endian (the endian field holds
  * 0x01020304 as the writer saw it; a reader on another byte order refuses
  * the file).  Each section has an id, an element size, an offset and a size
- * in bytes, and a tix_hash64 checksum of its bytes.  The header carries a
- * checksum of itself and the section table.
+ * in bytes, and a checksum.  The header carries a checksum of itself and the
+ * section table.
+ *
+ * Checksums go by blocks, so that a reader can check a part of a section
+ * when it first reads it instead of the whole file at open:
+ *
+ *   section S, records of E bytes:  | block 0 | block 1 | ... | block n-1 |
+ *                                     2^tix_block_shift(E) records each
+ *                                     (at most 64 KiB), the last shorter
+ *   BLOCK_SUMS: tix_hash64 of each block, section after section in the
+ *               order of the section table (BLOCK_SUMS itself left out)
+ *   S's checksum in the table:  tix_hash64 of its n block sums (8 n bytes)
+ *   BLOCK_SUMS's own checksum:  tix_hash64 of its bytes
  *
  * A reader accepts a file when version >= its min supported and
  * min_reader <= its own version: a later writer may add sections (unknown
@@ -33,9 +44,13 @@
 
 #define TIX_MAGIC "TIXINDEX"
 /* 2: parents by containment (CHAINS), "before the trace", name forms,
- * graph attribution; a version-1 index is rebuilt, never misread. */
-#define TIX_FORMAT_VERSION 3u
-#define TIX_MIN_READER_VERSION 3u
+ * graph attribution; a version-1 index is rebuilt, never misread.
+ * 3: each step's compute and communication time (STEPS records of 80 B).
+ * 4: checksums by blocks (BLOCK_SUMS), so that opening costs the same at
+ * any size; the rows of each name (NAMES, NAME_ROWS), so that a search by
+ * name reads only the rows that match; an index of version 3 is rebuilt. */
+#define TIX_FORMAT_VERSION 4u
+#define TIX_MIN_READER_VERSION 4u
 #define TIX_ENDIAN_MARK 0x01020304u
 #define TIX_SECTION_ALIGN 64u
 
@@ -83,7 +98,10 @@ struct tix_section_disk {        /* 32 bytes */
 	X(CHAIN_ROWS, 18, sizeof(uint32_t))                           \
 	X(NAME_FORMS, 19, sizeof(struct tix_name_form_disk))          \
 	X(CAPTURE_CHAINS, 20, sizeof(struct tix_capture_chain_disk))  \
-	X(CAPTURE_FRAMES, 21, sizeof(struct tix_capture_frame))
+	X(CAPTURE_FRAMES, 21, sizeof(struct tix_capture_frame))      \
+	X(BLOCK_SUMS, 22, sizeof(uint64_t))                           \
+	X(NAMES, 23, sizeof(struct tix_names_disk))                   \
+	X(NAME_ROWS, 24, sizeof(uint32_t))
 
 /* One event.  Rows are sorted by track, then start, then longer first (so
  * a parent precedes the children that start with it). */
@@ -126,6 +144,14 @@ struct tix_capture_chain_disk {  /* 16 bytes */
 	uint32_t pad;
 };
 
+
+/* The rows of one event name: NAME_ROWS[first .. first+count), in row
+ * order.  One record per distinct name of ROWS, sorted by name. */
+struct tix_names_disk {          /* 16 bytes */
+	uint32_t name;           /* string */
+	uint32_t first, count;
+	uint32_t pad;
+};
 
 /* What rows share: deduplicated, so the ~80 distinct launches of a decode
  * step cost one record each, not one per step. */
@@ -178,7 +204,7 @@ enum tix_section_id {
 #define TIX_SECTION_ENUM(name, id, size) TIX_SEC_##name = id,
 	TIX_SECTIONS(TIX_SECTION_ENUM)
 #undef TIX_SECTION_ENUM
-	TIX_SEC_MAX = 21
+	TIX_SEC_MAX = 24
 };
 
 /* How many sections a file has, and each one's record size, from the one
@@ -194,6 +220,37 @@ static const uint32_t tix_section_elem[TIX_SEC_MAX + 1] = {
 #undef TIX_SECTION_ELEM
 };
 
+/* ---- blocks ----
+ * A block is at most TIX_BLOCK_BYTES: a power of two of records, so that a
+ * record's block is a shift away. */
+#define TIX_BLOCK_BYTES 65536u
+
+static inline unsigned tix_block_shift(uint32_t elem)
+{
+	unsigned s = 0;
+	if (elem == 0 || elem > TIX_BLOCK_BYTES) /* no such section (the reader refuses it) */
+		return 0;
+	while ((2ull << s) * elem <= TIX_BLOCK_BYTES)
+		s++;
+	return s;
+}
+
+/* Blocks of a section of size bytes in records of elem bytes. */
+static inline uint64_t tix_block_count(uint64_t size, uint32_t elem)
+{
+	if (elem == 0)
+		return 0;
+	uint64_t per = ((uint64_t)elem) << tix_block_shift(elem);
+	return size / per + (size % per != 0);
+}
+
+/* Recomputes, in a whole .tix held in b[0..n), every block sum, every
+ * section checksum and the header's checksum, as the writer would, for
+ * the sections that lie inside b (white-box tools: tests/core/tix_damage.c,
+ * fuzz/).  Leaves the header's file_size alone.  Nothing when the header or
+ * table does not fit. */
+void tix_format_resum(unsigned char *b, size_t n);
+
 _Static_assert(sizeof(struct tix_header_disk) == 64, "header layout");
 _Static_assert(sizeof(struct tix_section_disk) == 32, "section layout");
 _Static_assert(sizeof(struct tix_row_disk) == 32, "row layout");
@@ -203,6 +260,7 @@ _Static_assert(sizeof(struct tix_chain_disk) == 16, "chain layout");
 _Static_assert(sizeof(struct tix_name_form_disk) == 16, "name form layout");
 _Static_assert(sizeof(struct tix_capture_chain_disk) == 16, "capture chain layout");
 _Static_assert(sizeof(struct tix_capture_frame) == 16, "capture frame layout");
+_Static_assert(sizeof(struct tix_names_disk) == 16, "names layout");
 _Static_assert(TIX_MATCH_COUNT <= 8, "replayed_by_match holds 8 matches");
 _Static_assert(sizeof(struct tix_track) == 56, "track layout");
 _Static_assert(sizeof(struct tix_kernel_info) == 72, "kernel info layout");

@@ -10,7 +10,7 @@
  *       v
  *   tix_builder  -- sorts, links, aggregates, writes OUT.tix atomically
  *       |
- *   tix_index_open (mmap, every offset checked)  -->  queries below
+ *   tix_index_open (mmap; each part checked when first read)  -->  queries below
  *
  * Errors: functions that can fail return 0 on success and -1 on failure with
  * a one-line message in *err (no trailing newline, names the file).
@@ -26,13 +26,38 @@
 
 /* ---- reader side -------------------------------------------------------
  * Everything below points into the read-only mapping.  Row, string and
- * record numbers have been range-checked by tix_index_open(), so callers
- * may use any value these functions return without checking again. */
+ * record numbers have been range-checked before a query returns them, so
+ * callers may use any value these functions return without checking again.
+ *
+ * When: tix_index_open checks the header, the section table and the few
+ * small sections the other checks need, in a time that does not grow with
+ * the file.  Every other part (a block of at most 64 KiB of one section) is
+ * checked -- its checksum, then every reference in it -- when a query first
+ * reads it.  A query that meets a damaged block cannot return what it read:
+ * it calls the index's damage handler with one line naming the file
+ * ("X.tix: damaged index (event 812)").  The handler must not return; the
+ * default one writes "tix: LINE" on stderr and exits with status 2, and one
+ * that returns is followed by that exit.  Queries may run on several
+ * threads at once. */
 
 struct tix_index;
 
 int tix_index_open(const char *path, struct tix_index **out, struct tix_error *err);
 void tix_index_close(struct tix_index *ix);
+/* The path ix was opened with. */
+const char *tix_index_path(const struct tix_index *ix);
+
+typedef void (*tix_damage_fn)(const struct tix_index *ix, void *ctx, const char *msg);
+/* Sets ix's damage handler (fn NULL: the default again). */
+void tix_index_on_damage(struct tix_index *ix, tix_damage_fn fn, void *ctx);
+/* Checks every block not checked yet: 0, or -1 with the first damage in
+ * *err (what tix_index_open of format 2 refused at open: tix info). */
+int tix_index_check_all(const struct tix_index *ix, struct tix_error *err);
+/* Checks the blocks not checked yet on a thread of its own, so that a query
+ * that later reads the whole trace finds them checked (the TUI, after open).
+ * What it finds damaged is reported when a query reads it.  Stopped by
+ * tix_index_close; nothing happens when no thread can start. */
+void tix_index_check_background(struct tix_index *ix);
 /* Whether addr lies in ix's mapping of its file: a SIGBUS there means the
  * file shrank under the reader (another program truncated it).  Safe in a
  * signal handler. */
@@ -264,6 +289,34 @@ uint32_t tix_op_count(const struct tix_index *ix);
 const struct tix_op *tix_op_get(const struct tix_index *ix, uint32_t i);
 const struct tix_op_group *tix_op_groups(const struct tix_index *ix, uint32_t op,
                                          uint32_t *count);
+
+/* ---- events by name, and beneath an op ---- */
+/* The rows of every event whose name match(ctx, name) accepts -- asked once
+ * per distinct name of the trace's events, the name as the trace gave it
+ * (tix_name_full gives the one shown) -- in time order (start, then row):
+ * the first cap of them in *out (malloc'd, the caller frees it; NULL when
+ * there are none).  Returns how many match in all (may exceed cap), or -1
+ * when out of memory.  Reads the names and the rows that match, never all
+ * rows (the index keeps each name's rows). */
+long tix_find_by_name(const struct tix_index *ix, int (*match)(void *ctx, uint32_t name), void *ctx,
+                      uint32_t cap, uint32_t **out);
+/* Of rows[0..n), those beneath an event named name: for GPU work, whose
+ * launch call has it among its ancestors (tix_event_ancestors); for a CPU
+ * row, whose own ancestors have it.  In their order, into out (room for n;
+ * may be rows).  Returns how many, or -1 when out of memory.  Each ancestor
+ * is walked once for all the rows (a kernel's 300,000 launches share a few
+ * thousand op instances), where asking tix_event_ancestors of each launch
+ * walks them again and again. */
+long tix_rows_beneath(const struct tix_index *ix, const uint32_t *rows, uint32_t n, uint32_t name,
+                      uint32_t *out);
+/* The members of group g (an overall group, or one of a step's from
+ * tix_step_groups) launched beneath an instance of op (tix_op_get's
+ * numbering), in their order, into out (room for g->members_count; not the
+ * members themselves).  Returns how many, or -1 when out of memory.  When
+ * the op launched every event of the kernel (its op group's count, the
+ * common case) a copy; else tix_rows_beneath of the members. */
+long tix_group_beneath_op(const struct tix_index *ix, const struct tix_group *g, uint32_t op,
+                          uint32_t *out);
 
 /* ---- names ---- */
 /* GPU work names as shown: demangled in full, and a short label that no

@@ -602,6 +602,7 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 	memset(&L, 0, sizeof(L));
 	L.b = b;
 	L.rows.fd = L.corr.fd = L.members.fd = L.chains.fd = L.chain_rows.fd = -1;
+	L.names.fd = L.name_rows.fd = -1;
 	L.before_trace_step = TIX_NONE;
 	L.nrows = (uint32_t)(b->c.rows.n + (b->extra ? b->extra->rows.n : 0));
 	int rc = -1;
@@ -633,6 +634,7 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 	linker_release(&L, &L.corr);
 	PHASE("aggregate", linker_aggregate(&L, err));
 	PHASE("names", linker_name_forms(&L, err));
+	PHASE("name-rows", linker_name_rows(&L, err));
 	PHASE("write", linker_write(&L, err));
 #undef PHASE
 	rc = 0;
@@ -645,6 +647,8 @@ out:
 	spill_done(&L.members);
 	spill_done(&L.chains);
 	spill_done(&L.chain_rows);
+	spill_done(&L.names);
+	spill_done(&L.name_rows);
 	free(L.tracks);
 	free(L.long_durs);
 	free(L.steps);

@@ -6,7 +6,9 @@
  * Private to index/.  docs/FORMAT.md ("Rules") is the long form.
  *
  * Both sides see the rows through a struct tix_rows: the builder points it at
- * its spill files, the reader at the mapping.
+ * its spill files, the reader at the mapping.  The reader checks each part
+ * of its file when first read (reader_int.h), so a rule says what it is
+ * about to read through tix_rows_need(); the builder's rows need nothing.
  */
 #ifndef TIX_INDEX_RULES_H
 #define TIX_INDEX_RULES_H
@@ -28,24 +30,37 @@ struct tix_rows {
 	const struct tix_step *steps;               /* the real steps, by start */
 	uint32_t nsteps;
 	uint32_t before_trace_step;                 /* step id of "before the trace", TIX_NONE */
+	/* records first .. first+n-1 of section sec are about to be read
+	 * (the reader's check; NULL for the builder) */
+	void (*need)(const struct tix_rows *v, unsigned sec, uint32_t first, uint32_t n);
 };
+
+static inline void tix_rows_need(const struct tix_rows *v, unsigned sec, uint32_t first, uint32_t n)
+{
+	if (v->need)
+		v->need(v, sec, first, n);
+}
 
 /* ---- duration ----
  * A row keeps its duration in 32 bits; longer ones (over 4.29 s) are in the
  * long-duration table. */
 static inline int64_t tix_rule_dur(const struct tix_rows *v, uint32_t row)
 {
+	tix_rows_need(v, TIX_SEC_ROWS, row, 1);
 	const struct tix_row_disk *r = &v->rows[row];
 	if (r->dur_ns != UINT32_MAX)
 		return r->dur_ns;
 	uint32_t lo = 0, hi = v->nlong;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
+		tix_rows_need(v, TIX_SEC_LONG_DUR, mid, 1);
 		if (v->long_durs[mid].row < row)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	if (lo < v->nlong)
+		tix_rows_need(v, TIX_SEC_LONG_DUR, lo, 1);
 	return lo < v->nlong && v->long_durs[lo].row == row ? v->long_durs[lo].dur_ns : r->dur_ns;
 }
 
@@ -85,40 +100,57 @@ static inline int tix_rule_closed_before(int64_t ps, int64_t pd, int64_t ts)
  * outlive it), the builder stored the full list in the chain table.
  * Writes up to cap row numbers into out, innermost first, and returns how
  * many there are (which may exceed cap). */
+/* Whether a row's ancestors are listed in the chain table: 1 with *list
+ * (innermost first) and *count set; else 0, and they are its link followed
+ * by the link's own ancestors.  tix_rule_ancestors walks that; callers
+ * that walk it themselves (reader's tix_rows_beneath) go by this too. */
+static inline int tix_rule_listed(const struct tix_rows *v, uint32_t row, const uint32_t **list,
+                                  uint32_t *count)
+{
+	tix_rows_need(v, TIX_SEC_ROWS, row, 1);
+	if (!(v->rows[row].flags & TIX_ROW_CHAIN))
+		return 0;
+	uint32_t lo = 0, hi = v->nchains;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		tix_rows_need(v, TIX_SEC_CHAINS, mid, 1);
+		if (v->chains[mid].row < row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == v->nchains)
+		return 0;
+	tix_rows_need(v, TIX_SEC_CHAINS, lo, 1);
+	const struct tix_chain_disk *c = &v->chains[lo];
+	if (c->row != row)
+		return 0;
+	tix_rows_need(v, TIX_SEC_CHAIN_ROWS, c->first, c->count);
+	*list = v->chain_rows + c->first;
+	*count = c->count;
+	return 1;
+}
+
 static inline uint32_t tix_rule_ancestors(const struct tix_rows *v, uint32_t row, uint32_t *out,
                                           uint32_t cap)
 {
-	const struct tix_row_disk *r = &v->rows[row];
-	if (r->flags & TIX_ROW_CHAIN) {
-		uint32_t lo = 0, hi = v->nchains;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (v->chains[mid].row < row)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < v->nchains && v->chains[lo].row == row) {
-			const struct tix_chain_disk *c = &v->chains[lo];
-			for (uint32_t i = 0; i < c->count && i < cap; i++)
-				out[i] = v->chain_rows[c->first + i];
-			return c->count;
-		}
-	}
 	uint32_t n = 0;
-	for (uint32_t p = r->link; p != TIX_NONE; p = v->rows[p].link) {
+	for (uint32_t p = row;;) {
+		const uint32_t *list;
+		uint32_t count;
+		if (tix_rule_listed(v, p, &list, &count)) {
+			/* p's list is explicit: the rest of ours is p's */
+			for (uint32_t i = 0; i < count && n + i < cap; i++)
+				out[n + i] = list[i];
+			return n + count;
+		}
+		p = v->rows[p].link;
+		if (p == TIX_NONE)
+			return n;
 		if (n < cap)
 			out[n] = p;
 		n++;
-		if (v->rows[p].flags & TIX_ROW_CHAIN) {
-			/* p's own list is explicit: the rest of ours is p's. */
-			uint32_t tmp[1], m;
-			uint32_t room = n < cap ? cap - n : 0;
-			m = tix_rule_ancestors(v, p, room ? out + n : tmp, room);
-			return n + m;
-		}
 	}
-	return n;
 }
 
 /* The innermost row of the given kind among the first max ancestors of
@@ -162,9 +194,12 @@ static inline uint32_t tix_rule_ancestor_of_kind(const struct tix_rows *v, uint3
  * other row by its own start. */
 static inline int64_t tix_rule_step_time(const struct tix_rows *v, uint32_t row)
 {
+	tix_rows_need(v, TIX_SEC_ROWS, row, 1);
 	const struct tix_row_disk *r = &v->rows[row];
-	if (tix_kind_is_gpu((enum tix_kind)r->kind) && r->link != TIX_NONE)
+	if (tix_kind_is_gpu((enum tix_kind)r->kind) && r->link != TIX_NONE) {
+		tix_rows_need(v, TIX_SEC_ROWS, r->link, 1);
 		return v->rows[r->link].start_ns;
+	}
 	return r->start_ns;
 }
 
@@ -173,12 +208,14 @@ static inline int64_t tix_rule_step_time(const struct tix_rows *v, uint32_t row)
  * implicit whole-trace step (no marker) holds everything else. */
 static inline uint32_t tix_rule_step_of(const struct tix_rows *v, uint32_t row)
 {
+	tix_rows_need(v, TIX_SEC_ROWS, row, 1);
 	if (v->rows[row].flags & TIX_ROW_BEFORE_TRACE)
 		return v->before_trace_step;
 	int64_t t = tix_rule_step_time(v, row);
 	uint32_t lo = 0, hi = v->nsteps;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
+		tix_rows_need(v, TIX_SEC_STEPS, mid, 1);
 		if (v->steps[mid].start_ns <= t)
 			lo = mid + 1;
 		else
@@ -186,6 +223,7 @@ static inline uint32_t tix_rule_step_of(const struct tix_rows *v, uint32_t row)
 	}
 	if (lo == 0)
 		return TIX_NONE;
+	tix_rows_need(v, TIX_SEC_STEPS, lo - 1, 1);
 	const struct tix_step *s = &v->steps[lo - 1];
 	if (s->marker_row == TIX_NONE || (__int128)t < (__int128)s->start_ns + s->dur_ns)
 		return lo - 1;

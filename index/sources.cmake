@@ -11,6 +11,8 @@ set(TIX_INDEX_SOURCES
   aggregate.c
   sort.c
   reader.c
+  check.c
+  find.c
   export.c
   names.c
   graph_match.c
@@ -18,4 +20,5 @@ set(TIX_INDEX_SOURCES
   capture.c
   traffic.c
   name_forms.c
+  name_rows.c
   graph.c)

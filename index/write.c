@@ -10,6 +10,60 @@
 
 #include "index/builder_int.h"
 
+/* ---- checksums ---- */
+
+/* The sums of a section's blocks (format.h) into out, tix_block_count of
+ * them; returns the section's checksum, the hash of those sums. */
+static uint64_t block_sums(const unsigned char *p, uint64_t size, uint32_t elem, uint64_t *out)
+{
+	uint64_t per = (uint64_t)elem << tix_block_shift(elem), n = tix_block_count(size, elem);
+	for (uint64_t i = 0; i < n; i++)
+		out[i] = tix_hash64(p + i * per, size - i * per < per ? size - i * per : per, 0);
+	return tix_hash64(n ? (const void *)out : "", n * 8, 0);
+}
+
+void tix_format_resum(unsigned char *b, size_t n)
+{
+	struct tix_header_disk h;
+	if (n < sizeof(h))
+		return;
+	memcpy(&h, b, sizeof(h));
+	if (h.section_count > 1024 || sizeof(h) + (uint64_t)h.section_count * sizeof(struct tix_section_disk) > n)
+		return;
+	struct tix_section_disk *tab = malloc(h.section_count * sizeof(*tab) + 1);
+	if (!tab)
+		return;
+	memcpy(tab, b + sizeof(h), h.section_count * sizeof(*tab));
+	uint32_t sums_at = h.section_count; /* BLOCK_SUMS, if it lies inside b */
+	for (uint32_t i = 0; i < h.section_count; i++)
+		if (tab[i].id == TIX_SEC_BLOCK_SUMS && tab[i].offset <= n && tab[i].size <= n - tab[i].offset &&
+		    tab[i].offset % 8 == 0 && sums_at == h.section_count)
+			sums_at = i;
+	uint64_t room = sums_at < h.section_count ? tab[sums_at].size / 8 : 0, used = 0;
+	for (uint32_t i = 0; i < h.section_count; i++) {
+		struct tix_section_disk *s = &tab[i];
+		if (i == sums_at || s->offset > n || s->size > n - s->offset || s->elem_size == 0 ||
+		    s->elem_size > TIX_BLOCK_BYTES)
+			continue;
+		uint64_t nb = tix_block_count(s->size, s->elem_size);
+		uint64_t *sums = malloc(nb * 8 + 8);
+		if (!sums)
+			break;
+		s->checksum = block_sums(b + s->offset, s->size, s->elem_size, sums);
+		for (uint64_t k = 0; k < nb && used < room; k++, used++)
+			memcpy(b + tab[sums_at].offset + used * 8, &sums[k], 8);
+		free(sums);
+	}
+	if (sums_at < h.section_count)
+		tab[sums_at].checksum = tix_hash64(b + tab[sums_at].offset, tab[sums_at].size, 0);
+	memcpy(b + sizeof(h), tab, h.section_count * sizeof(*tab));
+	free(tab);
+	h.checksum = 0;
+	memcpy(b, &h, sizeof(h));
+	h.checksum = tix_hash64(b, sizeof(h) + h.section_count * sizeof(struct tix_section_disk), 0);
+	memcpy(b, &h, sizeof(h));
+}
+
 /* ---- writing ---- */
 
 struct out_section {
@@ -123,13 +177,25 @@ int linker_write(struct linker *L, struct tix_error *err)
 		 (uint64_t)b->c.captures.nchains * sizeof(struct tix_capture_chain_disk)},
 		{TIX_SEC_CAPTURE_FRAMES, sizeof(struct tix_capture_frame), b->c.captures.frames,
 		 (uint64_t)b->c.captures.nframes * sizeof(struct tix_capture_frame)},
+		{TIX_SEC_NAMES, sizeof(struct tix_names_disk), L->names.base,
+		 (uint64_t)L->names.n * sizeof(struct tix_names_disk)},
+		{TIX_SEC_NAME_ROWS, 4, L->name_rows.base, (uint64_t)L->name_rows.n * 4},
+		{TIX_SEC_BLOCK_SUMS, 8, NULL, 0}, /* last: the sums of all the others */
 	};
 	enum { NSEC = sizeof(secs) / sizeof(secs[0]) };
+	uint64_t nsums = 0;
+	for (int i = 0; i < NSEC - 1; i++)
+		nsums += tix_block_count(secs[i].size, secs[i].elem);
+	uint64_t *sums = malloc(nsums * 8 + 8);
+	if (!sums)
+		return tix_error_env(err, "out of memory");
+	secs[NSEC - 1].data = sums;
+	secs[NSEC - 1].size = nsums * 8;
 	_Static_assert((int)NSEC == (int)TIX_SECTION_COUNT, "every section of format.h is written");
 	struct tix_section_disk table[NSEC];
 	_Static_assert(sizeof(struct tix_header_disk) + sizeof(table) <= ROWS_OFFSET,
 	               "header and table fit before the rows");
-	uint64_t off = sizeof(struct tix_header_disk) + sizeof(table);
+	uint64_t off = sizeof(struct tix_header_disk) + sizeof(table), done = 0;
 	if (L->out_rows_mapped) /* ROWS is in place already; the rest follows it */
 		off = ROWS_OFFSET + (uint64_t)L->nrows * sizeof(struct tix_row_disk);
 	for (int i = 0; i < NSEC; i++) {
@@ -138,19 +204,29 @@ int linker_write(struct linker *L, struct tix_error *err)
 		                       : (off + TIX_SECTION_ALIGN - 1) & ~(uint64_t)(TIX_SECTION_ALIGN - 1);
 		table[i].id = secs[i].id;
 		table[i].elem_size = tix_section_elem[secs[i].id];
-		if (secs[i].elem != tix_section_elem[secs[i].id])
+		if (secs[i].elem != tix_section_elem[secs[i].id]) {
+			free(sums);
 			return tix_error_set(err, "internal: section %u written with records of %u bytes",
 			                     secs[i].id, secs[i].elem);
+		}
 		table[i].offset = at;
 		table[i].size = secs[i].size;
-		table[i].checksum = tix_hash64(secs[i].size ? secs[i].data : "", secs[i].size, 0);
+		if (secs[i].id == TIX_SEC_BLOCK_SUMS) {
+			table[i].checksum = tix_hash64(sums, nsums * 8, 0);
+		} else {
+			table[i].checksum = block_sums(secs[i].data, secs[i].size, secs[i].elem, sums + done);
+			done += tix_block_count(secs[i].size, secs[i].elem);
+		}
 		if (in_place)
 			continue;
 		if (secs[i].size &&
-		    write_all(b->out_fd, secs[i].data, secs[i].size, at, b->out_path, err) != 0)
+		    write_all(b->out_fd, secs[i].data, secs[i].size, at, b->out_path, err) != 0) {
+			free(sums);
 			return -1;
+		}
 		off = at + secs[i].size;
 	}
+	free(sums);
 	struct tix_header_disk h;
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, TIX_MAGIC, 8);

@@ -158,6 +158,7 @@ void app_copy(struct app *a, struct view *v, int whole_row)
 	char c; /* read(2), not stdio: what is typed after Enter stays for curses */
 	while (read(STDIN_FILENO, &c, 1) == 1 && c != '\n' && c != '\r')
 		;
+	clock_gettime(CLOCK_MONOTONIC, &a->t_key); /* the wait for Enter is not the app's */
 	reset_prog_mode();
 	clearok(curscr, TRUE);
 	app_msg(a, "%s: %d characters", how, (int)strlen(text));

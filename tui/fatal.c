@@ -51,6 +51,20 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	raise(sig);
 }
 
+/* Damage a query meets in an index (index.h: its parts are checked when
+ * first read): the terminal back first, then the one line, exit status 2. */
+static void on_damage(const struct tix_index *ix, void *ctx, const char *msg)
+{
+	(void)ix;
+	(void)ctx;
+	if (F.have_tty)
+		tcsetattr(STDIN_FILENO, TCSANOW, &F.tty);
+	if (!F.entered++)
+		endwin();
+	fprintf(stderr, "tix: %s\n", msg);
+	exit(2);
+}
+
 int fatal_begin(const struct tui_trace *traces, int ntraces)
 {
 	memset(&F, 0, sizeof(F));
@@ -82,6 +96,9 @@ int fatal_begin(const struct tui_trace *traces, int ntraces)
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < NSIG_FATAL; i++)
 		sigaction(fatal_signals[i], &sa, &F.old[i]);
+	for (int i = 0; i < ntraces; i++)
+		if (traces[i].ix)
+			tix_index_on_damage(traces[i].ix, on_damage, NULL);
 	F.on = 1;
 	return 0;
 }
@@ -92,6 +109,9 @@ void fatal_end(void)
 		return;
 	for (int i = 0; i < NSIG_FATAL; i++)
 		sigaction(fatal_signals[i], &F.old[i], NULL);
+	for (int i = 0; i < F.ntraces; i++)
+		if (F.traces[i].ix)
+			tix_index_on_damage(F.traces[i].ix, NULL, NULL);
 	sigaltstack(&F.old_stack, NULL);
 	for (int i = 0; i < F.ntraces; i++)
 		free(F.bus_msg[i]);

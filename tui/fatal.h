@@ -7,7 +7,8 @@
  * is never left in raw mode.  A SIGBUS whose address lies in the mapping of
  * one of the open indexes is not tix's bug but the file changing under it
  * (another program truncated or rewrote it, or a file system without
- * fallocate ran out of room): one line naming the file, exit status 2.
+ * fallocate ran out of room): one line naming the file, exit status 2.  So
+ * is damage that a query meets in an index (its damage handler, index.h).
  *
  *   fatal_begin(traces, n);   // before newterm(); remembers the terminal modes
  *   ...the event loop...

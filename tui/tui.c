@@ -622,6 +622,11 @@ int tui_run(const struct tui_trace *traces, int ntraces, int compare)
 		tix_index_summary(traces[i].ix, &a->traces[i].sum);
 	}
 	fatal_begin(traces, ntraces); /* without it (out of memory) the TUI still runs */
+	/* the parts of each index not read yet are checked while the first
+	 * screen is looked at, so that a key that reads the whole trace later
+	 * does not check it then (index.h) */
+	for (int i = 0; i < ntraces; i++)
+		tix_index_check_background(traces[i].ix);
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
 		fatal_end();

@@ -1,9 +1,9 @@
 /*
  * Found (F): every event of the trace whose name matches a pattern, in time
- * order, with its step and lane.  The one view that walks all events: once,
- * when the search is asked for, matching each distinct name once (a memo
- * per string id), so 1.5M events cost one decode pass.  Enter opens a GPU
- * event's detail, or the timeline at a CPU event.
+ * order, with its step and lane.  The search matches each distinct event
+ * name once and reads only the events of the names that matched
+ * (tix_find_by_name), so it costs the hits, not the trace.  Enter opens a
+ * GPU event's detail, or the timeline at a CPU event.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,17 +32,11 @@ struct found {
 	char pattern[256];
 };
 
-struct hit {
-	int64_t start;
-	uint32_t row;
-};
-
-static int hit_cmp(const void *pa, const void *pb)
+/* The names as / matches them: shown (demangled). */
+static int found_match(void *ctx, uint32_t name)
 {
-	const struct hit *x = pa, *y = pb;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->row < y->row ? -1 : x->row > y->row;
+	struct app *a = ctx;
+	return pattern_match(&a->search_re, tix_str(a->ix, tix_name_full(a->ix, name)));
 }
 
 static int found_open(struct app *a, struct view *v)
@@ -52,63 +46,21 @@ static int found_open(struct app *a, struct view *v)
 		return -1;
 	}
 	struct found *f = calloc(1, sizeof *f);
-	unsigned char *memo = calloc((size_t)a->sum->strings + 1, 1);
-	uint32_t ne = tix_event_count(a->ix);
-	uint32_t cap = ne < 1024 ? 1024 : ne / 16;
-	if (f)
-		f->rows = malloc(cap * sizeof *f->rows);
-	if (!f || !memo || !f->rows) {
-		if (f)
-			free(f->rows);
-		free(f);
-		free(memo);
+	if (!f) {
 		app_msg(a, "out of memory");
 		return -1;
 	}
 	snprintf(f->pattern, sizeof f->pattern, "%s", a->search);
-	for (uint32_t r = 0; r < ne; r++) {
-		struct tix_event e;
-		tix_event_get(a->ix, r, &e);
-		int hit;
-		if (e.name < a->sum->strings) {
-			if (!memo[e.name]) /* the shown (demangled) name, as / matches */
-				memo[e.name] = pattern_match(&a->search_re,
-				                             tix_str(a->ix, tix_name_full(a->ix, e.name))) ? 1 : 2;
-			hit = memo[e.name] == 1;
-		} else {
-			hit = pattern_match(&a->search_re, tix_str(a->ix, e.name));
-		}
-		if (!hit)
-			continue;
-		f->total++;
-		if (f->n == FOUND_MAX)
-			continue;
-		if (f->n == cap) {
-			uint32_t nc = cap * 2 > FOUND_MAX ? FOUND_MAX : cap * 2;
-			uint32_t *nr = realloc(f->rows, nc * sizeof *nr);
-			if (!nr)
-				break;
-			f->rows = nr;
-			cap = nc;
-		}
-		f->rows[f->n++] = r;
+	/* each distinct name matched once, then only its events, in time order
+	 * (the index keeps each name's rows) */
+	long total = tix_find_by_name(a->ix, found_match, a, FOUND_MAX, &f->rows);
+	if (total < 0) {
+		free(f);
+		app_msg(a, "out of memory");
+		return -1;
 	}
-	free(memo);
-	/* events are stored by track, then time: put the hits in time order once
-	 * (sorting by key pairs, not by decoding events in each comparison) */
-	struct hit *h = malloc((f->n ? f->n : 1) * sizeof *h);
-	if (h) {
-		for (uint32_t i = 0; i < f->n; i++) {
-			struct tix_event e;
-			tix_event_get(a->ix, f->rows[i], &e);
-			h[i].start = e.start_ns;
-			h[i].row = f->rows[i];
-		}
-		qsort(h, f->n, sizeof *h, hit_cmp);
-		for (uint32_t i = 0; i < f->n; i++)
-			f->rows[i] = h[i].row;
-		free(h);
-	}
+	f->total = (uint32_t)total;
+	f->n = f->total < FOUND_MAX ? f->total : FOUND_MAX;
 	v->priv = f;
 	view_set_rows(v, f->n);
 	if (f->total == 0)

@@ -44,34 +44,6 @@ struct launches {
 	struct lkey *keys;           /* built on the first sort */
 };
 
-/* Opened under an op: the launches beneath an instance of it (the op
- * contains their launch call).  One walk up each launch's parents. */
-static uint32_t *beneath_op(struct tix_index *ix, const uint32_t *m, uint32_t n, uint32_t op,
-                            uint32_t *nout)
-{
-	uint32_t op_name = tix_op_get(ix, op)->name, k = 0, *anc = NULL;
-	uint32_t *out = malloc(((size_t)n + 1) * sizeof *out);
-	for (uint32_t i = 0; out && i < n; i++) {
-		struct tix_event e;
-		tix_event_get(ix, m[i], &e);
-		if (e.launch == TIX_NONE)
-			continue;
-		long na = tix_event_ancestors_all(ix, e.launch, &anc);
-		for (long d = 0; d < na; d++) {
-			struct tix_event up;
-			tix_event_get(ix, anc[d], &up);
-			if (up.name == op_name) {
-				out[k++] = m[i];
-				break;
-			}
-		}
-		free(anc);
-		anc = NULL;
-	}
-	*nout = k;
-	return out;
-}
-
 static int launches_open(struct tix_view *v, struct tix_error *err)
 {
 	struct tix_index *ix = v->ix;
@@ -103,11 +75,16 @@ static int launches_open(struct tix_view *v, struct tix_error *err)
 		p->members = tix_members(ix, g->members_first, g->members_count);
 		n = g->members_count;
 		if (v->scope.op != TIX_NONE && v->scope.op < tix_op_count(ix)) {
-			p->owned = beneath_op(ix, p->members, n, v->scope.op, &n);
-			if (!p->owned) {
+			/* opened under an op: the launches beneath an instance of it
+			 * (a copy when the op launched them all, else one walk) */
+			p->owned = malloc(((size_t)n + 1) * sizeof *p->owned);
+			long k = p->owned ? tix_group_beneath_op(ix, g, v->scope.op, p->owned) : -1;
+			if (k < 0) {
+				free(p->owned);
 				free(p);
 				return tix_error_env(err, "out of memory opening the launches");
 			}
+			n = (uint32_t)k;
 			p->members = p->owned;
 		}
 	}

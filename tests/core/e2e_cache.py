@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The index cache: TRACE.tix next to the trace, reused while the trace is
 unchanged; rebuilt when the trace is touched or rewritten, when
---step-marker changes, or when the cached index is damaged; --no-cache
+--step-marker changes, or when the cached index is damaged (seen at open,
+or by tix info; damage a query meets later ends the command with one line
+and removes the index, so the next run rebuilds it); --no-cache
 leaves no index anywhere; a trace in a folder tix cannot write to gets its
 index under $XDG_CACHE_HOME/tix/ (tested with `chattr +i` on the folder,
 since root can write through mode 555; skipped when chattr is refused).
@@ -11,6 +13,7 @@ since root can write through mode 555; skipped when chattr is refused).
 
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -98,16 +101,44 @@ def main():
     chk.check(ident(tix_path) != id4 and '"ProfilerStep#1"' in default_out, "back to the default markers rebuilds")
     id5 = ident(tix_path)
 
-    # a damaged cached index is rebuilt silently
-    with open(tix_path, "r+b") as f:
-        f.seek(os.path.getsize(tix_path) // 2)
-        b = f.read(1)
-        f.seek(-1, 1)
-        f.write(bytes([b[0] ^ 0xFF]))
+    # a damaged cached index: the reader checks the header and the table at
+    # open, the rest of the file when a command first reads it (index.h)
+    def flip(at):
+        with open(tix_path, "r+b") as f:
+            f.seek(at)
+            b = f.read(1)
+            f.seek(-1, 1)
+            f.write(bytes([b[0] ^ 0xFF]))
+
+    flip(60)  # the header's reserved bytes: its checksum fails at open
     rc, out, err = tixtest.tix(args, "summary", trace, "--by", "step", "--format", "json")
-    chk.check(rc == 0 and out == default_out and ident(tix_path) != id5, "a damaged cached index is rebuilt (exit 0)",
-              "rc %d %s" % (rc, err.strip()[:300]))
+    chk.check(rc == 0 and out == default_out and ident(tix_path) != id5,
+              "a cached index damaged where open looks is rebuilt (exit 0)", "rc %d %s" % (rc, err.strip()[:300]))
     chk.check(not err.strip(), "...without noise on stderr", err.strip()[:300])
+    id6 = ident(tix_path)
+    flip(os.path.getsize(tix_path) // 2)
+    rc, out, err = tixtest.tix(args, "info", trace)
+    chk.check(rc == 0 and ident(tix_path) != id6 and not err.strip(),
+              "tix info checks the whole cached index and rebuilds a damaged one silently",
+              "rc %d %s" % (rc, err.strip()[:300]))
+    # a byte of the steps (section 10, docs/FORMAT.md), which summary --by step reads
+    with open(tix_path, "rb") as f:
+        head = f.read(4096)
+    nsec = struct.unpack_from("<I", head, 24)[0]
+    steps = [struct.unpack_from("<IIQQ", head, 64 + 32 * i) for i in range(nsec)]
+    steps = [(off, size) for sid, _, off, size in steps if sid == 10]
+    chk.check(len(steps) == 1 and steps[0][1] > 0, "the index has a STEPS section")
+    if steps and steps[0][1] > 0:
+        flip(steps[0][0] + steps[0][1] // 2)
+        rc, out, err = tixtest.tix(args, "summary", trace, "--by", "step", "--format", "json")
+        lines = [l for l in err.split("\n") if l.strip()]
+        chk.check(rc == 2 and len(lines) == 1 and tix_path in lines[0] and "damaged" in lines[0] and
+                  "removed" in lines[0] and not os.path.exists(tix_path),
+                  "damage a query meets: exit 2, one line naming the index, which is removed",
+                  "rc %d %s" % (rc, err.strip()[:400]))
+        rc, out, err = tixtest.tix(args, "summary", trace, "--by", "step", "--format", "json")
+        chk.check(rc == 0 and out == default_out and os.path.exists(tix_path) and not err.strip(),
+                  "the next run builds the index again", "rc %d %s" % (rc, err.strip()[:300]))
     # an empty cached index too
     open(tix_path, "wb").close()
     rc, out, err = tixtest.tix(args, "summary", trace)
