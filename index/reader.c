@@ -395,9 +395,11 @@ uint32_t tix_event_op_info(const struct tix_index *ix, uint32_t row, uint32_t *n
 {
 	if (row >= ix->nrows)
 		return TIX_NONE;
+	need1(ix, TIX_SEC_ROWS, row);
 	const struct tix_row_disk *r = &ix->rows[row];
 	if (r->kind != TIX_KIND_CPU_OP || r->detail == TIX_NONE)
 		return TIX_NONE;
+	need1(ix, TIX_SEC_DETAILS, r->detail);
 	uint32_t op = ix->details[r->detail].op_info;
 	if (op != TIX_NONE)
 		*name = r->name;
@@ -406,8 +408,10 @@ uint32_t tix_event_op_info(const struct tix_index *ix, uint32_t row, uint32_t *n
 
 uint32_t tix_event_launch(const struct tix_index *ix, uint32_t row, int64_t *dur_ns)
 {
-	if (row >= ix->nrows || !tix_kind_is_gpu((enum tix_kind)ix->rows[row].kind) ||
-	    ix->rows[row].link == TIX_NONE)
+	if (row >= ix->nrows)
+		return TIX_NONE;
+	need1(ix, TIX_SEC_ROWS, row);
+	if (!tix_kind_is_gpu((enum tix_kind)ix->rows[row].kind) || ix->rows[row].link == TIX_NONE)
 		return TIX_NONE;
 	*dur_ns = dur_of(ix, row);
 	return ix->rows[row].link;
@@ -417,10 +421,12 @@ uint32_t tix_event_ops_in(const struct tix_index *ix, uint32_t first, uint32_t n
                           uint32_t *ops, uint32_t *names)
 {
 	uint32_t k = 0, end = first < ix->nrows ? (n < ix->nrows - first ? first + n : ix->nrows) : first;
+	need(ix, TIX_SEC_ROWS, first, end - first);
 	for (uint32_t row = first; row < end; row++) {
 		const struct tix_row_disk *r = &ix->rows[row];
 		if (r->kind != TIX_KIND_CPU_OP || r->detail == TIX_NONE)
 			continue;
+		need1(ix, TIX_SEC_DETAILS, r->detail);
 		uint32_t op = ix->details[r->detail].op_info;
 		if (op == TIX_NONE)
 			continue;
@@ -451,7 +457,10 @@ uint32_t tix_event_ancestors(const struct tix_index *ix, uint32_t row, uint32_t 
 uint32_t tix_event_ancestor_of_kind(const struct tix_index *ix, uint32_t row, enum tix_kind kind,
                                     uint32_t max)
 {
-	if (row >= ix->nrows || tix_kind_is_gpu((enum tix_kind)ix->rows[row].kind))
+	if (row >= ix->nrows)
+		return TIX_NONE;
+	need1(ix, TIX_SEC_ROWS, row);
+	if (tix_kind_is_gpu((enum tix_kind)ix->rows[row].kind))
 		return TIX_NONE;
 	return tix_rule_ancestor_of_kind(&ix->view, row, (uint8_t)kind, max);
 }

@@ -159,33 +159,26 @@ static inline uint32_t tix_rule_ancestors(const struct tix_rows *v, uint32_t row
 static inline uint32_t tix_rule_ancestor_of_kind(const struct tix_rows *v, uint32_t row, uint8_t kind,
                                                  uint32_t max)
 {
-	const struct tix_row_disk *r = &v->rows[row];
-	if (r->flags & TIX_ROW_CHAIN) {
-		uint32_t lo = 0, hi = v->nchains;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (v->chains[mid].row < row)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < v->nchains && v->chains[lo].row == row) {
-			const struct tix_chain_disk *c = &v->chains[lo];
-			for (uint32_t i = 0; i < c->count && i < max; i++)
-				if (v->rows[v->chain_rows[c->first + i]].kind == kind)
-					return v->chain_rows[c->first + i];
+	uint32_t n = 0;
+	for (uint32_t p = row;;) {
+		const uint32_t *list;
+		uint32_t count;
+		if (tix_rule_listed(v, p, &list, &count)) { /* the rest is p's list */
+			for (uint32_t i = 0; i < count && n + i < max; i++) {
+				tix_rows_need(v, TIX_SEC_ROWS, list[i], 1);
+				if (v->rows[list[i]].kind == kind)
+					return list[i];
+			}
 			return TIX_NONE;
 		}
-	}
-	uint32_t n = 0;
-	for (uint32_t p = r->link; p != TIX_NONE && n < max; p = v->rows[p].link) {
+		p = v->rows[p].link;
+		if (p == TIX_NONE || n >= max)
+			return TIX_NONE;
+		tix_rows_need(v, TIX_SEC_ROWS, p, 1);
 		if (v->rows[p].kind == kind)
 			return p;
 		n++;
-		if (v->rows[p].flags & TIX_ROW_CHAIN) /* the rest is p's list */
-			return n < max ? tix_rule_ancestor_of_kind(v, p, kind, max - n) : TIX_NONE;
 	}
-	return TIX_NONE;
 }
 
 /* ---- steps ----
