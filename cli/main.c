@@ -11,6 +11,34 @@
 #include "tui/tui.h"
 
 #include <dirent.h>
+#include <signal.h>
+
+/* Reading a page of an index that another program truncated raises SIGBUS:
+ * one line and exit 2, as for any damaged index, not a crash.  (The
+ * parser guards its own mappings; the TUI restores the terminal first.) */
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si && tix_index_any_maps(si->si_addr)) {
+		static const char msg[] = "tix: an index file changed while tix read it (truncated, rewritten, or "
+		                          "its disk full): run the command again\n";
+		ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+		(void)w;
+		_exit(2);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void guard_sigbus(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
 
 static int by_name(const void *a, const void *b)
 {
@@ -176,6 +204,7 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 
 int main(int argc, char **argv)
 {
+	guard_sigbus();
 	if (argc < 2) {
 		cli_help(stderr, NULL);
 		return EXIT_USAGE;

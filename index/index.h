@@ -62,6 +62,9 @@ void tix_index_check_background(struct tix_index *ix);
  * file shrank under the reader (another program truncated it).  Safe in a
  * signal handler. */
 int tix_index_maps(const struct tix_index *ix, const void *addr);
+/* Whether addr lies in the mapping of any index open in the process.
+ * Safe in a signal handler (the CLI's SIGBUS handler asks it). */
+int tix_index_any_maps(const void *addr);
 
 /* What the index says about its source, for cache validation. */
 struct tix_source_info {

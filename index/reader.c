@@ -195,9 +195,52 @@ static int open_mapped(struct tix_index *ix, struct tix_error *err)
 	return 0;
 }
 
+/* Every mapping the process holds open, for a SIGBUS handler to tell a
+ * truncated index from a crash (tix_index_any_maps): a fixed table of
+ * atomics, as a handler may read it at any moment. */
+#define MAPS_MAX 256
+static struct {
+	uintptr_t base, len;
+} maps[MAPS_MAX];
+
+static void maps_add(const void *base, size_t len)
+{
+	for (int i = 0; i < MAPS_MAX; i++) {
+		uintptr_t none = 0;
+		if (__atomic_compare_exchange_n(&maps[i].base, &none, (uintptr_t)base, 0, __ATOMIC_SEQ_CST,
+		                                __ATOMIC_SEQ_CST)) {
+			__atomic_store_n(&maps[i].len, (uintptr_t)len, __ATOMIC_SEQ_CST);
+			return;
+		}
+	}
+}
+
+static void maps_remove(const void *base)
+{
+	for (int i = 0; i < MAPS_MAX; i++)
+		if (__atomic_load_n(&maps[i].base, __ATOMIC_SEQ_CST) == (uintptr_t)base) {
+			__atomic_store_n(&maps[i].len, 0, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&maps[i].base, 0, __ATOMIC_SEQ_CST);
+			return;
+		}
+}
+
+int tix_index_any_maps(const void *addr)
+{
+	uintptr_t p = (uintptr_t)addr;
+	for (int i = 0; i < MAPS_MAX; i++) {
+		uintptr_t b = __atomic_load_n(&maps[i].base, __ATOMIC_SEQ_CST);
+		uintptr_t n = __atomic_load_n(&maps[i].len, __ATOMIC_SEQ_CST);
+		if (b && p >= b && p - b < n)
+			return 1;
+	}
+	return 0;
+}
+
 static void index_free(struct tix_index *ix)
 {
 	check_stop(ix);
+	maps_remove(ix->map);
 	munmap((void *)ix->map, ix->size);
 	free(ix->states);
 	free(ix->path);
@@ -235,6 +278,7 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	ix->map = map;
 	ix->size = (size_t)st.st_size;
 	ix->path = copy;
+	maps_add(map, ix->size);
 	if (open_mapped(ix, err) != 0) {
 		index_free(ix);
 		return -1;

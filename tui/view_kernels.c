@@ -12,8 +12,6 @@
 
 static int kernels_open(struct app *a, struct view *v)
 {
-	if (v->args.op != TIX_NONE)
-		v->args.step = TIX_NONE;
 	v->sort_col = tix_view_col_by_key(TIX_VIEW_KERNELS, "total_ns"); /* marked, as ranked */
 	return view_open_model(a, v, TIX_VIEW_KERNELS);
 }
@@ -48,7 +46,9 @@ static uint32_t kernels_hottest(struct app *a, struct view *v)
 
 static void kernels_crumb(struct app *a, struct view *v, char *buf, size_t cap)
 {
-	if (v->args.op != TIX_NONE)
+	if (v->args.op != TIX_NONE && v->args.step != TIX_NONE)
+		snprintf(buf, cap, "%s in step %u", tix_str(a->ix, tix_op_get(a->ix, v->args.op)->name), v->args.step);
+	else if (v->args.op != TIX_NONE)
 		snprintf(buf, cap, "%s", tix_str(a->ix, tix_op_get(a->ix, v->args.op)->name));
 	else if (v->args.step != TIX_NONE)
 		snprintf(buf, cap, "step %u", v->args.step);

@@ -218,33 +218,33 @@ static void launch_shape(struct app *a, uint32_t member, struct shape *out)
 }
 
 /* The instances of op rank `op` grouped by shape: all events, once. */
-static int op_shapes(struct app *a, uint32_t op, struct shape **out, uint32_t *nout)
+static int is_name(void *ctx, uint32_t name)
 {
-	uint32_t name = tix_op_get(a->ix, op)->name, n = 0, cap = 1024;
-	struct shape *all = malloc(cap * sizeof *all);
-	if (!all)
+	return name == *(const uint32_t *)ctx;
+}
+
+/* The instances of op rank `op` (of step `step` only, unless TIX_NONE)
+ * grouped by shape: the rows of its name, which the index keeps. */
+static int op_shapes(struct app *a, uint32_t op, uint32_t step, struct shape **out, uint32_t *nout)
+{
+	uint32_t name = tix_op_get(a->ix, op)->name, *rows = NULL, n = 0;
+	long nr = tix_find_by_name(a->ix, is_name, &name, UINT32_MAX, &rows);
+	struct shape *all = nr >= 0 ? malloc(((size_t)nr + 1) * sizeof *all) : NULL;
+	if (!all) {
+		free(rows);
 		return -1;
-	uint32_t ne = tix_event_count(a->ix);
-	for (uint32_t r = 0; r < ne; r++) {
+	}
+	for (long i = 0; i < nr; i++) {
 		struct tix_event e;
-		tix_event_get(a->ix, r, &e);
-		if (e.name != name || e.kind != TIX_KIND_CPU_OP)
+		tix_event_get(a->ix, rows[i], &e);
+		if (e.kind != TIX_KIND_CPU_OP || (step != TIX_NONE && tix_event_step(a->ix, rows[i]) != step))
 			continue;
-		if (n == cap) {
-			struct shape *na = realloc(all, 2 * cap * sizeof *na);
-			if (!na) {
-				free(all);
-				return -1;
-			}
-			all = na;
-			cap *= 2;
-		}
 		const struct tix_op_info *oi =
 			e.op_info == TIX_NONE ? NULL : tix_op_info_get(a->ix, e.op_info);
-		all[n] = (struct shape){name, oi ? oi->dims : TIX_NONE, oi ? oi->types : TIX_NONE, r, 1,
-		                        e.dur_ns};
-		n++;
+		all[n++] = (struct shape){name, oi ? oi->dims : TIX_NONE, oi ? oi->types : TIX_NONE, rows[i], 1,
+		                          e.dur_ns};
 	}
+	free(rows);
 	*out = all;
 	*nout = n;
 	return 0;
@@ -256,7 +256,7 @@ static int shapes_open(struct app *a, struct view *v)
 	if (u && u->ops == &view_ops_ops) {
 		uint32_t op = view_ops_selected(u);
 		struct shapes *p = calloc(1, sizeof *p);
-		if (!p || op == TIX_NONE || op_shapes(a, op, &p->s, &p->n) != 0) {
+		if (!p || op == TIX_NONE || op_shapes(a, op, u->args.step, &p->s, &p->n) != 0) {
 			free(p);
 			app_msg(a, op == TIX_NONE ? "no op selected" : "out of memory");
 			return -1;

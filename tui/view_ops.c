@@ -38,6 +38,7 @@ static int ops_enter(struct app *a, struct view *v, uint32_t row)
 {
 	struct view_args va = view_args_none();
 	va.op = row_op(v, row);
+	va.step = v->args.step; /* the op's kernels in the step it was chosen in */
 	if (va.op == TIX_NONE) {
 		app_msg(a, "a captured op: its kernels were replayed from a CUDA graph (see the launches' detail)");
 		return -1;
@@ -52,7 +53,10 @@ static uint32_t ops_hottest(struct app *a, struct view *v)
 
 static void ops_crumb(struct app *a, struct view *v, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "ops");
+	if (v->args.step != TIX_NONE)
+		snprintf(buf, cap, "ops of step %u", v->args.step);
+	else
+		snprintf(buf, cap, "ops");
 }
 
 static void ops_context(struct app *a, struct view *v, struct ctx *c)

@@ -5,6 +5,8 @@
  * ranking.  Time% is a share of the scope's GPU time (copies included).
  * Beneath an op only the count and total are the op's own: the spread
  * (median, min, max, stddev) describes the kernel overall, so it is unknown.
+ * Beneath an op in one step (the Ops view of a step, Enter) the step's
+ * groups are counted here: the members each launched beneath the op.
  */
 #include "index/view/view_int.h"
 
@@ -29,14 +31,68 @@ static const struct tix_col cols[] = {
 	[C_KIND] = {"Kind", 0, TIX_COL_DATA | TIX_COL_ASC, 0, "kind", TIX_UNIT_TEXT},
 };
 
-enum scope { SCOPE_ALL, SCOPE_STEP, SCOPE_OP };
+enum scope { SCOPE_ALL, SCOPE_STEP, SCOPE_OP, SCOPE_OP_STEP };
+
+/* SCOPE_OP_STEP: a step group's launches beneath the op. */
+struct op_step_row {
+	const struct tix_group *g;              /* the step's group */
+	uint32_t count;
+	int64_t total;
+};
 
 struct kernels {
 	enum scope scope;
 	const struct tix_group *step_groups;    /* SCOPE_STEP */
 	const struct tix_op_group *op_groups;   /* SCOPE_OP */
+	struct op_step_row *op_step;            /* SCOPE_OP_STEP, ranked by total */
 	int64_t whole;                          /* the 100% of Time% */
 };
+
+static int cmp_op_step(const void *x, const void *y)
+{
+	const struct op_step_row *a = x, *b = y;
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return a->g->group < b->g->group ? -1 : a->g->group > b->g->group;
+}
+
+/* The step's groups, each counted over its launches beneath the op. */
+static int open_op_step(struct tix_index *ix, struct kernels *p, uint32_t step, uint32_t op, uint32_t *n)
+{
+	uint32_t ng, k = 0, cap = 0;
+	const struct tix_group *g = tix_step_groups(ix, step, &ng);
+	for (uint32_t i = 0; i < ng; i++)
+		cap = g[i].members_count > cap ? g[i].members_count : cap;
+	uint32_t *rows = malloc(((size_t)cap + 1) * sizeof *rows);
+	p->op_step = calloc((size_t)ng + 1, sizeof *p->op_step);
+	if (!rows || !p->op_step) {
+		free(rows);
+		return -1;
+	}
+	for (uint32_t i = 0; i < ng; i++) {
+		long m = tix_group_beneath_op(ix, &g[i], op, rows);
+		if (m < 0) {
+			free(rows);
+			return -1;
+		}
+		if (m == 0)
+			continue;
+		struct op_step_row *r = &p->op_step[k++];
+		r->g = &g[i];
+		r->count = (uint32_t)m;
+		for (long j = 0; j < m; j++) {
+			struct tix_event e;
+			tix_event_get(ix, rows[j], &e);
+			r->total = tix_sat_add(r->total, e.dur_ns);
+		}
+		p->whole = tix_sat_add(p->whole, r->total);
+	}
+	free(rows);
+	if (k)
+		qsort(p->op_step, k, sizeof *p->op_step, cmp_op_step);
+	*n = k;
+	return 0;
+}
 
 static int kernels_open(struct tix_view *v, struct tix_error *err)
 {
@@ -45,11 +101,18 @@ static int kernels_open(struct tix_view *v, struct tix_error *err)
 	if (!p)
 		return tix_error_env(err, "out of memory opening the kernels");
 	uint32_t n;
-	if (v->scope.op != TIX_NONE) {
-		if (v->scope.op >= tix_op_count(ix)) {
+	if (v->scope.op != TIX_NONE && v->scope.op >= tix_op_count(ix)) {
+		free(p);
+		return tix_error_set(err, "no op %u in the index", v->scope.op);
+	}
+	if (v->scope.op != TIX_NONE && v->scope.step != TIX_NONE && tix_step_get(ix, v->scope.step)) {
+		p->scope = SCOPE_OP_STEP;
+		if (open_op_step(ix, p, v->scope.step, v->scope.op, &n) != 0) {
+			free(p->op_step);
 			free(p);
-			return tix_error_set(err, "no op %u in the index", v->scope.op);
+			return tix_error_env(err, "out of memory opening the kernels");
 		}
+	} else if (v->scope.op != TIX_NONE) {
 		p->scope = SCOPE_OP;
 		p->op_groups = tix_op_groups(ix, v->scope.op, &n);
 		p->whole = tix_op_get(ix, v->scope.op)->gpu_ns;
@@ -74,7 +137,9 @@ static int kernels_open(struct tix_view *v, struct tix_error *err)
 
 static void kernels_close(struct tix_view *v)
 {
-	free(v->priv);
+	struct kernels *p = v->priv;
+	free(p->op_step);
+	free(p);
 }
 
 /* The group of a row, with the total and count that apply in this scope. */
@@ -83,6 +148,11 @@ static const struct tix_group *grp(const struct tix_view *v, uint32_t row, int64
 {
 	const struct kernels *p = v->priv;
 	const struct tix_group *g;
+	if (p->scope == SCOPE_OP_STEP) {
+		*total = p->op_step[row].total;
+		*count = p->op_step[row].count;
+		return p->op_step[row].g;
+	}
 	if (p->scope == SCOPE_OP) {
 		g = tix_group_get(v->ix, p->op_groups[row].group);
 		*total = p->op_groups[row].gpu_ns;
@@ -114,7 +184,7 @@ static void kernels_cell(const struct tix_view *v, uint32_t row, int col, struct
 	int64_t total;
 	uint32_t count;
 	const struct tix_group *g = grp(v, row, &total, &count);
-	int own = p->scope != SCOPE_OP;
+	int own = p->scope != SCOPE_OP && p->scope != SCOPE_OP_STEP;
 	switch (col) {
 	case C_PCT: cell_pct(c, total, p->whole); return;
 	case C_TOTAL: cell_int(c, total); return;

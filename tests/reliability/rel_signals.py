@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Issue 9, item 7: fatal signals.  Before: a .tix truncated under the TUI
+"""Issue 9, item 7: fatal signals.  Before: a .tix truncated under the TUI (or
+under tix show)
 killed it with SIGBUS, no message, and the terminal was left raw; so did a
 SIGSEGV or SIGABRT (-icanon -echo); and on a file system without fallocate
 a full disk was a SIGBUS while the index was written.  Now:
   - the TUI on an index that another program truncates: one line naming
-    the index, exit 2, the terminal back in cooked mode (tmux);
+    the index, exit 2, the terminal back in cooked mode (tmux); the CLI
+    (tix show into a pipe it has filled): one line, exit 2;
   - SIGSEGV and SIGABRT sent to the TUI: it still dies of them, with the
     terminal restored (tmux);
   - TIX_NO_FALLOCATE=1 (the path of file systems without fallocate) on a
@@ -71,6 +73,27 @@ def main():
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     src = tixtest.generate(os.path.join(args.work, "signals-src.json"), "--steps", 3, "--layers", 4)
+
+    # the CLI on an index another program truncates while it reads: tix show
+    # fills the pipe and waits; the index is cut; the next rows it reads are
+    # gone: one line, exit 2, no SIGBUS
+    index = os.path.join(d, "cli-cut.tix")
+    rc, out, err = tixtest.tix(args, "index", src, "-o", index)
+    if chk.check(rc == 0, "the CLI's index builds", err[:200]):
+        p = subprocess.Popen([args.tix, "show", index, "--kernel", ".", "--limit", "0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = p.stdout.read(4096)
+        time.sleep(0.3)  # tix is blocked on the full pipe by now
+        os.truncate(index, 4096)
+        rest = p.stdout.read()
+        err = p.stderr.read().decode("utf-8", "replace")
+        rc = p.wait()
+        lines = [l for l in err.split("\n") if l.strip() and not reltest.is_hint(l)]
+        chk.check(len(first) == 4096 and len(rest) > 0, "tix show was mid-way when the index was cut",
+                  "%d + %d bytes" % (len(first), len(rest)))
+        chk.check(rc == 2 and len(lines) == 1 and "changed while tix read it" in lines[0],
+                  "the CLI on an index truncated while it reads: one line, exit 2",
+                  "rc %d %s stderr %r" % (rc, tixtest.describe_crash(rc), err[-300:]))
 
     if shutil.which("tmux"):
         tm = Tmux("tix-rel-signals-%d" % os.getpid())
