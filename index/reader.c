@@ -191,7 +191,9 @@ static int open_mapped(struct tix_index *ix, struct tix_error *err)
 		.rows = ix->rows, .nrows = ix->nrows, .long_durs = ix->long_durs, .nlong = ix->nlong,
 		.chains = ix->chains, .nchains = ix->nchains, .chain_rows = ix->chain_rows,
 		.nchain_rows = ix->nchain_rows, .steps = ix->steps, .nsteps = ix->nsteps_real,
-		.before_trace_step = bt, .need = view_need};
+		.before_trace_step = bt, .need = view_need,
+		.rows_state = ix->part[TIX_SEC_ROWS].state, .rows_shift = ix->part[TIX_SEC_ROWS].shift};
+	_Static_assert(BLOCK_GOOD == TIX_ROWS_GOOD, "rules.h reads the ROWS blocks' states");
 	return 0;
 }
 

@@ -33,10 +33,22 @@ struct tix_rows {
 	/* records first .. first+n-1 of section sec are about to be read
 	 * (the reader's check; NULL for the builder) */
 	void (*need)(const struct tix_rows *v, unsigned sec, uint32_t first, uint32_t n);
+	/* the ROWS blocks' states (TIX_ROWS_GOOD: checked and good) and the
+	 * records a block holds, 1 << rows_shift: a row of a good block is
+	 * read without calling need (NULL for the builder) */
+	const uint8_t *rows_state;
+	unsigned rows_shift;
 };
+#define TIX_ROWS_GOOD 1 /* the reader's BLOCK_GOOD */
 
 static inline void tix_rows_need(const struct tix_rows *v, unsigned sec, uint32_t first, uint32_t n)
 {
+	/* the walks up a thread's stack ask for one row a step: most often
+	 * of a block already good, so that is looked at here, not through
+	 * the call (19% of the compare by shapes' time at 1.2M events) */
+	if (sec == TIX_SEC_ROWS && n == 1 && v->rows_state &&
+	    __atomic_load_n(&v->rows_state[first >> v->rows_shift], __ATOMIC_ACQUIRE) == TIX_ROWS_GOOD)
+		return;
 	if (v->need)
 		v->need(v, sec, first, n);
 }
