@@ -195,6 +195,12 @@ static long shape_find(struct shape_set *ss, uint32_t name, uint32_t dims)
 	return (long)ss->n++;
 }
 
+/* A GPU event's launch call and its time. */
+struct shape_launch {
+	uint32_t launch;
+	int64_t dur_ns;
+};
+
 /* The rank of row's bit among those set in bits (before[w]: the bits set
  * in the words before w), or -1 when it is not set. */
 static long bit_rank(const uint64_t *bits, const uint32_t *before, uint32_t row)
@@ -287,33 +293,38 @@ static int side_shapes(struct tix_index *ix, int k, struct cmp *out)
 	sr.before = malloc(nwords * sizeof *sr.before);
 	if (!lbits || !lbefore || !sr.bits || !sr.before)
 		goto out;
-	for (int pass = 0; pass < 2; pass++) { /* the launches: their bits, then their time */
-		for (uint32_t g = 0; g < tix_group_count(ix); g++) {
-			const struct tix_group *G = tix_group_get(ix, g);
-			const uint32_t *mem = tix_members(ix, G->members_first, G->members_count);
-			for (uint32_t q = 0; mem && q < G->members_count; q++) {
-				int64_t dur = 0;
-				uint32_t l = tix_event_launch(ix, mem[q], &dur); /* not the whole event */
-				if (l == TIX_NONE || l >= nrows)
-					continue;
-				if (pass == 0) {
-					lbits[l >> 6] |= UINT64_C(1) << (l & 63);
-				} else {
-					long r = bit_rank(lbits, lbefore, l);
-					ldur[r] = tix_sat_add(ldur[r], dur);
-				}
-			}
-		}
-		if (pass == 0) {
-			uint32_t nl = 0;
-			for (uint32_t w = 0; w < nwords; w++) {
-				lbefore[w] = nl;
-				nl += (uint32_t)__builtin_popcountll(lbits[w]);
-			}
-			if (!(ldur = calloc(nl ? nl : 1, sizeof *ldur)))
-				goto out;
+	/* the launches: their bits, then each one's time by the rank of its bit */
+	size_t ncap = 0, nl = 0;
+	for (uint32_t g = 0; g < tix_group_count(ix); g++)
+		ncap += tix_group_get(ix, g)->members_count;
+	struct shape_launch *ls = malloc((ncap ? ncap : 1) * sizeof *ls);
+	if (!ls)
+		goto out;
+	for (uint32_t g = 0; g < tix_group_count(ix); g++) {
+		const struct tix_group *G = tix_group_get(ix, g);
+		const uint32_t *mem = tix_members(ix, G->members_first, G->members_count);
+		for (uint32_t q = 0; mem && q < G->members_count; q++) {
+			int64_t dur = 0;
+			uint32_t l = tix_event_launch(ix, mem[q], &dur); /* not the whole event */
+			if (l == TIX_NONE || l >= nrows)
+				continue;
+			lbits[l >> 6] |= UINT64_C(1) << (l & 63);
+			ls[nl++] = (struct shape_launch){l, dur};
 		}
 	}
+	uint32_t nlaunch = 0;
+	for (uint32_t w = 0; w < nwords; w++) {
+		lbefore[w] = nlaunch;
+		nlaunch += (uint32_t)__builtin_popcountll(lbits[w]);
+	}
+	ldur = calloc(nlaunch ? nlaunch : 1, sizeof *ldur);
+	for (size_t i = 0; ldur && i < nl; i++) {
+		long r = bit_rank(lbits, lbefore, ls[i].launch);
+		ldur[r] = tix_sat_add(ldur[r], ls[i].dur_ns);
+	}
+	free(ls);
+	if (!ldur)
+		goto out;
 	for (uint32_t w = 0; w < nwords; w++) { /* 64 rows at a time */
 		uint32_t orow[64], oop[64], oname[64];
 		uint32_t no = tix_event_ops_in(ix, w * 64, 64, orow, oop, oname);
