@@ -25,8 +25,10 @@ sys.path.insert(0, os.path.join(tixtest.SRC, "tests", "ref"))
 import recount  # noqa: E402  (the reference; shares no code with tix)
 
 
-def tix_json(args, chk, trace, by, marker, label):
+def tix_json(args, chk, trace, by, marker, label, step=None):
     argv = ["summary", trace, "--by", by, "--format", "json"]
+    if step is not None:
+        argv += ["--step", str(step)]
     if marker:
         argv += ["--step-marker", marker]
     rc, out, err = tixtest.tix(args, *argv)
@@ -148,6 +150,11 @@ def compare_trace(args, chk, trace, marker=None, label=None, partial=False, tr=N
     compare_steps(chk, label, sj, s_ref)
     markers = {s["name"] for s in s_ref["steps"] if s["name"] != recount.WHOLE_TRACE}
     compare_ops(chk, label, oj, o_ref, markers)
+    # the ops of a step (summary --by op --step N): the first two steps
+    for st in range(min(2, len(s_ref["steps"]))):
+        lab = "%s step %d" % (label, st)
+        compare_ops(chk, lab, tix_json(args, chk, trace, "op", marker, lab, st),
+                    recount.by_op(tr, step=st), markers)
     return kj, sj, oj
 
 

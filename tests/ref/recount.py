@@ -841,10 +841,12 @@ def by_step(tr, user_regex=None):
 # ---------------------------------------------------------------------------
 # --by op
 
-def by_op(tr, user_regex=None):
+def by_op(tr, user_regex=None, step=None):
+    """Ops by the GPU time beneath them; with step: of that step only (its
+    GPU events, and the op instances that began in it)."""
     totals = {}
     for g in tr.gpu:
-        if g.link is None:
+        if g.link is None or (step is not None and tr.step_of(g) != step):
             continue
         names = {a.name for a in tr.ancestors_of(g.link)
                  if a.kind in OP_KINDS and a.i not in tr.marker_ids}
@@ -854,7 +856,7 @@ def by_op(tr, user_regex=None):
             t[1] += 1
     calls = {}
     for e in tr.cpu:
-        if e.kind in OP_KINDS and e.i not in tr.marker_ids:
+        if e.kind in OP_KINDS and e.i not in tr.marker_ids and (step is None or tr.step_at(e.ts) == step):
             c = calls.setdefault(e.name, [0, 0])
             c[0] += 1
             c[1] += e.dur
