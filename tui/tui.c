@@ -198,7 +198,7 @@ static void app_switch(struct app *a, enum view_kind kind)
 
 /* ---- requests every view shares ---- */
 
-static void app_set_trace(struct app *a, int i)
+void app_set_trace(struct app *a, int i)
 {
 	a->cur = i;
 	a->ix = a->traces[i].ix;

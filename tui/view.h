@@ -188,6 +188,8 @@ void app_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 
  * Returns the view, or NULL (message set). */
 struct view *app_push(struct app *a, const struct view_ops *ops, const struct view_args *args);
 struct view *app_top(struct app *a);
+/* Makes trace i the current one (its Steps view opened when it has none). */
+void app_set_trace(struct app *a, int i);
 /* Closes the top view (never the first one). */
 void app_pop(struct app *a);
 void view_set_rows(struct view *v, uint32_t nrows);

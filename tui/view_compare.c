@@ -93,23 +93,14 @@ static int compare_enter(struct app *a, struct view *v, uint32_t row)
 		/* the launch's detail, on its own trace: [ and ] come back here */
 		int side_trace = cr.side ? v->args.other : a->cur;
 		int back = a->cur;
-		if (side_trace != a->cur) {
-			a->cur = side_trace;
-			a->ix = a->traces[side_trace].ix;
-			a->sum = &a->traces[side_trace].sum;
-			if (a->traces[side_trace].depth == 0) {
-				struct view_args sa = view_args_none();
-				app_push(a, &view_steps_ops, &sa);
-			}
-		}
+		if (side_trace != a->cur)
+			app_set_trace(a, side_trace);
 		struct view_args va = view_args_none();
 		va.row = cr.event;
 		va.group = cr.group[cr.side];
 		va.from_trace = side_trace != back ? back : -1;
 		if (!app_push(a, &view_detail_ops, &va)) {
-			a->cur = back;
-			a->ix = a->traces[back].ix;
-			a->sum = &a->traces[back].sum;
+			app_set_trace(a, back);
 			return -1;
 		}
 		if (side_trace != back)

@@ -130,20 +130,12 @@ static int ranks_enter(struct app *a, struct view *v, uint32_t row)
 		return -1;
 	}
 	int back = a->cur;
-	a->cur = k;
-	a->ix = a->traces[k].ix;
-	a->sum = &a->traces[k].sum;
-	if (a->traces[k].depth == 0) {
-		struct view_args sa = view_args_none();
-		app_push(a, &view_steps_ops, &sa);
-	}
+	app_set_trace(a, k);
 	struct view_args va = view_args_none();
 	va.step = s;
 	va.from_trace = k != back ? back : -1;
 	if (!app_push(a, &view_kernels_ops, &va)) {
-		a->cur = back;
-		a->ix = a->traces[back].ix;
-		a->sum = &a->traces[back].sum;
+		app_set_trace(a, back);
 		return -1;
 	}
 	if (k != back)
