@@ -134,7 +134,7 @@ static int link_parents(struct linker *L, struct tix_error *err)
 			}
 			nopen = w;
 			r->link = nanc ? anc[nanc - 1] : TIX_NONE;
-			if (nanc > 1) {
+			if (nanc >= 1) {
 				/* Does the walk from the innermost give the same rows? */
 				struct tix_rows v;
 				linker_rows_view(L, &v);
@@ -151,6 +151,7 @@ static int link_parents(struct linker *L, struct tix_error *err)
 					c->row = i;
 					c->first = (uint32_t)L->chain_rows.n;
 					c->count = nanc;
+					c->pad = 0;
 					uint32_t *dst = spill_push(&L->chain_rows, nanc, err);
 					if (!dst)
 						goto out;

@@ -11,6 +11,7 @@ step-marker style, each checked against the reference recount.
   * ProfilerStep#N (default), SGLang with a prefill, vLLM execute_model, no
     marker (one step), --python-frames, gzip (same numbers as plain),
     the interleaved layout, and --step-marker REGEX.
+  * rows that overlap without nesting (chains), against the recount.
 """
 
 import gzip
@@ -221,12 +222,68 @@ def gzip_two_threads(args, chk, plain):
                           "%s differs from %s" % (two, ref))
 
 
+def overlapping_trace(path, seed, n_ops=4000):
+    """CPU ops that start inside one another and outlive it (often by less
+    than the 1 us slack), on two threads, each launching a kernel: the rows
+    whose links would not walk to their ancestors, for the chain table."""
+    import random
+    rnd = random.Random(seed)
+    ev, corr = [], 1
+    for tid, n in ((1, n_ops), (2, n_ops // 4)):
+        t = 0.0
+        for i in range(n):
+            t += rnd.choice((0.0, 0.2, 0.5, 1.0, 3.0, 10.0))
+            dur = rnd.choice((0.3, 0.9, 1.5, 4.0, 12.0, 40.0, 200.0))
+            ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::op%d" % rnd.randrange(12), "pid": 1,
+                       "tid": tid, "ts": round(t, 3), "dur": dur})
+            if i % 3 == 0:
+                ls = round(t + rnd.random() * dur, 3)
+                ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": tid,
+                           "ts": ls, "dur": 0.2, "args": {"correlation": corr}})
+                ev.append({"ph": "X", "cat": "kernel", "name": "kern%d" % (corr % 5), "pid": 0, "tid": 7,
+                           "ts": round(ls + 5 + corr * 0.01, 3), "dur": 1.0,
+                           "args": {"correlation": corr, "grid": [corr, 1, 1], "block": [128, 1, 1]}})
+                corr += 1
+    # A launch whose one container outlives its own container by less than
+    # the slack, and starts after that one ended: outer does not contain
+    # the launch, though walking links from inner reaches it.
+    for k in range(3):
+        t = 30000.0 + 100 * k
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::outer", "pid": 1, "tid": 1, "ts": t, "dur": 10.0})
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::inner", "pid": 1, "tid": 1, "ts": t + 5, "dur": 5.9})
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": t + 10.85, "dur": 0.2, "args": {"correlation": corr}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "kern_slack", "pid": 0, "tid": 7, "ts": t + 20, "dur": 2.0,
+                   "args": {"correlation": corr, "grid": [1, 1, 1], "block": [32, 1, 1]}})
+        corr += 1
+    for k in range(4):
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % k, "pid": 1, "tid": 1,
+                   "ts": k * 2500.0, "dur": 2500.0})
+    rnd.shuffle(ev)
+    with open(path, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+
+
+def overlapping_rows(args, chk):
+    """Rows that overlap without nesting, against the recount (ancestors by
+    containment: the chain table, and a launch whose container outlives its
+    own container within the slack).  Returns the traces."""
+    traces = []
+    for seed in (1, 2, 3):
+        path = os.path.join(args.work, "overlap%d.json" % seed)
+        overlapping_trace(path, seed)
+        compare_trace(args, chk, path, label=os.path.basename(path))
+        traces.append(path)
+    return traces
+
+
 def main():
     p = tixtest.arg_parser(__doc__)
     args = tixtest.setup(p.parse_args())
     chk = tixtest.Checker("e2e_generated")
     decode_story(args, chk)
     marker_styles(args, chk)
+    overlapping_rows(args, chk)
     return chk.done()
 
 
