@@ -337,6 +337,14 @@ static int build_with(const char *trace, const char *out, const struct open_opts
                       const struct tix_build_opts *bop, struct tix_error *err)
 {
 	struct tix_build_opts bo = *bop;
+	/* Tests and timings: TIX_THREADS=1 parses and finishes on one thread,
+	 * TIX_SPLIT_ROWS=N splits the finish from N rows (default 65536). */
+	const char *threads = getenv("TIX_THREADS"), *split_rows = getenv("TIX_SPLIT_ROWS");
+	int one_thread = threads && atoi(threads) == 1;
+	if (one_thread)
+		bo.split_rows = UINT32_MAX;
+	else if (split_rows && atol(split_rows) > 0)
+		bo.split_rows = (uint32_t)atol(split_rows);
 	struct tix_builder *b = tix_builder_new(out, &bo, err);
 	if (!b)
 		return -1;
@@ -351,8 +359,7 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 	} else {
 		struct tix_sink extra;
 		struct tix_parse_opts po = {draw_progress, &pr, NULL, 0};
-		const char *threads = getenv("TIX_THREADS"); /* 1: one parser thread */
-		if (!(threads && atoi(threads) == 1) && tix_builder_sink_extra(b, &extra, err) == 0)
+		if (!one_thread && tix_builder_sink_extra(b, &extra, err) == 0)
 			po.extra_sink = &extra; /* two threads on large traces */
 		const char *split_min = getenv("TIX_SPLIT_MIN"); /* tests: small traces split too */
 		if (split_min && atoll(split_min) > 0)

@@ -40,6 +40,10 @@ struct tix_build_opts {
 	const char *const *capture_names;
 	uint32_t ncaptures;
 	const char *capture_sources;
+	/* The finish shares its work between two threads from this many rows
+	 * up; 0: the default (65536), UINT32_MAX: one thread.  The index is
+	 * the same either way (tests set 2 to split small traces). */
+	uint32_t split_rows;
 };
 
 struct tix_builder;

@@ -262,6 +262,11 @@ struct linker {
 	const uint32_t *track_remap;    /* collector track -> final track */
 };
 
+/* The parents phase (parents.c): links and chains by containment, on two
+ * threads; the calling thread also runs `alongside` (the launches phase),
+ * which must not write CPU rows.  0, or -1 with err set. */
+int linker_parents(struct linker *L, int (*alongside)(struct linker *, struct tix_error *),
+                   struct tix_error *err);
 /* A spill for elements of elem bytes: a released one when there is one
  * (the largest), else a new file. */
 int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_error *err);

@@ -1,7 +1,8 @@
 /* The builder's finishing half: place.c orders the collected events by
- * track and time; this file resolves the links (parent on the same thread
- * by time nesting, launch call by correlation id or ac2g flow) and finds the
- * steps; aggregate.c computes the totals; write.c writes the sections. */
+ * track and time; parents.c links each CPU row to its container on the
+ * same thread; this file links GPU events to their launch calls (by
+ * correlation id or ac2g flow) and finds the steps; aggregate.c computes
+ * the totals; write.c writes the sections. */
 #include "index/index.h"
 
 #include <errno.h>
@@ -77,105 +78,6 @@ void linker_rows_view(const struct linker *L, struct tix_rows *v)
 	v->steps = L->steps;
 	v->nsteps = L->nsteps - (L->before_trace_step != TIX_NONE);
 	v->before_trace_step = L->before_trace_step;
-}
-
-static int grow_u32(uint32_t **a, uint32_t *cap, uint32_t need)
-{
-	if (need <= *cap)
-		return 0;
-	uint32_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	uint32_t *p = realloc(*a, (size_t)c * sizeof(*p));
-	if (!p)
-		return -1;
-	*a = p;
-	*cap = c;
-	return 0;
-}
-
-/* Parents by containment (rules.h).  One pass per track in row order keeps
- * the container-kind rows that may still contain a later row ("open"); a
- * row's ancestors are the open rows that contain it.  It links to the
- * innermost; when walking links from there would not give exactly its
- * ancestors, the list goes into the chain table.  Nested traces keep
- * "open" as short as the nesting depth, so the pass is linear in practice. */
-static int link_parents(struct linker *L, struct tix_error *err)
-{
-	uint32_t *open = NULL, *anc = NULL, *walk = NULL;
-	uint32_t open_cap = 0, anc_cap = 0, walk_cap = 0, nopen;
-	int rc = -1;
-	if (linker_spill(L, &L->chains, sizeof(struct tix_chain_disk), err) ||
-	    linker_spill(L, &L->chain_rows, sizeof(uint32_t), err))
-		return -1;
-	for (uint32_t t = 0; t < L->ntracks; t++) {
-		nopen = 0;
-		uint32_t end = L->tracks[t].first_row + L->tracks[t].row_count;
-		for (uint32_t i = L->tracks[t].first_row; i < end; i++) {
-			struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-			if (tix_kind_is_gpu((enum tix_kind)r->kind))
-				continue;
-			int64_t rs = r->start_ns, rd = row_dur(L, i);
-			/* Forget rows that ended before this one starts: no later row
-			 * can be inside them.  Collect the ancestors,
-			 * outermost first, as "open" is in row order. */
-			uint32_t w = 0, nanc = 0;
-			if (grow_u32(&anc, &anc_cap, nopen + 1) != 0)
-				goto oom;
-			for (uint32_t k = 0; k < nopen; k++) {
-				uint32_t p = open[k];
-				int64_t ps = SPILL_AT(&L->rows, struct tix_row_disk, p).start_ns;
-				int64_t pd = row_dur(L, p);
-				if (tix_rule_closed_before(ps, pd, rs))
-					continue;
-				open[w++] = p;
-				if (tix_rule_contains(ps, pd, rs, rd))
-					anc[nanc++] = p;
-			}
-			nopen = w;
-			r->link = nanc ? anc[nanc - 1] : TIX_NONE;
-			if (nanc >= 1) {
-				/* Does the walk from the innermost give the same rows? */
-				struct tix_rows v;
-				linker_rows_view(L, &v);
-				if (grow_u32(&walk, &walk_cap, nanc) != 0)
-					goto oom;
-				uint32_t nw = tix_rule_ancestors(&v, i, walk, nanc);
-				int same = nw == nanc;
-				for (uint32_t k = 0; same && k < nanc; k++)
-					same = walk[k] == anc[nanc - 1 - k];
-				if (!same) {
-					struct tix_chain_disk *c = spill_push(&L->chains, 1, err);
-					if (!c)
-						goto out;
-					c->row = i;
-					c->first = (uint32_t)L->chain_rows.n;
-					c->count = nanc;
-					c->pad = 0;
-					uint32_t *dst = spill_push(&L->chain_rows, nanc, err);
-					if (!dst)
-						goto out;
-					for (uint32_t k = 0; k < nanc; k++)
-						dst[k] = anc[nanc - 1 - k];
-					r->flags |= TIX_ROW_CHAIN;
-				}
-			}
-			if (!tix_rule_is_container_kind(r->kind))
-				continue;
-			if (grow_u32(&open, &open_cap, nopen + 1) != 0)
-				goto oom;
-			open[nopen++] = i;
-		}
-	}
-	rc = 0;
-	goto out;
-oom:
-	rc = tix_error_env(err, "out of memory");
-out:
-	free(open);
-	free(anc);
-	free(walk);
-	return rc;
 }
 
 struct corr_slot {
@@ -623,8 +525,7 @@ int builder_link_and_write(struct tix_builder *b, struct tix_error *err)
 		goto out;
 	L.track_remap = remap;
 	PHASE("place", linker_place_rows(&L, remap, err));
-	PHASE("parents", link_parents(&L, err));
-	PHASE("launches", link_by_correlation(&L, err));
+	PHASE("parents+launches", linker_parents(&L, link_by_correlation, err));
 	if (L.unlinked_by_corr) {
 		PHASE("flows", builder_merge_flows(b, err));
 		PHASE("by-flow", link_by_flows(&L, err));

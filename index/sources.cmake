@@ -6,6 +6,7 @@ set(TIX_INDEX_SOURCES
   builder.c
   store.c
   link.c
+  parents.c
   place.c
   write.c
   aggregate.c

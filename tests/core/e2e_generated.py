@@ -11,7 +11,8 @@ step-marker style, each checked against the reference recount.
   * ProfilerStep#N (default), SGLang with a prefill, vLLM execute_model, no
     marker (one step), --python-frames, gzip (same numbers as plain),
     the interleaved layout, and --step-marker REGEX.
-  * rows that overlap without nesting (chains), against the recount.
+  * rows that overlap without nesting (chains), against the recount; the
+    finish on two threads writes the index one thread writes.
 """
 
 import gzip
@@ -277,13 +278,36 @@ def overlapping_rows(args, chk):
     return traces
 
 
+def finish_two_threads(args, chk, traces):
+    """The finish on two threads (TIX_SPLIT_ROWS=2 splits any trace, inside
+    its main thread): the index is byte for byte what one thread writes, on
+    the overlapping traces (rows open across the cut, chains) and on
+    python-frame stacks."""
+    frames = os.path.join(args.work, "frames2.json")
+    tixtest.generate(frames, "--steps", 3, "--python-frames", "--stack-depth", 12)
+    for path in traces + [frames]:
+        name = os.path.basename(path)
+        ref = path + ".1.tix"
+        rc, out, err = tixtest.tix(args, "index", path, "-o", ref, env=dict(os.environ, TIX_THREADS="1"))
+        if not chk.check(rc == 0, "%s: one thread: indexed" % name, err.strip()[:300]):
+            continue
+        for rows in ("2", "1000"):
+            two = "%s.%s.tix" % (path, rows)
+            env = dict(os.environ, TIX_SPLIT_ROWS=rows)
+            rc, out, err = tixtest.tix(args, "index", path, "-o", two, env=env)
+            if chk.check(rc == 0, "%s: finish split from %s rows: indexed" % (name, rows), err.strip()[:300]):
+                chk.check(open(two, "rb").read() == open(ref, "rb").read(),
+                          "%s: finish split from %s rows: the same index as one thread" % (name, rows),
+                          "%s differs from %s" % (two, ref))
+
+
 def main():
     p = tixtest.arg_parser(__doc__)
     args = tixtest.setup(p.parse_args())
     chk = tixtest.Checker("e2e_generated")
     decode_story(args, chk)
     marker_styles(args, chk)
-    overlapping_rows(args, chk)
+    finish_two_threads(args, chk, overlapping_rows(args, chk))
     return chk.done()
 
 
