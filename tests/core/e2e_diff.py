@@ -175,6 +175,7 @@ def main():
         x = os.path.join(args.real, "a100_transformer_with_stack.json.gz")
         y = os.path.join(args.real, "kineto2021_resnet50_string_tids.json.gz")
         if os.path.exists(x) and os.path.exists(y):
+            x, y = tixtest.stage(x, args.work), tixtest.stage(y, args.work)
             check_exact(chk, "real", diff_json(args, chk, "real", x, y), x, y)
     else:
         print("skip  real pair: no folder %s" % args.real)

@@ -431,7 +431,7 @@ def real(args, chk):
         except ValueError:  # a truncated trace: not a rank of anything
             continue
         if (recount.info_world(tr) or 0) > 1 and recount.info_rank(tr) is not None:
-            multi.append((recount.info_rank(tr), n, p))
+            multi.append((recount.info_rank(tr), n, tixtest.stage(p, args.work)))
     print("info  multi-rank traces: %s" % ", ".join("%s (rank %d)" % (n, r) for r, n, _ in multi))
     if not chk.check(len(multi) >= 2, "real: at least two traces of multi-rank runs"):
         return chk.done()

@@ -78,8 +78,26 @@ def run(cmd, timeout=120, env=None, cwd=None):
             p.stderr.decode("utf-8", "replace"))
 
 
+def shared_corpus():
+    """The shared corpus beside the checkout (read-only to the tests)."""
+    return os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                         "shared"))
+
+
 def tix(args, *argv, **kw):
-    return run([args.tix] + [str(a) for a in argv], **kw)
+    """Runs tix.  A test that lets tix put an index beside a trace of the
+    shared corpus (a summary of it without stage()) fails here: the corpus
+    is read-only to the tests."""
+    corpus = shared_corpus() + os.sep
+    beside = [str(a) + ".tix" for a in argv if os.path.realpath(str(a)).startswith(corpus)]
+    before = {b for b in beside if os.path.exists(b)}
+    res = run([args.tix] + [str(a) for a in argv], **kw)
+    wrote = [b for b in beside if b not in before and os.path.exists(b)]
+    for b in wrote:
+        os.remove(b)
+    if wrote:
+        raise AssertionError("tix wrote %s into the shared corpus: stage() the trace first" % ", ".join(wrote))
+    return res
 
 
 def generate(path, *opts, truth=None):
