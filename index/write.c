@@ -198,6 +198,18 @@ int linker_write(struct linker *L, struct tix_error *err)
 	uint64_t off = sizeof(struct tix_header_disk) + sizeof(table), done = 0;
 	if (L->out_rows_mapped) /* ROWS is in place already; the rest follows it */
 		off = ROWS_OFFSET + (uint64_t)L->nrows * sizeof(struct tix_row_disk);
+	/* The blocks of the whole file are reserved before the sections are
+	 * written: ext4 writes out a new file's delayed blocks when it is
+	 * renamed over an old one (auto_da_alloc), which took 0.05-0.1 s of a
+	 * 45 MB index rebuilt in place; reserved blocks are not delayed. */
+	uint64_t end = off;
+	for (int i = 0; i < NSEC; i++)
+		if (!(secs[i].id == TIX_SEC_ROWS && L->out_rows_mapped))
+			end = ((end + TIX_SECTION_ALIGN - 1) & ~(uint64_t)(TIX_SECTION_ALIGN - 1)) + secs[i].size;
+	if (file_reserve(b->out_fd, 0, end) != 0) {
+		free(sums);
+		return tix_error_env(err, "%s: cannot write the index: %s", b->out_path, strerror(errno));
+	}
 	for (int i = 0; i < NSEC; i++) {
 		int in_place = secs[i].id == TIX_SEC_ROWS && L->out_rows_mapped;
 		uint64_t at = in_place ? ROWS_OFFSET
