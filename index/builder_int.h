@@ -262,6 +262,9 @@ struct linker {
 	const uint32_t *track_remap;    /* collector track -> final track */
 };
 
+/* Whether the finish shares its work between two threads: from
+ * opts.split_rows rows (default 65536). */
+int linker_two_threads(const struct linker *L);
 /* The parents phase (parents.c): links and chains by containment, on two
  * threads; the calling thread also runs `alongside` (the launches phase),
  * which must not write CPU rows.  0, or -1 with err set. */
@@ -319,6 +322,8 @@ int linker_write(struct linker *L, struct tix_error *err);
 uint32_t linker_step_of(const struct linker *L, uint32_t row);
 /* aggregate.c */
 int linker_aggregate(struct linker *L, struct tix_error *err);
+/* Its first half (aggregate.c): kernel groups, members, step totals. */
+int linker_aggregate_groups(struct linker *L, struct tix_error *err);
 /* graph.c: replayed kernels attributed to their capture-time launches. */
 int linker_graph(struct linker *L, struct tix_error *err);
 /* name_forms.c: demangled and distinct short names of the GPU work groups. */

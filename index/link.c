@@ -49,6 +49,12 @@ void linker_release(struct linker *L, struct spill *s)
 	spill_done(s);
 }
 
+int linker_two_threads(const struct linker *L)
+{
+	uint32_t from = L->b->opts.split_rows ? L->b->opts.split_rows : 65536;
+	return L->nrows >= from;
+}
+
 /* ---- links ---- */
 
 int linker_warn(struct linker *L, const char *msg, struct tix_error *err)

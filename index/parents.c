@@ -325,8 +325,7 @@ int linker_parents(struct linker *L, int (*alongside)(struct linker *, struct ti
 	s.chains.fd = s.chain_rows.fd = -1;
 	pthread_t th;
 	int threaded = 0;
-	uint32_t split_rows = L->b->opts.split_rows ? L->b->opts.split_rows : 65536;
-	if (L->nrows >= split_rows && (s.r0 = split_row(L)) < L->nrows &&
+	if (linker_two_threads(L) && (s.r0 = split_row(L)) < L->nrows &&
 	    linker_spill(L, &s.chains, sizeof(struct tix_chain_disk), err) == 0 &&
 	    linker_spill(L, &s.chain_rows, sizeof(uint32_t), err) == 0)
 		threaded = pthread_create(&th, NULL, run_second, &s) == 0;

@@ -23,7 +23,7 @@ typedef int (*cmp_fn)(const void *, const void *);
 
 void *linker_buf(struct linker *L, struct linker_buf *b, size_t n, size_t elem, struct tix_error *err)
 {
-	size_t bytes = n * elem;
+	size_t bytes = (n ? n : 1) * elem; /* room for none is still room: NULL means failure */
 	if (bytes <= SMALL_BYTES) {
 		if (bytes > b->heap_bytes) {
 			void *p = realloc(b->heap, bytes);

@@ -10,6 +10,7 @@ set(TIX_INDEX_SOURCES
   place.c
   write.c
   aggregate.c
+  op_totals.c
   sort.c
   reader.c
   check.c
