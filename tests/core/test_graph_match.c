@@ -15,34 +15,7 @@
 #include <time.h>
 
 #include "index/graph_match.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		checks++;                                                 \
-		if (cond) {                                               \
-			printf("ok    ");                                 \
-		} else {                                                  \
-			failures++;                                       \
-			printf("FAIL  %s:%d: ", __FILE__, __LINE__);      \
-		}                                                         \
-		printf(__VA_ARGS__);                                      \
-		putchar('\n');                                            \
-	} while (0)
-
-/* Quiet checks for loops: only failures print (at most 20). */
-#define EXPECT(cond, ...)                                                 \
-	do {                                                              \
-		checks++;                                                 \
-		if (!(cond)) {                                            \
-			if (failures++ < 20) {                            \
-				printf("FAIL  %s:%d: ", __FILE__, __LINE__); \
-				printf(__VA_ARGS__);                      \
-				putchar('\n');                            \
-			}                                                 \
-		}                                                         \
-	} while (0)
+#include "tests/check.h"
 
 #define MAXN 4096
 
@@ -870,6 +843,5 @@ int main(void)
 	test_memo_and_errors();
 	test_random();
 	test_large();
-	printf("%d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+	return checks_done("test_graph_match");
 }

@@ -1,0 +1,282 @@
+/*
+ * Unit tests of the small pure functions of the core: parse_us_to_ns
+ * (parse/events.h), tix_short_name, tix_fmt_dur, tix_hash64 (stable: the
+ * .tix checksums and the cache key depend on it), the kind table, and
+ * tix_printable with the error messages built on it.
+ *
+ *   test_basics [SRC_DIR BIN_DIR]   (both ignored)
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/index.h"
+#include "parse/events.h"
+#include "tests/check.h"
+
+static struct tix_error E;
+
+/* ---- parse_us_to_ns ---- */
+
+static void us(const char *s, int want_rc, int64_t want)
+{
+	int64_t got = 12345;
+	int rc = parse_us_to_ns(s, strlen(s), &got);
+	if (want_rc == 0)
+		CHECK(rc == 0 && got == want, "parse_us_to_ns(\"%s\") = %" PRId64 " (rc %d, got %" PRId64 ")",
+		      s, want, rc, got);
+	else
+		CHECK(rc == -1, "parse_us_to_ns(\"%s\") is rejected (rc %d, got %" PRId64 ")", s, rc, got);
+}
+
+static void test_us_to_ns(void)
+{
+	us("0", 0, 0);
+	us("1", 0, 1000);
+	us("1712195495519689", 0, 1712195495519689000LL);
+	us("1712195495519689.0", 0, 1712195495519689000LL);
+	us("1712195495519689.123", 0, 1712195495519689123LL);
+	us("1712195495519689.1234", 0, 1712195495519689123LL);
+	us("1712195495519689.1235", 0, 1712195495519689124LL); /* half up */
+	us("123.4565", 0, 123457);
+	us("123.4564999", 0, 123456);
+	us("0.0005", 0, 1);
+	us("0.0004", 0, 0);
+	us("0.000000001", 0, 0);
+	us(".5", 0, 500);
+	us("5.", 0, 5000);
+	us("5.2e3", 0, 5200000);
+	us("5.2E3", 0, 5200000);
+	us("1e-3", 0, 1);
+	us("15e-4", 0, 2);       /* 1.5 ns -> 2 */
+	us("1e+2", 0, 100000);
+	us("-1.5", 0, -1500);
+	us("-0.0005", 0, -1);    /* ties away from zero, like Decimal ROUND_HALF_UP */
+	us("+7", 0, 7000);
+	us("000000000000000000000000000000000000000000000012", 0, 12000);
+	us("0.00000000000000000000000000000000000000000000000000000001", 0, 0);
+	us("9223372036854775.807", 0, INT64_MAX);
+	us("9223372036854775.8075", -1, 0); /* rounds past INT64_MAX */
+	us("9223372036854775.808", -1, 0);
+	us("9223372036854776", -1, 0);
+	us("1e30", -1, 0);
+	us("1e99999999999", -1, 0);
+	us("1e-99999999999", 0, 0);
+	us("100000000000000000000000000000000000000000000000000000", -1, 0);
+	us("", -1, 0);
+	us("-", -1, 0);
+	us(".", -1, 0);
+	us("abc", -1, 0);
+	us("NaN", -1, 0);
+	us("inf", -1, 0);
+	us("1e", -1, 0);
+	us("1e+", -1, 0);
+	us("0x10", -1, 0);
+	us("1.2.3", -1, 0);
+	us("12abc", -1, 0);
+	/* the length bounds the text: never read past it */
+	int64_t v = 0;
+	CHECK(parse_us_to_ns("12345", 2, &v) == 0 && v == 12000, "parse_us_to_ns stops at n (got %" PRId64 ")", v);
+}
+
+/* ---- names, durations, hash, kinds ---- */
+
+static void short_name(const char *in, const char *want)
+{
+	char out[256];
+	size_t n = tix_short_name(in, strlen(in), out, sizeof(out));
+	CHECK(strcmp(out, want) == 0 && n == strlen(want), "tix_short_name(\"%.60s\") = \"%s\" (got \"%s\", %zu)", in,
+	      want, out, n);
+}
+
+static void test_short_name(void)
+{
+	short_name("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL");
+	short_name("Memcpy HtoD (Pageable -> Device)", "Memcpy HtoD (Pageable -> Device)");
+	short_name("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda("
+	           "at::TensorIteratorBase&)::{lambda()#3}, std::array<char*, 2ul>, 4>(int, "
+	           "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}, "
+	           "std::array<char*, 2ul>)",
+	           "at::native::unrolled_elementwise_kernel<...>");
+	short_name("void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, 4>(int, float)",
+	           "at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<...>");
+	short_name("cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<a, b> >(cutlass::Params)",
+	           "cutlass::device_kernel<...>");
+	short_name("", "");
+	/* a return type with brackets and a ">" inside parentheses (vLLM on B200) */
+	short_name("std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
+	           "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, long, float, int)",
+	           "vllm::fused_add_rms_norm_kernel<...>");
+	short_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<long>, "
+	           "std::array<char*, 1ul> >(int, at::native::FillFunctor<long>, std::array<char*, 1ul>)",
+	           "at::native::vectorized_elementwise_kernel<...>");
+	short_name("void f<((4)>(3))>(int)", "f<...>");
+	{
+		char o[128];
+		const char *k = "void aiter::add_rmsnorm_quant_kernel<__hip_bfloat16, __hip_bfloat16, 256, 16, "
+		                "false>(float*, int)";
+		tix_short_name_arg(k, strlen(k), 2, o, sizeof(o));
+		CHECK(strcmp(o, "aiter::add_rmsnorm_quant_kernel<..., 256, ...>") == 0,
+		      "tix_short_name_arg keeps the third argument: \"%s\"", o);
+		tix_short_name_arg(k, strlen(k), 0, o, sizeof(o));
+		CHECK(strcmp(o, "aiter::add_rmsnorm_quant_kernel<__hip_bfloat16, ...>") == 0,
+		      "tix_short_name_arg keeps the first argument: \"%s\"", o);
+		tix_short_name_arg(k, strlen(k), 4, o, sizeof(o));
+		CHECK(strcmp(o, "aiter::add_rmsnorm_quant_kernel<..., false>") == 0,
+		      "tix_short_name_arg keeps the last argument: \"%s\"", o);
+	}
+	/* unbalanced brackets must not run past the end */
+	char out[64];
+	const char *bad = "void f<<<<<<<<(((((";
+	size_t n = tix_short_name(bad, strlen(bad), out, sizeof(out));
+	CHECK(n < 64 && strlen(out) == n, "tix_short_name on unbalanced brackets: \"%s\"", out);
+	/* a small buffer truncates, NUL-terminates, and reports the full length */
+	char small[8];
+	memset(small, 'X', sizeof(small));
+	n = tix_short_name("ncclDevKernel_AllReduce", 23, small, sizeof(small));
+	CHECK(n == 23 && strcmp(small, "ncclDev") == 0, "tix_short_name into 8 bytes: \"%s\" wants %zu", small, n);
+	char one[1] = {'X'};
+	n = tix_short_name("abc", 3, one, 1);
+	CHECK(n == 3 && one[0] == '\0', "tix_short_name into 1 byte writes only the NUL");
+	n = tix_short_name("abc", 3, NULL, 0);
+	CHECK(n == 3, "tix_short_name with cap 0 only measures (%zu)", n);
+	/* length, not NUL, bounds the input */
+	char buf[32];
+	tix_short_name("kernelXYZ", 6, buf, sizeof(buf));
+	CHECK(strcmp(buf, "kernel") == 0, "tix_short_name honours len (\"%s\")", buf);
+}
+
+static void fmt(int64_t ns, const char *want)
+{
+	char buf[32];
+	tix_fmt_dur(buf, sizeof(buf), ns);
+	CHECK(strcmp(buf, want) == 0, "tix_fmt_dur(%" PRId64 ") = \"%s\" (got \"%s\")", ns, want, buf);
+}
+
+static void test_fmt_dur(void)
+{
+	fmt(0, "0 ns");
+	fmt(812, "812 ns");
+	fmt(999, "999 ns");
+	fmt(1000, "1.0 us");
+	fmt(828510, "828.5 us");
+	fmt(64610000, "64.61 ms");
+	fmt(1937000000, "1.937 s");
+	fmt(5000000000LL, "5.000 s");
+	fmt(-1500, "-1.5 us");
+	char tiny[4];
+	tix_fmt_dur(tiny, sizeof(tiny), 123456789);
+	CHECK(strlen(tiny) == 3, "tix_fmt_dur truncates to its buffer (\"%s\")", tiny);
+	char big[64];
+	tix_fmt_dur(big, sizeof(big), INT64_MAX);
+	CHECK(strlen(big) > 0 && strstr(big, " s"), "tix_fmt_dur(INT64_MAX) = \"%s\"", big);
+	tix_fmt_dur(big, sizeof(big), INT64_MIN);
+	CHECK(strlen(big) > 0, "tix_fmt_dur(INT64_MIN) = \"%s\"", big);
+}
+
+static void test_hash(void)
+{
+	/* XXH64 reference values: the format's checksums and cache keys must
+	 * not change between versions. */
+	static const struct {
+		const char *s;
+		uint64_t seed, want;
+	} v[] = {
+		{"", 0, 0xef46db3751d8e999ULL},
+		{"a", 0, 0xd24ec4f1a98c6e5bULL},
+		{"abc", 0, 0x44bc2cf5ad770999ULL},
+		{"The quick brown fox jumps over the lazy dog", 0, 0x0b242d361fda71bcULL},
+		{"", 42, 0x98b1582b0977e704ULL},
+		{"0123456789abcdef0123456789abcdefXYZ", 42, 0x05f4001354091db1ULL},
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		uint64_t h = tix_hash64(v[i].s, strlen(v[i].s), v[i].seed);
+		CHECK(h == v[i].want, "tix_hash64(\"%.20s\", seed %" PRIu64 ") = %016" PRIx64 " (got %016" PRIx64 ")",
+		      v[i].s, v[i].seed, v[i].want, h);
+	}
+	/* any alignment, every length: same bytes, same hash */
+	unsigned char buf[200], copy[208];
+	for (int i = 0; i < 200; i++)
+		buf[i] = (unsigned char)(i * 37 + 11);
+	int same = 1, differ = 1;
+	for (size_t len = 0; len <= 100; len++) {
+		uint64_t h = tix_hash64(buf, len, 7);
+		for (size_t off = 1; off < 8; off++) {
+			memcpy(copy + off, buf, len);
+			if (tix_hash64(copy + off, len, 7) != h)
+				same = 0;
+		}
+		if (len && tix_hash64(buf, len, 7) == tix_hash64(buf, len - 1, 7))
+			differ = 0;
+	}
+	CHECK(same, "tix_hash64 does not depend on alignment");
+	CHECK(differ, "tix_hash64 differs for each prefix length");
+	unsigned char b2[64];
+	memcpy(b2, buf, 64);
+	b2[40] ^= 1;
+	CHECK(tix_hash64(buf, 64, 0) != tix_hash64(b2, 64, 0), "tix_hash64 sees a flipped bit");
+	CHECK(tix_hash64(buf, 64, 0) != tix_hash64(buf, 64, 1), "tix_hash64 depends on the seed");
+}
+
+static void test_kinds(void)
+{
+	CHECK(strcmp(tix_kind_label(TIX_KIND_KERNEL), "kernel") == 0, "kind label kernel");
+	CHECK(strcmp(tix_kind_cat(TIX_KIND_RUNTIME), "cuda_runtime") == 0, "kind cat cuda_runtime");
+	CHECK(strcmp(tix_kind_label((enum tix_kind)99), "?") == 0, "kind label out of range is \"?\"");
+	CHECK(tix_kind_is_gpu_work(TIX_KIND_KERNEL) && tix_kind_is_gpu_work(TIX_KIND_MEMCPY) &&
+	      tix_kind_is_gpu_work(TIX_KIND_MEMSET) && !tix_kind_is_gpu_work(TIX_KIND_SYNC) &&
+	      !tix_kind_is_gpu_work(TIX_KIND_GPU_ANNOTATION) && !tix_kind_is_gpu_work(TIX_KIND_RUNTIME),
+	      "GPU work is kernels, memcpy, memset");
+	CHECK(tix_kind_is_gpu(TIX_KIND_SYNC) && !tix_kind_is_gpu(TIX_KIND_CPU_OP), "tix_kind_is_gpu");
+}
+
+/* tix_printable: control bytes, C1 controls and invalid UTF-8 escaped,
+ * valid UTF-8 kept, the result cut to fit. */
+static void test_printable(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"plain", "plain"},
+		{"a\nb", "a\\x0ab"},
+		{"\x1b[2J", "\\x1b[2J"},
+		{"csi\xc2\x9b", "csi\\xc2\\x9b"},
+		{"\xc2\xa0nbsp", "\xc2\xa0nbsp"},
+		{"caf\xc3\xa9", "caf\xc3\xa9"},
+		{"lat\xe9n", "lat\\xe9n"},
+		{"\xed\xa0\x80", "\\xed\\xa0\\x80"},
+		{"\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80"},
+		{"cut\xe2\x82", "cut\\xe2\\x82"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+		tix_printable(cases[i].in, buf, sizeof(buf));
+		CHECK(strcmp(buf, cases[i].want) == 0, "tix_printable case %zu: \"%s\" (want \"%s\")", i, buf,
+		      cases[i].want);
+	}
+	char small[8];
+	tix_printable("0123456789", small, sizeof(small));
+	CHECK(strcmp(small, "0123...") == 0, "tix_printable cuts to fit: \"%s\"", small);
+	tix_error_set(&E, "%s: bad", "new\nline\x1b");
+	CHECK(strcmp(E.msg, "new\\x0aline\\x1b: bad") == 0 && E.cls == TIX_ERR_INPUT,
+	      "tix_error_set makes its message printable: \"%s\"", E.msg);
+	tix_error_errno(&E, 28, "%s", "out.tix");
+	CHECK(strstr(E.msg, "out.tix: ") == E.msg && E.cls == TIX_ERR_ENV, "ENOSPC is the environment: \"%s\"",
+	      E.msg);
+	tix_error_errno(&E, 2, "%s", "t.json");
+	CHECK(E.cls == TIX_ERR_INPUT, "ENOENT is bad input");
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_us_to_ns();
+	test_short_name();
+	test_fmt_dur();
+	test_hash();
+	test_kinds();
+	test_printable();
+	return checks_done("test_basics");
+}
