@@ -22,9 +22,14 @@ int file_reserve(int fd, size_t from, size_t to)
 	 * here, not a SIGBUS when a mapped page is first written. */
 	if (to <= from)
 		return 0;
-	static int no_fallocate = -1; /* tests take the fallback on any file system */
-	if (no_fallocate < 0)
+	/* Tests take the fallback on any file system.  Both parse threads may
+	 * ask first: they store the same value, atomically. */
+	static int no_fallocate_state = -1;
+	int no_fallocate = __atomic_load_n(&no_fallocate_state, __ATOMIC_RELAXED);
+	if (no_fallocate < 0) {
 		no_fallocate = getenv("TIX_NO_FALLOCATE") != NULL;
+		__atomic_store_n(&no_fallocate_state, no_fallocate, __ATOMIC_RELAXED);
+	}
 	if (!no_fallocate && fallocate(fd, 0, (off_t)from, (off_t)(to - from)) == 0)
 		return 0;
 	if (!no_fallocate && errno != EOPNOTSUPP && errno != ENOSYS)
