@@ -161,7 +161,8 @@ static int push_open(struct parents_mem *m, uint32_t i, int64_t rs, int64_t rd, 
 	o->end[k] = sat_add(rs, rd);
 	o->reach[k] = sat_add(o->end[k], TIX_PARENT_SLACK_NS);
 	o->row[k] = i, o->anc_at[k] = m->arena_n, o->nanc[k] = nanc;
-	memcpy(m->arena + m->arena_n, m->anc, (size_t)nanc * sizeof(*m->anc));
+	if (nanc) /* the arena is NULL until a row has ancestors */
+		memcpy(m->arena + m->arena_n, m->anc, (size_t)nanc * sizeof(*m->anc));
 	m->arena_n += nanc;
 	return 0;
 }
@@ -231,8 +232,8 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 			r->link = nanc ? m->anc[nanc - 1] : TIX_NONE;
 			/* The walk from the innermost gives it, then its list. */
 			if (nanc >= 1 && (o->nanc[inner] != nanc - 1 ||
-			                 memcmp(m->arena + o->anc_at[inner], m->anc,
-			                        (size_t)(nanc - 1) * sizeof(*m->anc)) != 0)) {
+			                 (nanc > 1 && memcmp(m->arena + o->anc_at[inner], m->anc,
+			                                     (size_t)(nanc - 1) * sizeof(*m->anc)) != 0))) {
 				struct tix_chain_disk *c = spill_push(chains, 1, err);
 				if (!c)
 					return -1;
