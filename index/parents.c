@@ -38,13 +38,25 @@ struct open_rows {
 	uint32_t n, cap;
 };
 
-/* The working memory of one run: sized by the nesting depth, not the trace. */
+/* The lists kept: of rows with at most LIST_DEPTH ancestors, while the
+ * arena holds at most ARENA_MAX entries (16 MB).  A row nested deeper, or
+ * past that, is unlisted: a row whose innermost ancestor is unlisted is
+ * checked by walking the links, as the reader will.  So memory follows
+ * neither the trace nor its depth (a 20,000-deep nesting kept 0.8 GB of
+ * lists before). */
+#define LIST_DEPTH 256
+#define ARENA_MAX (1u << 22)
+#define UNLISTED UINT32_MAX
+
+/* The working memory of one run: bounded, see above. */
 struct parents_mem {
 	struct open_rows open;
 	uint32_t *anc;
 	uint32_t anc_cap;
-	uint32_t *arena; /* the open rows' ancestor lists, in open order */
+	uint32_t *arena; /* the listed open rows' ancestor lists, in open order */
 	uint32_t arena_n, arena_cap;
+	uint32_t *walk;  /* a walk of links, for the unlisted */
+	uint32_t walk_cap;
 };
 
 static int grow(void **a, uint32_t *cap, uint32_t need, size_t elem)
@@ -63,8 +75,9 @@ static int grow(void **a, uint32_t *cap, uint32_t need, size_t elem)
 }
 
 /* Room for n more arena entries: the lists of rows no longer open are
- * dropped first when that frees enough (the live lists are in arena order,
- * so they slide down in place). */
+ * dropped first when that frees enough, or when the arena is at its
+ * limit (the live lists are in arena order, so they slide down in place).
+ * 0, 1 when the arena is full (the row goes unlisted), -1: no memory. */
 static int arena_room(struct parents_mem *m, uint32_t n)
 {
 	if (m->arena_n + n <= m->arena_cap)
@@ -72,17 +85,22 @@ static int arena_room(struct parents_mem *m, uint32_t n)
 	struct open_rows *o = &m->open;
 	uint32_t live = 0;
 	for (uint32_t k = 0; k < o->n; k++)
-		live += o->nanc[k];
-	if ((uint64_t)live + n <= m->arena_cap / 2) {
+		live += o->anc_at[k] != UNLISTED ? o->nanc[k] : 0;
+	if ((uint64_t)live + n <= m->arena_cap / 2 || (uint64_t)m->arena_n + n > ARENA_MAX) {
 		uint32_t at = 0;
 		for (uint32_t k = 0; k < o->n; k++) {
+			if (o->anc_at[k] == UNLISTED)
+				continue;
 			memmove(m->arena + at, m->arena + o->anc_at[k], (size_t)o->nanc[k] * sizeof(*m->arena));
 			o->anc_at[k] = at;
 			at += o->nanc[k];
 		}
 		m->arena_n = at;
-		return 0;
+		if ((uint64_t)at + n <= m->arena_cap)
+			return 0;
 	}
+	if ((uint64_t)m->arena_n + n > ARENA_MAX)
+		return 1; /* full: the row goes unlisted */
 	return grow((void **)&m->arena, &m->arena_cap, m->arena_n + n, sizeof(*m->arena));
 }
 
@@ -149,21 +167,24 @@ static uint32_t scan_open(struct open_rows *o, int64_t rs, int64_t rd, uint32_t 
 	return nanc;
 }
 
-/* Pushes row i (start rs, duration rd, ancestors anc[0..nanc) outermost
- * first) as open. */
+/* Pushes row i (start rs, duration rd, ancestors m->anc[0..nanc)
+ * outermost first) as open, listed when the limits allow. */
 static int push_open(struct parents_mem *m, uint32_t i, int64_t rs, int64_t rd, uint32_t nanc)
 {
 	struct open_rows *o = &m->open;
-	if (open_room(o) != 0 || arena_room(m, nanc) != 0)
+	int room = nanc > LIST_DEPTH ? 1 : arena_room(m, nanc);
+	if (open_room(o) != 0 || room < 0)
 		return -1;
 	uint32_t k = o->n++;
 	o->start[k] = rs, o->dur[k] = rd;
 	o->end[k] = sat_add(rs, rd);
 	o->reach[k] = sat_add(o->end[k], TIX_PARENT_SLACK_NS);
-	o->row[k] = i, o->anc_at[k] = m->arena_n, o->nanc[k] = nanc;
-	if (nanc) /* the arena is NULL until a row has ancestors */
+	o->row[k] = i, o->nanc[k] = nanc;
+	o->anc_at[k] = room ? UNLISTED : m->arena_n;
+	if (!room && nanc) { /* the arena is NULL until a row has ancestors */
 		memcpy(m->arena + m->arena_n, m->anc, (size_t)nanc * sizeof(*m->anc));
-	m->arena_n += nanc;
+		m->arena_n += nanc;
+	}
 	return 0;
 }
 
@@ -180,7 +201,8 @@ static int push_open(struct parents_mem *m, uint32_t i, int64_t rs, int64_t rd, 
  * start, or starts with it): those rows, in row order, each with the
  * earlier ones that contain it.  The ones that are not open are dropped by
  * the next row's scan; lists are only read for the open ones, which are
- * complete.  0, or -1 when there are over SEED_MAX of them. */
+ * complete.  0; 1 when there are over SEED_MAX of them or one is
+ * unlisted (the run cannot start there); -1: no memory. */
 static int seed_open(struct linker *L, uint32_t first, uint32_t c, struct parents_mem *m)
 {
 	struct open_rows *o = &m->open;
@@ -192,8 +214,9 @@ static int seed_open(struct linker *L, uint32_t first, uint32_t c, struct parent
 		int64_t js = r->start_ns, jd = row_dur(L, j);
 		if ((__int128)js + jd + TIX_PARENT_SLACK_NS < (__int128)cs && js != cs)
 			continue;
-		if (o->n >= SEED_MAX ||
-		    grow((void **)&m->anc, &m->anc_cap, o->n + 1, sizeof(*m->anc)) != 0)
+		if (o->n >= SEED_MAX)
+			return 1;
+		if (grow((void **)&m->anc, &m->anc_cap, o->n + 1, sizeof(*m->anc)) != 0)
 			return -1;
 		uint32_t nanc = 0;
 		for (uint32_t k = 0; k < o->n; k++)
@@ -201,13 +224,40 @@ static int seed_open(struct linker *L, uint32_t first, uint32_t c, struct parent
 				m->anc[nanc++] = o->row[k];
 		if (push_open(m, j, js, jd, nanc) != 0)
 			return -1;
+		if (o->anc_at[o->n - 1] == UNLISTED) /* the run could not walk up from it */
+			return 1;
 	}
 	return 0;
 }
 
+/* Whether walking links from row i (its link just set) gives its
+ * ancestors anc[0..nanc), outermost first: the check for a row whose
+ * innermost ancestor is unlisted.  The walk reads this run's own rows and
+ * chains, so it is only made where the run started at the track's start. */
+static int walk_gives(struct linker *L, uint32_t i, uint32_t nanc, const struct spill *chains,
+                      const struct spill *chain_rows, struct parents_mem *m)
+{
+	struct tix_rows v;
+	linker_rows_view(L, &v);
+	v.chains = (const struct tix_chain_disk *)chains->base;
+	v.nchains = (uint32_t)chains->n;
+	v.chain_rows = (const uint32_t *)chain_rows->base;
+	v.nchain_rows = (uint32_t)chain_rows->n;
+	if (grow((void **)&m->walk, &m->walk_cap, nanc, sizeof(*m->walk)) != 0)
+		return -1;
+	if (tix_rule_ancestors(&v, i, m->walk, nanc) != nanc)
+		return 0;
+	for (uint32_t k = 0; k < nanc; k++)
+		if (m->walk[k] != m->anc[nanc - 1 - k])
+			return 0;
+	return 1;
+}
+
 /* Parents of the CPU rows in [r0, r1), a run of rows that may start or end
  * inside a track; their chains are appended to chains and chain_rows
- * (`first` counts in chain_rows). */
+ * (`first` counts in chain_rows).  0; 1 when the run started inside a track
+ * nested too deep to check there (the phase is then done on one thread);
+ * -1 with err set. */
 static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct spill *chains,
                            struct spill *chain_rows, struct parents_mem *m, struct tix_error *err)
 {
@@ -219,8 +269,9 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 		o->n = 0;
 		m->arena_n = 0;
 		uint32_t i = first > r0 ? first : r0;
-		if (i > first && seed_open(L, first, i, m) != 0)
-			return tix_error_env(err, "out of memory");
+		int seeded = i > first, sr = seeded ? seed_open(L, first, i, m) : 0;
+		if (sr != 0)
+			return sr < 0 ? tix_error_env(err, "out of memory") : 1;
 		for (end = end < r1 ? end : r1; i < end; i++) {
 			struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 			if (tix_kind_is_gpu((enum tix_kind)r->kind))
@@ -231,9 +282,18 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 			uint32_t inner = 0, nanc = scan_open(o, rs, rd, m->anc, &inner);
 			r->link = nanc ? m->anc[nanc - 1] : TIX_NONE;
 			/* The walk from the innermost gives it, then its list. */
-			if (nanc >= 1 && (o->nanc[inner] != nanc - 1 ||
-			                 (nanc > 1 && memcmp(m->arena + o->anc_at[inner], m->anc,
-			                                     (size_t)(nanc - 1) * sizeof(*m->anc)) != 0))) {
+			int same = 1;
+			if (nanc >= 1 && o->anc_at[inner] != UNLISTED) {
+				same = o->nanc[inner] == nanc - 1 &&
+				       (nanc == 1 || memcmp(m->arena + o->anc_at[inner], m->anc,
+				                            (size_t)(nanc - 1) * sizeof(*m->anc)) == 0);
+			} else if (nanc >= 1) {
+				if (seeded) /* the walk would reach the other run's rows */
+					return 1;
+				if ((same = walk_gives(L, i, nanc, chains, chain_rows, m)) < 0)
+					return tix_error_env(err, "out of memory");
+			}
+			if (!same) {
 				struct tix_chain_disk *c = spill_push(chains, 1, err);
 				if (!c)
 					return -1;
@@ -266,6 +326,7 @@ static void mem_done(struct parents_mem *m)
 	free(m->open.nanc);
 	free(m->anc);
 	free(m->arena);
+	free(m->walk);
 }
 
 /* The second run, on a thread of its own. */
@@ -337,9 +398,20 @@ int linker_parents(struct linker *L, int (*alongside)(struct linker *, struct ti
 		rc = alongside(L, err);
 	if (threaded) {
 		pthread_join(th, NULL);
-		if (rc == 0 && s.rc != 0) {
+		if (rc == 0 && s.rc < 0) {
 			*err = s.err;
 			rc = -1;
+		}
+		if (rc == 0 && s.rc == 1) {
+			/* Nested too deep where the second run started: the whole
+			 * phase again, on this thread (the launches stay linked). */
+			L->chains.n = L->chain_rows.n = 0;
+			for (uint32_t i = 0; i < L->nrows; i++)
+				SPILL_AT(&L->rows, struct tix_row_disk, i).flags &= (uint8_t)~TIX_ROW_CHAIN;
+			struct parents_mem m1 = {0};
+			rc = parents_of_rows(L, 0, L->nrows, &L->chains, &L->chain_rows, &m1, err);
+			mem_done(&m1);
+			s.chains.n = 0;
 		}
 		/* The second run's chains after the first's. */
 		uint32_t base = (uint32_t)L->chain_rows.n;

@@ -265,16 +265,42 @@ def overlapping_trace(path, seed, n_ops=4000):
         json.dump({"traceEvents": ev}, f)
 
 
+def deep_trace(path, depth=400):
+    """Ops nested depth levels deep (past the 256 ancestors the parents
+    phase keeps lists for, so its check walks the links), with the slack
+    case of overlapping_trace at the bottom: the launch is inside P but not
+    Q, which P outlives within the slack."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "level%d" % (k % 5), "pid": 1, "tid": 1, "ts": float(k),
+           "dur": float(4000 - 3 * k)} for k in range(depth)]
+    for j in range(5):
+        b = depth + 10 * j
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "Q", "pid": 1, "tid": 1, "ts": float(b), "dur": 5.0})
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "P", "pid": 1, "tid": 1, "ts": float(b + 1), "dur": 4.8})
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": float(b + 2), "dur": 4.5, "args": {"correlation": j + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "kern_deep", "pid": 0, "tid": 7, "ts": float(b + 3),
+                   "dur": 1.0, "args": {"correlation": j + 1, "grid": [1, 1, 1], "block": [32, 1, 1]}})
+    for i in range(2000):  # a second thread, flat
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "flat", "pid": 1, "tid": 2, "ts": float(3 * i), "dur": 2.0})
+    with open(path, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+
+
 def overlapping_rows(args, chk):
     """Rows that overlap without nesting, against the recount (ancestors by
     containment: the chain table, and a launch whose container outlives its
-    own container within the slack).  Returns the traces."""
+    own container within the slack), near the top of a stack and 400 deep.
+    Returns the traces."""
     traces = []
     for seed in (1, 2, 3):
         path = os.path.join(args.work, "overlap%d.json" % seed)
         overlapping_trace(path, seed)
         compare_trace(args, chk, path, label=os.path.basename(path))
         traces.append(path)
+    deep = os.path.join(args.work, "deep.json")
+    deep_trace(deep)
+    compare_trace(args, chk, deep, label="deep.json")
+    traces.append(deep)
     return traces
 
 
