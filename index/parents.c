@@ -8,7 +8,10 @@
  * its innermost ancestor p gives p, then p's ancestors (exactly: where p's
  * links would not, p is in the chain table), so the row needs a chain
  * exactly when its other ancestors are not p's list.  Comparing with the
- * list kept for p costs what the walk would, without reading rows.
+ * list kept for p costs what the walk would, without reading rows; and in
+ * a stack (a row inside every open row, p pushed when all the rows below it
+ * were its ancestors, none closed since) it is known without comparing:
+ * such rows cost the same at any depth.
  *
  * The rows are split in two runs, one per core, at a row that may be inside
  * a track (most of a trace's CPU rows are often its main thread's): the
@@ -30,11 +33,18 @@
 /* The open rows of a track, in row order, as parallel arrays (the scan
  * over them is the phase's inner loop).  end and reach are start + dur
  * and start + dur + the slack, saturated at INT64_MAX; rows whose own
- * times are near the int64 limits take rules.h's exact test instead. */
+ * times are near the int64 limits take rules.h's exact test instead.
+ * min_end and min_reach are their minima over the rows up to each one, so
+ * that a row inside all the open rows (the common case: a stack) is seen
+ * to be without a scan.  A row pushed when all the rows below it were its
+ * ancestors is all_below; while it stays where it was pushed (no row below
+ * it has closed), its ancestors are exactly the rows below it. */
 struct open_rows {
-	int64_t *start, *dur, *end, *reach;
+	int64_t *start, *dur, *end, *reach, *min_end, *min_reach;
 	uint32_t *row;
 	uint32_t *anc_at, *nanc; /* its ancestors, outermost first, in the arena */
+	uint32_t *pushed_at;     /* its place when it was pushed */
+	uint8_t *all_below;
 	uint32_t n, cap;
 };
 
@@ -109,20 +119,24 @@ static int open_room(struct open_rows *o)
 	if (o->n < o->cap)
 		return 0;
 	uint32_t c = o->cap ? o->cap * 2 : 64;
-	int64_t **w64[] = {&o->start, &o->dur, &o->end, &o->reach};
-	uint32_t **w32[] = {&o->row, &o->anc_at, &o->nanc};
-	for (size_t k = 0; k < 4; k++) {
+	int64_t **w64[] = {&o->start, &o->dur, &o->end, &o->reach, &o->min_end, &o->min_reach};
+	uint32_t **w32[] = {&o->row, &o->anc_at, &o->nanc, &o->pushed_at};
+	for (size_t k = 0; k < sizeof(w64) / sizeof(w64[0]); k++) {
 		void *p = realloc(*w64[k], (size_t)c * sizeof(int64_t));
 		if (!p)
 			return -1;
 		*w64[k] = p;
 	}
-	for (size_t k = 0; k < 3; k++) {
+	for (size_t k = 0; k < sizeof(w32) / sizeof(w32[0]); k++) {
 		void *p = realloc(*w32[k], (size_t)c * sizeof(uint32_t));
 		if (!p)
 			return -1;
 		*w32[k] = p;
 	}
+	void *p = realloc(o->all_below, c);
+	if (!p)
+		return -1;
+	o->all_below = p;
 	o->cap = c;
 	return 0;
 }
@@ -133,6 +147,12 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return __builtin_add_overflow(a, b, &s) ? (b > 0 ? INT64_MAX : INT64_MIN) : s;
 }
 
+static void set_minima(struct open_rows *o, uint32_t k)
+{
+	o->min_end[k] = k && o->min_end[k - 1] < o->end[k] ? o->min_end[k - 1] : o->end[k];
+	o->min_reach[k] = k && o->min_reach[k - 1] < o->reach[k] ? o->min_reach[k - 1] : o->reach[k];
+}
+
 /* The open rows that rs, rd may be inside: drops the ones closed before rs
  * (keeping the order), lists those that contain it into anc (outermost
  * first) and returns how many; *inner is the innermost's place in open. */
@@ -141,6 +161,7 @@ static uint32_t scan_open(struct open_rows *o, int64_t rs, int64_t rd, uint32_t 
 	uint32_t w = 0, nanc = 0;
 	int64_t re;
 	int exact = rd < 0 || rs == INT64_MAX || __builtin_add_overflow(rs, rd, &re);
+	uint32_t moved = o->n; /* the first place whose row changed */
 	for (uint32_t k = 0; k < o->n; k++) {
 		int closed, contains;
 		if (!exact) { /* open rows start at or before rs: see rules.h */
@@ -150,12 +171,15 @@ static uint32_t scan_open(struct open_rows *o, int64_t rs, int64_t rd, uint32_t 
 			closed = tix_rule_closed_before(o->start[k], o->dur[k], rs);
 			contains = tix_rule_contains(o->start[k], o->dur[k], rs, rd);
 		}
-		if (closed)
+		if (closed) {
+			moved = w < moved ? w : moved;
 			continue;
+		}
 		if (w != k) {
 			o->start[w] = o->start[k], o->dur[w] = o->dur[k];
 			o->end[w] = o->end[k], o->reach[w] = o->reach[k];
 			o->row[w] = o->row[k], o->anc_at[w] = o->anc_at[k], o->nanc[w] = o->nanc[k];
+			o->pushed_at[w] = o->pushed_at[k], o->all_below[w] = o->all_below[k];
 		}
 		if (contains) {
 			anc[nanc++] = o->row[w];
@@ -164,6 +188,8 @@ static uint32_t scan_open(struct open_rows *o, int64_t rs, int64_t rd, uint32_t 
 		w++;
 	}
 	o->n = w;
+	for (uint32_t k = moved; k < w; k++)
+		set_minima(o, k);
 	return nanc;
 }
 
@@ -180,6 +206,9 @@ static int push_open(struct parents_mem *m, uint32_t i, int64_t rs, int64_t rd, 
 	o->end[k] = sat_add(rs, rd);
 	o->reach[k] = sat_add(o->end[k], TIX_PARENT_SLACK_NS);
 	o->row[k] = i, o->nanc[k] = nanc;
+	o->pushed_at[k] = k;
+	o->all_below[k] = nanc == k;
+	set_minima(o, k);
 	o->anc_at[k] = room ? UNLISTED : m->arena_n;
 	if (!room && nanc) { /* the arena is NULL until a row has ancestors */
 		memcpy(m->arena + m->arena_n, m->anc, (size_t)nanc * sizeof(*m->anc));
@@ -253,6 +282,15 @@ static int walk_gives(struct linker *L, uint32_t i, uint32_t nanc, const struct 
 	return 1;
 }
 
+/* m->anc from the open rows, where the stack's fast path left it empty:
+ * the row's ancestors are then all of them. */
+static void fill_anc(struct parents_mem *m, uint32_t nanc, int *filled)
+{
+	if (!*filled && nanc)
+		memcpy(m->anc, m->open.row, (size_t)nanc * sizeof(*m->anc));
+	*filled = 1;
+}
+
 /* Parents of the CPU rows in [r0, r1), a run of rows that may start or end
  * inside a track; their chains are appended to chains and chain_rows
  * (`first` counts in chain_rows).  0; 1 when the run started inside a track
@@ -276,24 +314,44 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 			struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 			if (tix_kind_is_gpu((enum tix_kind)r->kind))
 				continue;
-			int64_t rs = r->start_ns, rd = row_dur(L, i);
+			int64_t rs = r->start_ns, rd = row_dur(L, i), re;
 			if (grow((void **)&m->anc, &m->anc_cap, o->n + 1, sizeof(*m->anc)) != 0)
 				return tix_error_env(err, "out of memory");
-			uint32_t inner = 0, nanc = scan_open(o, rs, rd, m->anc, &inner);
-			r->link = nanc ? m->anc[nanc - 1] : TIX_NONE;
+			/* A stack first: the rows closed at its top go; when no other
+			 * is closed and all contain this one, they are its ancestors
+			 * (m->anc is then filled only where it is read). */
+			int plain = rd >= 0 && rs != INT64_MAX && !__builtin_add_overflow(rs, rd, &re);
+			while (plain && o->n && rs > o->start[o->n - 1] && rs >= o->end[o->n - 1])
+				o->n--;
+			uint32_t inner = 0, nanc;
+			int filled = 0;
+			if (plain && (!o->n || (rs < o->min_end[o->n - 1] && re <= o->min_reach[o->n - 1]))) {
+				nanc = o->n;
+				inner = nanc ? nanc - 1 : 0;
+			} else {
+				nanc = scan_open(o, rs, rd, m->anc, &inner);
+				filled = 1;
+			}
+			r->link = nanc ? o->row[inner] : TIX_NONE;
 			/* The walk from the innermost gives it, then its list. */
 			int same = 1;
-			if (nanc >= 1 && o->anc_at[inner] != UNLISTED) {
+			if (nanc >= 1 && o->all_below[inner] && o->pushed_at[inner] == inner) {
+				/* its list is the rows below it: ours, when all contain us */
+				same = nanc - 1 == inner;
+			} else if (nanc >= 1 && o->anc_at[inner] != UNLISTED) {
+				fill_anc(m, nanc, &filled);
 				same = o->nanc[inner] == nanc - 1 &&
 				       (nanc == 1 || memcmp(m->arena + o->anc_at[inner], m->anc,
 				                            (size_t)(nanc - 1) * sizeof(*m->anc)) == 0);
 			} else if (nanc >= 1) {
+				fill_anc(m, nanc, &filled);
 				if (seeded) /* the walk would reach the other run's rows */
 					return 1;
 				if ((same = walk_gives(L, i, nanc, chains, chain_rows, m)) < 0)
 					return tix_error_env(err, "out of memory");
 			}
 			if (!same) {
+				fill_anc(m, nanc, &filled);
 				struct tix_chain_disk *c = spill_push(chains, 1, err);
 				if (!c)
 					return -1;
@@ -308,8 +366,12 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 					dst[k] = m->anc[nanc - 1 - k];
 				r->flags |= TIX_ROW_CHAIN;
 			}
-			if (tix_rule_is_container_kind(r->kind) && push_open(m, i, rs, rd, nanc) != 0)
-				return tix_error_env(err, "out of memory");
+			if (tix_rule_is_container_kind(r->kind)) {
+				if (nanc <= LIST_DEPTH)
+					fill_anc(m, nanc, &filled);
+				if (push_open(m, i, rs, rd, nanc) != 0)
+					return tix_error_env(err, "out of memory");
+			}
 		}
 	}
 	return 0;
@@ -321,6 +383,10 @@ static void mem_done(struct parents_mem *m)
 	free(m->open.dur);
 	free(m->open.end);
 	free(m->open.reach);
+	free(m->open.min_end);
+	free(m->open.min_reach);
+	free(m->open.pushed_at);
+	free(m->open.all_below);
 	free(m->open.row);
 	free(m->open.anc_at);
 	free(m->open.nanc);
