@@ -67,6 +67,7 @@ struct parents_mem {
 	uint32_t arena_n, arena_cap;
 	uint32_t *walk;  /* a walk of links, for the unlisted */
 	uint32_t walk_cap;
+	uint32_t seeded_for; /* the open rows are seed_open's for a run from this row (0: none) */
 };
 
 static int grow(void **a, uint32_t *cap, uint32_t need, size_t elem)
@@ -256,6 +257,7 @@ static int seed_open(struct linker *L, uint32_t first, uint32_t c, struct parent
 		if (o->anc_at[o->n - 1] == UNLISTED) /* the run could not walk up from it */
 			return 1;
 	}
+	m->seeded_for = c;
 	return 0;
 }
 
@@ -304,10 +306,14 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 		uint32_t first = L->tracks[t].first_row, end = first + L->tracks[t].row_count;
 		if (end <= r0 || first >= r1)
 			continue;
-		o->n = 0;
-		m->arena_n = 0;
 		uint32_t i = first > r0 ? first : r0;
-		int seeded = i > first, sr = seeded ? seed_open(L, first, i, m) : 0;
+		int seeded = i > first, sr = 0;
+		if (!seeded || m->seeded_for != i) { /* split_row may have seeded it */
+			o->n = 0;
+			m->arena_n = 0;
+			sr = seeded ? seed_open(L, first, i, m) : 0;
+		}
+		m->seeded_for = 0;
 		if (sr != 0)
 			return sr < 0 ? tix_error_env(err, "out of memory") : 1;
 		for (end = end < r1 ? end : r1; i < end; i++) {
@@ -399,6 +405,7 @@ static void mem_done(struct parents_mem *m)
 struct second_run {
 	struct linker *L;
 	uint32_t r0;
+	struct parents_mem m; /* seeded by split_row when r0 is inside a track */
 	struct spill chains, chain_rows;
 	int rc;
 	struct tix_error err;
@@ -407,9 +414,7 @@ struct second_run {
 static void *run_second(void *arg)
 {
 	struct second_run *s = arg;
-	struct parents_mem m = {0};
-	s->rc = parents_of_rows(s->L, s->r0, s->L->nrows, &s->chains, &s->chain_rows, &m, &s->err);
-	mem_done(&m);
+	s->rc = parents_of_rows(s->L, s->r0, s->L->nrows, &s->chains, &s->chain_rows, &s->m, &s->err);
 	return NULL;
 }
 
@@ -417,8 +422,8 @@ static void *run_second(void *arg)
  * rows in two, less the first run's estimated share of `alongside` (the
  * launches phase: a GPU event costs it about a quarter of what a CPU row
  * costs this phase).  A start inside a track where too many rows are open
- * to seed moves to the track's start. */
-static uint32_t split_row(struct linker *L)
+ * to seed moves to the track's start; otherwise m is left seeded for it. */
+static uint32_t split_row(struct linker *L, struct parents_mem *m)
 {
 	uint64_t cpu = 0, gpu = 0;
 	for (uint32_t t = 0; t < L->ntracks; t++)
@@ -431,12 +436,10 @@ static uint32_t split_row(struct linker *L)
 			continue;
 		if (acc + T->row_count > want) {
 			uint32_t c = T->first_row + (uint32_t)(want - acc);
-			if (c == T->first_row)
-				return c;
-			struct parents_mem m = {0};
-			int ok = seed_open(L, T->first_row, c, &m) == 0;
-			mem_done(&m);
-			return ok ? c : T->first_row;
+			if (c == T->first_row || seed_open(L, T->first_row, c, m) == 0)
+				return c; /* m is the second run's, seeded */
+			m->seeded_for = 0;
+			return T->first_row;
 		}
 		acc += T->row_count;
 	}
@@ -453,7 +456,7 @@ int linker_parents(struct linker *L, int (*alongside)(struct linker *, struct ti
 	s.chains.fd = s.chain_rows.fd = -1;
 	pthread_t th;
 	int threaded = 0;
-	if (linker_two_threads(L) && (s.r0 = split_row(L)) < L->nrows &&
+	if (linker_two_threads(L) && (s.r0 = split_row(L, &s.m)) < L->nrows &&
 	    linker_spill(L, &s.chains, sizeof(struct tix_chain_disk), err) == 0 &&
 	    linker_spill(L, &s.chain_rows, sizeof(uint32_t), err) == 0)
 		threaded = pthread_create(&th, NULL, run_second, &s) == 0;
@@ -494,6 +497,7 @@ int linker_parents(struct linker *L, int (*alongside)(struct linker *, struct ti
 			}
 		}
 	}
+	mem_done(&s.m);
 	linker_release(L, &s.chains);
 	linker_release(L, &s.chain_rows);
 	return rc;
