@@ -286,6 +286,28 @@ def deep_trace(path, depth=400):
         json.dump({"traceEvents": ev}, f)
 
 
+def handback_trace(path):
+    """Flat ops, then a 300-deep stack whose bottom rows overlap without
+    nesting (Z outlives X and Y; a launch inside Z only): split in the flat
+    part, the second thread meets a row it could only check by walking
+    into the first thread's rows, and hands the phase back to one thread."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "flat", "pid": 1, "tid": 1, "ts": 2.0 * i, "dur": 1.0}
+          for i in range(3000)]
+    t0, depth = 10000.0, 300
+    ev += [{"ph": "X", "cat": "cpu_op", "name": "level%d" % (k % 5), "pid": 1, "tid": 1, "ts": t0 + k,
+            "dur": float(4000 - 3 * k)} for k in range(depth)]
+    for j in range(5):
+        t = t0 + depth + 30 * j
+        for name, start, dur in (("X", 0, 10.0), ("Y", 5, 5.8), ("Z", 6, 9.0)):
+            ev.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": t + start, "dur": dur})
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": t + 11, "dur": 0.2, "args": {"correlation": j + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "kern_z", "pid": 0, "tid": 7, "ts": t + 12, "dur": 1.0,
+                   "args": {"correlation": j + 1, "grid": [1, 1, 1], "block": [32, 1, 1]}})
+    with open(path, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+
+
 def overlapping_rows(args, chk):
     """Rows that overlap without nesting, against the recount (ancestors by
     containment: the chain table, and a launch whose container outlives its
@@ -297,10 +319,11 @@ def overlapping_rows(args, chk):
         overlapping_trace(path, seed)
         compare_trace(args, chk, path, label=os.path.basename(path))
         traces.append(path)
-    deep = os.path.join(args.work, "deep.json")
-    deep_trace(deep)
-    compare_trace(args, chk, deep, label="deep.json")
-    traces.append(deep)
+    for name, make in (("deep.json", deep_trace), ("handback.json", handback_trace)):
+        path = os.path.join(args.work, name)
+        make(path)
+        compare_trace(args, chk, path, label=name)
+        traces.append(path)
     return traces
 
 
