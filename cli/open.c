@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cupti_capture/capture.h"
-#include "index/builder.h"
+#include "index/build/builder.h"
 #include "parse/parse.h"
 
 #define HEAD_TAIL 65536

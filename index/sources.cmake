@@ -3,24 +3,24 @@
 # fuzzers' instrumentation (two lists drifted apart once: the fuzz build
 # stopped linking).  Paths relative to index/.
 set(TIX_INDEX_SOURCES
-  builder.c
-  store.c
-  link.c
-  parents.c
-  place.c
-  write.c
-  aggregate.c
-  op_totals.c
-  sort.c
+  build/builder.c
+  build/store.c
+  build/link.c
+  build/parents.c
+  build/place.c
+  build/write.c
+  build/aggregate.c
+  build/op_totals.c
+  build/sort.c
   reader.c
   check.c
   find.c
   export.c
   names.c
-  graph_match.c
+  build/graph_match.c
   common.c
-  capture.c
+  build/capture.c
   traffic.c
-  name_forms.c
-  name_rows.c
-  graph.c)
+  build/name_forms.c
+  build/name_rows.c
+  build/graph.c)

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cupti_capture/capture.h"
-#include "index/builder.h"
+#include "index/build/builder.h"
 
 int main(int argc, char **argv)
 {

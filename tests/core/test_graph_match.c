@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "index/graph_match.h"
+#include "index/build/graph_match.h"
 #include "tests/check.h"
 #include "tests/core/graph_match_run.h"
 

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "index/builder.h"
+#include "index/build/builder.h"
 #include "index/format.h"
 #include "index/index.h"
 #include "index/rules.h"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "index/builder_int.h"
+#include "index/build/builder_int.h"
 
 /* ---- spill arrays ---- */
 

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "index/builder_int.h"
+#include "index/build/builder_int.h"
 
 /* ---- ordering ---- */
 

@@ -13,13 +13,13 @@
  * Run after the steps (a replay's batch size is in its step's name) and
  * before the aggregates.  Writes only details: the replay's own times and
  * links are never changed. */
-#include "index/builder_int.h"
+#include "index/build/builder_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/graph_match.h"
+#include "index/build/graph_match.h"
 
 struct window_build {
 	uint32_t *names;      /* replay-index string ids, TIX_NONE unnamed */

@@ -1,7 +1,7 @@
 /* Graph attribution: which capture window a replay came from and which
  * captured launch each replayed kernel was (index/graph_match.h states the
  * rule).  Pure: no globals, no I/O; memory only through the scratch. */
-#include "index/graph_match.h"
+#include "index/build/graph_match.h"
 
 #include <string.h>
 #include <stdlib.h>

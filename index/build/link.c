@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "index/builder_int.h"
+#include "index/build/builder_int.h"
 #include "index/rules.h"
 
 static double now_s(void)

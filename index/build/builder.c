@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "index/builder_int.h"
+#include "index/build/builder_int.h"
 
 /* ---- collectors ---- */
 

@@ -4,7 +4,7 @@
  * Producers hand them over with their events (the capture journal knows
  * them exactly); a JSON replay trace gets them from its capture traces in
  * the link phase (graph.c). */
-#include "index/builder_int.h"
+#include "index/build/builder_int.h"
 
 #include <stdlib.h>
 #include <string.h>
