@@ -5,7 +5,7 @@
 set(TIX_INDEX_SOURCES
   build/builder.c
   build/store.c
-  build/link.c
+  build/launches.c
   build/parents.c
   build/place.c
   build/write.c
