@@ -1,7 +1,7 @@
 /*
  * index: the .tix trace index — its reader and every query the TUI and the
  * CLI ask.  This header is the readers' only door; producers include
- * index/sink.h and the program that builds an index index/builder.h.
+ * index/sink.h and the program that builds an index index/build/builder.h.
  *
  * Data flows one way (see docs/FORMAT.md for the byte layout):
  *

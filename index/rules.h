@@ -1,6 +1,6 @@
 /*
  * The rules that give an event its meaning, defined once: included by the
- * builder's phases (link.c, aggregate.c, ...) while they write the index and
+ * build's phases (index/build/) while they write the index and
  * by the reader (reader.c, export.c, ...) when it answers queries, so that an
  * aggregate computed at build time and a query asked later cannot disagree.
  * Private to index/.  docs/FORMAT.md ("Rules") is the long form.

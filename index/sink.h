@@ -2,7 +2,7 @@
  * index/sink.h: the producer's contract.  What a producer of events (the
  * JSON reader in parse/, the journal reader in cupti_capture/, a test's
  * recording sink) sends, and the sink it sends it to.  It knows nothing of
- * the index file or its queries: index/builder.h turns a sink's events into
+ * the index file or its queries: index/build/builder.h turns a sink's events into
  * a .tix, index/index.h reads one.
  *
  * Example call sequence of a producer, whatever the sink:

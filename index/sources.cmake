@@ -3,24 +3,30 @@
 # fuzzers' instrumentation (two lists drifted apart once: the fuzz build
 # stopped linking).  Paths relative to index/.
 set(TIX_INDEX_SOURCES
-  build/builder.c
-  build/store.c
-  build/launches.c
-  build/parents.c
-  build/place.c
-  build/write.c
-  build/aggregate.c
-  build/op_totals.c
-  build/sort.c
+  # the reading half: the reader, its check, the queries
+  common.c
+  names.c
   reader.c
   check.c
   find.c
   export.c
-  names.c
-  build/graph_match.c
-  common.c
-  build/capture.c
   traffic.c
+  # the build (index/build/): collecting, the finish's driver and services,
+  # then its phases in the order finish.c runs them
+  build/builder.c
+  build/store.c
+  build/capture.c
+  build/finish.c
+  build/linker.c
+  build/sort.c
+  build/place.c
+  build/parents.c
+  build/launches.c
+  build/steps.c
+  build/graph.c
+  build/graph_match.c
+  build/aggregate.c
+  build/op_totals.c
   build/name_forms.c
   build/name_rows.c
-  build/graph.c)
+  build/write.c)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/build/builder_int.h"
+#include "index/build/phases.h"
 
 struct member {               /* 32 bytes */
 	uint32_t group;

@@ -1,6 +1,6 @@
 /* The builder's collecting half: it takes events in any order, interns
  * their strings, deduplicates what they share, and appends one 40-byte
- * record per event to a spill file.  link.c does the rest at finish. */
+ * record per event to a spill file.  finish.c does the rest. */
 #include "index/index.h"
 
 #include <errno.h>
@@ -682,7 +682,7 @@ static int warn_times(struct collector *c, struct tix_error *err)
 	return 0;
 }
 
-int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
+int builder_merge(struct tix_builder *b, struct tix_error *err)
 {
 	int rc = 0;
 	if (b->extra)
@@ -691,24 +691,24 @@ int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
 		rc = warn_times(&b->c, err);
 	if (b->c.has_base_time)
 		b->base_time_ns = b->c.base_time_ns;
-	if (rc == 0)
-		rc = builder_link_and_write(b, err);
-	if (rc == 0) {
-		if (b->unnamed && name_tmpfile(b) != 0) {
-			rc = tix_error_env(err, "%s: cannot name the new index: %s", b->out_path,
-			                   strerror(errno));
-		} else if (close(b->out_fd) != 0) {
-			rc = tix_error_env(err, "%s: %s", b->out_path, strerror(errno));
-		} else if (rename(b->tmp_path, b->out_path) != 0) {
-			rc = tix_error_env(err, "%s: cannot rename the index into place: %s",
-			                   b->out_path, strerror(errno));
-		} else {
-			free(b->tmp_path);
-			b->tmp_path = NULL; /* nothing left to remove */
-		}
-		b->out_fd = -1;
+	return rc;
+}
+
+int builder_commit(struct tix_builder *b, struct tix_error *err)
+{
+	int rc = 0;
+	if (b->unnamed && name_tmpfile(b) != 0) {
+		rc = tix_error_env(err, "%s: cannot name the new index: %s", b->out_path, strerror(errno));
+	} else if (close(b->out_fd) != 0) {
+		rc = tix_error_env(err, "%s: %s", b->out_path, strerror(errno));
+	} else if (rename(b->tmp_path, b->out_path) != 0) {
+		rc = tix_error_env(err, "%s: cannot rename the index into place: %s", b->out_path,
+		                   strerror(errno));
+	} else {
+		free(b->tmp_path);
+		b->tmp_path = NULL; /* nothing left to remove */
 	}
-	tix_builder_abort(b);
+	b->out_fd = -1;
 	return rc;
 }
 

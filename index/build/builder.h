@@ -1,5 +1,5 @@
 /*
- * index/builder.h: builds a .tix from the events of a producer.  The
+ * index/build/builder.h: builds a .tix from the events of a producer.  The
  * builder is a tix_sink (index/sink.h); producers never include this
  * header, the program that drives them does (cli/, the capture launcher).
  *

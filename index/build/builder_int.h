@@ -1,6 +1,9 @@
 /*
- * Builder internals shared by builder.c (collecting events) and link.c
- * (sorting, linking, aggregating, writing).  Private to index/.
+ * The collecting half of the builder (builder.c, store.c, capture.c): the
+ * stores every part of the build uses (spills, interned strings,
+ * deduplicated records) and what a producer's events become before the
+ * finish.  The finish (finish.c and its phases) reads these through
+ * struct linker (linker.h).  Private to index/build/.
  *
  * Memory: everything whose size grows with the number of events lives in
  * "spill" arrays, mappings of unlinked temporary files beside the output.
@@ -18,7 +21,6 @@
 #include "index/build/builder.h"
 #include "index/format.h"
 #include "index/index.h"
-#include "index/rules.h"
 
 /* A growable array backed by an unlinked temporary file. */
 struct spill {
@@ -211,127 +213,17 @@ struct tix_builder {
 	uint32_t *xmap_str, *xmap_detail, *xmap_track;
 };
 
-/* Appends the extra collector's flows to c's, renumbered (builder.c). */
+/* The end of collecting, for the finish (finish.c), in this order:
+ *   builder_merge       folds the second producer's dictionaries into the
+ *                       primary collector (the xmap_* maps), says what
+ *                       the ingest boundary changed, settles the base time;
+ *   builder_merge_flows appends the second producer's flows to c's,
+ *                       renumbered (only the by-flow phase needs them);
+ *   builder_commit      names the finished index, closes it and renames it
+ *                       into place.
+ * Each returns 0, or -1 with err set. */
+int builder_merge(struct tix_builder *b, struct tix_error *err);
 int builder_merge_flows(struct tix_builder *b, struct tix_error *err);
-
-/* State of finishing, shared by link.c (sort, link, steps, write) and
- * aggregate.c (groups, step totals, ops). */
-struct linker {
-	struct tix_builder *b;
-	uint32_t nrows, ntracks;
-	struct spill rows;          /* struct tix_row_disk, final order */
-	struct spill corr;          /* int64 correlation per final row */
-	struct tix_track *tracks;   /* final order */
-	struct tix_long_dur_disk *long_durs;
-	uint32_t nlong, long_cap;
-
-	struct spill chains;        /* struct tix_chain_disk, by row (parents phase) */
-	struct spill chain_rows;    /* uint32 */
-
-	struct tix_step *steps;     /* the real steps by start, then "before the trace" */
-	uint32_t nsteps;            /* including "before the trace" */
-	uint32_t before_trace_step; /* its id (nsteps - 1), TIX_NONE (steps phase) */
-	uint32_t gpu_before_trace;
-	uint32_t corr_collisions;   /* launches phase */
-	uint32_t unlinked_by_corr;  /* GPU events the correlation ids did not link */
-	char *warnings;             /* what the phases noticed, "; "-joined (linker_warn) */
-	uint32_t replayed;          /* graph phase */
-	uint32_t replayed_by_match[8];
-	char *capture_sources;
-	struct tix_name_form_disk *name_forms; /* names phase, by raw */
-	uint32_t nname_forms;
-	struct spill names;         /* struct tix_names_disk, by name (name-rows phase) */
-	struct spill name_rows;     /* uint32 rows, by name, then row */
-	const char *step_rule;
-
-	struct tix_group *groups;       /* overall, sorted by total */
-	uint32_t ngroups;
-	struct tix_group *step_groups;  /* sorted by step, then total */
-	uint32_t nstep_groups;
-	struct spill members;           /* uint32 rows */
-	struct tix_op *ops;
-	uint32_t nops;
-	struct tix_op_group *op_groups;
-	uint32_t nop_groups;
-	int64_t total_gpu_ns;
-	uint32_t gpu_without_launch;
-	int64_t first_ns, last_ns;
-	struct spill pool[8];           /* released spills, reused before new ones */
-	int npool;
-	int out_rows_mapped;            /* L->rows maps the output file itself */
-	const uint32_t *track_remap;    /* collector track -> final track */
-};
-
-/* Whether the finish shares its work between two threads: from
- * opts.split_rows rows (default 65536). */
-int linker_two_threads(const struct linker *L);
-/* The parents phase (parents.c): links and chains by containment, on two
- * threads; the calling thread also runs `alongside` (the launches phase),
- * which must not write CPU rows.  0, or -1 with err set. */
-int linker_parents(struct linker *L, int (*alongside)(struct linker *, struct tix_error *),
-                   struct tix_error *err);
-/* A spill for elements of elem bytes: a released one when there is one
- * (the largest), else a new file. */
-int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_error *err);
-/* Adds a warning the index keeps and repeats on every open. */
-int linker_warn(struct linker *L, const char *msg, struct tix_error *err);
-/* Gives s back to the pool (or frees it when the pool is full). */
-void linker_release(struct linker *L, struct spill *s);
-/* A work buffer whose size may follow the number of events: in the heap
- * while it is small (no file, no system call), in a spill above 1 MB (no
- * anonymous memory).  linker_buf returns room for n elements of elem
- * bytes (the contents of an earlier call are not kept) or NULL with err
- * set; linker_buf_done frees it.  Zero-initialise before first use. */
-struct linker_buf {
-	void *heap;
-	size_t heap_bytes;
-	struct spill sp;
-	int has_spill;
-};
-void *linker_buf(struct linker *L, struct linker_buf *b, size_t n, size_t elem, struct tix_error *err);
-void linker_buf_done(struct linker *L, struct linker_buf *b);
-/* Sorts base[0..n) by cmp, stably and in place, with its buffer from
- * linker_buf: use it, not qsort, for arrays that grow with the trace
- * (sort.c).  0, or -1 with err set. */
-int linker_sort(struct linker *L, void *base, size_t n, size_t size,
-                int (*cmp)(const void *, const void *), struct tix_error *err);
-
-/* The rows as rules.h sees them (pointers into the spills: valid until
- * one of them grows). */
-void linker_rows_view(const struct linker *L, struct tix_rows *v);
-
-static inline int64_t row_dur(const struct linker *L, uint32_t row)
-{
-	struct tix_rows v = {.rows = (const struct tix_row_disk *)L->rows.base,
-	                     .nrows = L->nrows, .long_durs = L->long_durs, .nlong = L->nlong};
-	return tix_rule_dur(&v, row);
-}
-
-/* Where ROWS starts in the output file: the header and section table fit
- * before it, and the rows are mapped there directly (a page boundary). */
-#define ROWS_OFFSET 4096u
-
-/* place.c: final track order (returns old -> new track number, malloc'd)
- * and rows in track and time order, in the output file. */
-uint32_t *linker_order_tracks(struct linker *L, struct tix_error *err);
-int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error *err);
-/* write.c: every section, then the header. */
-int linker_write(struct linker *L, struct tix_error *err);
-
-/* Step of a row (rules.h), TIX_NONE. */
-uint32_t linker_step_of(const struct linker *L, uint32_t row);
-/* aggregate.c */
-int linker_aggregate(struct linker *L, struct tix_error *err);
-/* Its first half (aggregate.c): kernel groups, members, step totals. */
-int linker_aggregate_groups(struct linker *L, struct tix_error *err);
-/* graph.c: replayed kernels attributed to their capture-time launches. */
-int linker_graph(struct linker *L, struct tix_error *err);
-/* name_forms.c: demangled and distinct short names of the GPU work groups. */
-int linker_name_forms(struct linker *L, struct tix_error *err);
-/* name_rows.c: the rows of each event name (NAMES, NAME_ROWS). */
-int linker_name_rows(struct linker *L, struct tix_error *err);
-
-/* link.c: everything after the last event. */
-int builder_link_and_write(struct tix_builder *b, struct tix_error *err);
+int builder_commit(struct tix_builder *b, struct tix_error *err);
 
 #endif /* TIX_INDEX_BUILDER_INT_H */

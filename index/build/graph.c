@@ -13,7 +13,7 @@
  * Run after the steps (a replay's batch size is in its step's name) and
  * before the aggregates.  Writes only details: the replay's own times and
  * links are never changed. */
-#include "index/build/builder_int.h"
+#include "index/build/phases.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * argument in which they differ ("<..., 256, ...>"), then, if that is not
  * enough, by numbering them ("#2").  The TUI and the CLI show these labels,
  * so no two kernels ever read the same. */
-#include "index/build/builder_int.h"
+#include "index/build/phases.h"
 
 #include <stdio.h>
 #include <stdlib.h>

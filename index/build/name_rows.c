@@ -4,7 +4,7 @@
  * sort by name id: one pass counts, one scatters; each name's rows come out
  * in row order (by track, then start).  Everything that follows the number
  * of rows or of strings lives in spills. */
-#include "index/build/builder_int.h"
+#include "index/build/phases.h"
 
 #include <string.h>
 

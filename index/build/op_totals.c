@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/build/builder_int.h"
+#include "index/build/phases.h"
 
 struct op_acc {
 	uint32_t name, calls, gpu_events, pad;

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/build/builder_int.h"
+#include "index/build/phases.h"
 #include "index/rules.h"
 
 /* The open rows of a track, in row order, as parallel arrays (the scan

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "index/build/builder_int.h"
+#include "index/build/phases.h"
 
 /* ---- ordering ---- */
 
@@ -48,7 +48,7 @@ static int same_pid(const struct btrack_key *a, const struct btrack_key *b)
 
 /* Final tracks: CPU threads, then GPU streams, then the rest, each by pid
  * and tid.  Fills L->tracks and returns old id -> new id. */
-uint32_t *linker_order_tracks(struct linker *L, struct tix_error *err)
+static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
 	uint32_t n = b->c.ntracks;
@@ -292,7 +292,7 @@ static void *scatter_rows(void *arg)
 	return NULL;
 }
 
-int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error *err)
+static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
 	uint32_t n = L->nrows;
@@ -369,7 +369,6 @@ int linker_place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 			L->long_durs[L->nlong++] = (struct tix_long_dur_disk){i, 0, j->longs[r->link & 0x7fffffffu]};
 			r->link = TIX_NONE;
 		}
-		L->long_cap = nlong;
 	}
 	rc = 0;
 	goto out;
@@ -381,4 +380,12 @@ out:
 	free(job[1].longs);
 	linker_release(L, &tmp);
 	return rc;
+}
+
+int linker_place(struct linker *L, struct tix_error *err)
+{
+	L->track_remap = order_tracks(L, err);
+	if (!L->track_remap)
+		return -1;
+	return place_rows(L, L->track_remap, err);
 }

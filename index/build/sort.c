@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/build/builder_int.h"
+#include "index/build/linker.h"
 
 #define SMALL_BYTES (1u << 20) /* a heap buffer below this */
 #define MAX_ELEM 256           /* element size the insertion step holds on the stack */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "index/build/builder_int.h"
+#include "index/build/phases.h"
 
 /* ---- checksums ---- */
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "index/build/builder.h"
-#include "index/build/builder_int.h"
+#include "index/build/linker.h"
 #include "index/index.h"
 #include "parse/events.h"
 
