@@ -194,175 +194,222 @@ static int cmp_interval(const void *a, const void *b)
 	return x->start < y->start ? -1 : (x->start > y->start);
 }
 
-/* Kernel groups, their members and the step totals. */
-int linker_aggregate_groups(struct linker *L, struct tix_error *err)
+/* What the four jobs of linker_aggregate_groups hand on to each other;
+ * group_work_done frees whatever is left, whichever job stopped. */
+struct group_work {
+	struct dedup keys;       /* struct group_key -> group number, in the order found */
+	struct spill mem;        /* struct member in row order (collect_members) */
+	int64_t *totals;         /* by group number */
+	uint32_t *counts;
+	uint32_t cap;            /* of totals and counts */
+	uint32_t *order, *rank;  /* rank -> group number, group number -> rank (rank_groups) */
+	struct spill sorted;     /* struct member by rank; each rank's own by step and time */
+	uint32_t *first;         /* by rank: its first member in sorted; first[ngroups]: all */
+	struct scratch sc;       /* group_stats' buffers */
+};
+
+static int group_work_init(struct linker *L, struct group_work *w, struct tix_error *err)
 {
-	struct tix_builder *b = L->b;
-	const struct tix_detail_disk *details = (const struct tix_detail_disk *)b->c.details.recs;
-	struct dedup keys;
-	struct spill mem, sorted, ivals;
-	int64_t *totals = NULL;
-	uint32_t *counts = NULL, *rank = NULL, *order = NULL;
-	struct scratch sc = {.L = L};
-	int rc = -1;
-
-	memset(&mem, 0, sizeof(mem));
-	memset(&sorted, 0, sizeof(sorted));
-	memset(&ivals, 0, sizeof(ivals));
-	mem.fd = sorted.fd = ivals.fd = -1;
-	if (dedup_init(&keys, sizeof(struct group_key)) != 0)
+	memset(w, 0, sizeof(*w));
+	w->mem.fd = w->sorted.fd = -1;
+	w->sc.L = L;
+	if (dedup_init(&w->keys, sizeof(struct group_key)) != 0)
 		return tix_error_env(err, "out of memory");
-	if (linker_spill(L, &mem, sizeof(struct member), err))
-		goto out;
+	return 0;
+}
 
-	uint32_t cap = 0;
+static void group_work_done(struct linker *L, struct group_work *w)
+{
+	spill_done(&w->mem);
+	spill_done(&w->sorted);
+	dedup_done(&w->keys);
+	free(w->totals);
+	free(w->counts);
+	free(w->rank);
+	free(w->order);
+	free(w->first);
+	linker_buf_done(L, &w->sc.bd);
+	linker_buf_done(L, &w->sc.bi);
+}
+
+/* Job 1: every GPU work row becomes a member of the group of its name and
+ * kind, with its step; each group's total time and count. */
+static int collect_members(struct linker *L, struct group_work *w, struct tix_error *err)
+{
+	const struct tix_detail_disk *details = (const struct tix_detail_disk *)L->b->c.details.recs;
+	if (linker_spill(L, &w->mem, sizeof(struct member), err))
+		return -1;
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (!tix_kind_is_gpu_work(r->kind))
 			continue;
 		struct group_key k = {r->name, r->kind};
-		uint32_t g = dedup_add(&keys, &k);
+		uint32_t g = dedup_add(&w->keys, &k);
 		if (g == TIX_NONE)
-			goto oom;
-		if (g >= cap) {
-			uint32_t ncap = cap ? cap * 2 : 256;
-			int64_t *t = realloc(totals, ncap * sizeof(*t));
-			if (!t)
-				goto oom;
-			totals = t;
-			uint32_t *c = realloc(counts, ncap * sizeof(*c));
+			return tix_error_env(err, "out of memory");
+		if (g >= w->cap) {
+			uint32_t ncap = w->cap ? w->cap * 2 : 256;
+			int64_t *t = realloc(w->totals, ncap * sizeof(*t));
+			if (t)
+				w->totals = t;
+			uint32_t *c = t ? realloc(w->counts, ncap * sizeof(*c)) : NULL;
 			if (!c)
-				goto oom;
-			counts = c;
-			memset(totals + cap, 0, (ncap - cap) * sizeof(*totals));
-			memset(counts + cap, 0, (ncap - cap) * sizeof(*counts));
-			cap = ncap;
+				return tix_error_env(err, "out of memory");
+			w->counts = c;
+			memset(w->totals + w->cap, 0, (ncap - w->cap) * sizeof(*w->totals));
+			memset(w->counts + w->cap, 0, (ncap - w->cap) * sizeof(*w->counts));
+			w->cap = ncap;
 		}
-		struct member *m = spill_push(&mem, 1, err);
+		struct member *m = spill_push(&w->mem, 1, err);
 		if (!m)
-			goto out;
+			return -1;
 		m->group = g;
 		m->step = linker_step_of(L, i);
 		m->start_ns = r->start_ns;
 		m->dur_ns = row_dur(L, i);
 		m->row = i;
 		m->kinfo = r->detail != TIX_NONE ? details[r->detail].kernel_info : TIX_NONE;
-		totals[g] = tix_sat_add(totals[g], m->dur_ns);
-		counts[g]++;
+		w->totals[g] = tix_sat_add(w->totals[g], m->dur_ns);
+		w->counts[g]++;
 	}
-	uint32_t ng = keys.n;
-	const struct group_key *gk = (const struct group_key *)keys.recs;
+	return 0;
+}
 
-	/* Rank groups by total time. */
-	order = malloc((ng + 1) * sizeof(*order));
-	rank = malloc((ng + 1) * sizeof(*rank));
-	if (!order || !rank)
-		goto oom;
-	struct rank_key *kv = malloc((ng + 1) * sizeof(*kv));
+/* Job 2: the groups ranked by total time, and the members moved into rank
+ * order (a counting sort: each rank's members keep their row order). */
+static int rank_groups(struct linker *L, struct group_work *w, struct tix_error *err)
+{
+	uint32_t ng = w->keys.n;
+	struct rank_key *kv = NULL;
+	uint32_t *cur = NULL;
+	int rc = -1;
+	w->order = malloc((ng + 1) * sizeof(*w->order));
+	w->rank = malloc((ng + 1) * sizeof(*w->rank));
+	kv = w->order && w->rank ? malloc((ng + 1) * sizeof(*kv)) : NULL;
 	if (!kv)
 		goto oom;
 	for (uint32_t g = 0; g < ng; g++)
-		kv[g] = (struct rank_key){totals[g], counts[g], g};
+		kv[g] = (struct rank_key){w->totals[g], w->counts[g], g};
 	qsort(kv, ng, sizeof(*kv), cmp_rank_key);
 	for (uint32_t g = 0; g < ng; g++)
-		order[g] = kv[g].g;
+		w->order[g] = kv[g].g;
 	free(kv);
+	kv = NULL;
 	for (uint32_t i = 0; i < ng; i++)
-		rank[order[i]] = i;
+		w->rank[w->order[i]] = i;
 
-	/* Members by group rank, then step, then time. */
-	size_t nm = mem.n;
-	if (linker_spill(L, &sorted, sizeof(struct member), err) || spill_resize(&sorted, nm, err))
+	size_t nm = w->mem.n;
+	if (linker_spill(L, &w->sorted, sizeof(struct member), err) || spill_resize(&w->sorted, nm, err))
 		goto out;
-	uint32_t *first = calloc(ng + 1, sizeof(*first));
-	if (!first)
+	w->first = calloc(ng + 1, sizeof(*w->first));
+	cur = w->first ? malloc((ng + 1) * sizeof(*cur)) : NULL;
+	if (!cur)
 		goto oom;
 	for (uint32_t g = 0; g < ng; g++)
-		first[rank[g] + 1] = counts[g];
+		w->first[w->rank[g] + 1] = w->counts[g];
 	for (uint32_t i = 0; i < ng; i++)
-		first[i + 1] += first[i];
-	uint32_t *cur = malloc((ng + 1) * sizeof(*cur));
-	if (!cur) {
-		free(first);
-		goto oom;
-	}
-	memcpy(cur, first, (ng + 1) * sizeof(*cur));
+		w->first[i + 1] += w->first[i];
+	memcpy(cur, w->first, (ng + 1) * sizeof(*cur));
 	for (size_t i = 0; i < nm; i++) {
-		struct member m = SPILL_AT(&mem, struct member, i);
-		m.group = rank[m.group];
-		SPILL_AT(&sorted, struct member, cur[m.group]++) = m;
+		struct member m = SPILL_AT(&w->mem, struct member, i);
+		m.group = w->rank[m.group];
+		SPILL_AT(&w->sorted, struct member, cur[m.group]++) = m;
 	}
+	linker_release(L, &w->mem);
+	rc = 0;
+	goto out;
+oom:
+	rc = tix_error_env(err, "out of memory");
+out:
+	free(kv);
 	free(cur);
-	linker_release(L, &mem);
+	return rc;
+}
 
-	L->groups = calloc(ng + 1, sizeof(*L->groups));
-	if (!L->groups || linker_spill(L, &L->members, sizeof(uint32_t), err) ||
-	    spill_resize(&L->members, nm, err)) {
-		free(first);
-		goto out;
+/* Appends the step group of G's members seg[0..n), all of one step and
+ * at first in MEMBERS, with its statistics; *cap: L->step_groups' room. */
+static int add_step_group(struct linker *L, struct group_work *w, uint32_t *cap,
+                          const struct tix_group *G, const struct member *seg, uint32_t first,
+                          uint32_t n, struct tix_error *err)
+{
+	if (L->nstep_groups == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		struct tix_group *p = realloc(L->step_groups, *cap * sizeof(*p));
+		if (!p)
+			return tix_error_env(err, "out of memory");
+		L->step_groups = p;
 	}
+	struct tix_group *S = &L->step_groups[L->nstep_groups++];
+	memset(S, 0, sizeof(*S));
+	S->name = G->name;
+	S->kind = G->kind;
+	S->members_first = first;
+	S->members_count = n;
+	S->group = G->group;
+	S->step = seg[0].step;
+	return group_stats(S, seg, n, &w->sc, err);
+}
+
+/* Job 3: each group's statistics over all its members and over those of
+ * each step (L->groups, L->step_groups), and MEMBERS, the rows of each
+ * group by step and time. */
+static int fill_groups(struct linker *L, struct group_work *w, struct tix_error *err)
+{
+	uint32_t ng = w->keys.n, sg_cap = 0;
+	const struct group_key *gk = (const struct group_key *)w->keys.recs;
+	L->groups = calloc(ng + 1, sizeof(*L->groups));
+	if (!L->groups)
+		return tix_error_env(err, "out of memory");
+	if (linker_spill(L, &L->members, sizeof(uint32_t), err) ||
+	    spill_resize(&L->members, w->sorted.n, err))
+		return -1;
 	L->ngroups = ng;
-	uint32_t nsg = 0, sg_cap = 0;
+	L->nstep_groups = 0;
 	for (uint32_t g = 0; g < ng; g++) {
-		struct member *seg = &SPILL_AT(&sorted, struct member, first[g]);
-		uint32_t n = first[g + 1] - first[g];
+		struct member *seg = &SPILL_AT(&w->sorted, struct member, w->first[g]);
+		uint32_t n = w->first[g + 1] - w->first[g];
 		uint32_t k = 1;
 		while (k < n && cmp_member(&seg[k - 1], &seg[k]) <= 0)
 			k++;
 		/* one stream's members come in order already */
-		if (k < n && linker_sort(L, seg, n, sizeof(*seg), cmp_member, err) != 0) {
-			free(first);
-			goto out;
-		}
+		if (k < n && linker_sort(L, seg, n, sizeof(*seg), cmp_member, err) != 0)
+			return -1;
 		struct tix_group *G = &L->groups[g];
-		G->name = gk[order[g]].name;
-		G->kind = (uint8_t)gk[order[g]].kind;
-		G->members_first = first[g];
+		G->name = gk[w->order[g]].name;
+		G->kind = (uint8_t)gk[w->order[g]].kind;
+		G->members_first = w->first[g];
 		G->members_count = n;
 		G->group = g;
 		G->step = TIX_NONE;
-		if (group_stats(G, seg, n, &sc, err) != 0) {
-			free(first);
-			goto out;
-		}
+		if (group_stats(G, seg, n, &w->sc, err) != 0)
+			return -1;
 		L->total_gpu_ns = tix_sat_add(L->total_gpu_ns, G->total_ns);
 		for (uint32_t i = 0; i < n; i++)
-			SPILL_AT(&L->members, uint32_t, first[g] + i) = seg[i].row;
+			SPILL_AT(&L->members, uint32_t, w->first[g] + i) = seg[i].row;
 		/* The same members, cut by step. */
 		for (uint32_t i = 0; i < n;) {
 			uint32_t j = i;
 			while (j < n && seg[j].step == seg[i].step)
 				j++;
-			if (seg[i].step != TIX_NONE) {
-				if (nsg == sg_cap) {
-					sg_cap = sg_cap ? sg_cap * 2 : 256;
-					struct tix_group *p = realloc(L->step_groups, sg_cap * sizeof(*p));
-					if (!p) {
-						free(first);
-						goto oom;
-					}
-					L->step_groups = p;
-				}
-				struct tix_group *S = &L->step_groups[nsg++];
-				memset(S, 0, sizeof(*S));
-				S->name = G->name;
-				S->kind = G->kind;
-				S->members_first = first[g] + i;
-				S->members_count = j - i;
-				S->group = g;
-				S->step = seg[i].step;
-				if (group_stats(S, seg + i, j - i, &sc, err) != 0) {
-					free(first);
-					goto out;
-				}
-			}
+			if (seg[i].step != TIX_NONE &&
+			    add_step_group(L, w, &sg_cap, G, seg + i, w->first[g] + i, j - i, err) != 0)
+				return -1;
 			i = j;
 		}
 	}
-	free(first);
-	if (nsg)
-		qsort(L->step_groups, nsg, sizeof(*L->step_groups), cmp_step_group);
-	L->nstep_groups = nsg;
+	if (L->nstep_groups)
+		qsort(L->step_groups, L->nstep_groups, sizeof(*L->step_groups), cmp_step_group);
+	return 0;
+}
+
+/* Job 4: each step's totals: its groups, kernels, GPU events and GPU time
+ * (from its step groups), and its GPU busy time as the union of its GPU
+ * work intervals (PDL and several streams overlap, so a sum would
+ * overcount), with the unions of its communication kernels and of its
+ * other GPU work, for ranks. */
+static int step_totals(struct linker *L, struct group_work *w, struct tix_error *err)
+{
+	uint32_t nsg = L->nstep_groups;
 	for (uint32_t i = 0; i < nsg;) {
 		uint32_t s = L->step_groups[i].step, j = i;
 		struct tix_step *st = &L->steps[s];
@@ -382,28 +429,28 @@ int linker_aggregate_groups(struct linker *L, struct tix_error *err)
 		if (L->steps[s].groups_count == 0)
 			L->steps[s].groups_first = 0;
 
-	/* GPU busy time per step: the union of its GPU work intervals (PDL and
-	 * several streams overlap, so a sum would overcount); and the unions of
-	 * its communication kernels and of its other GPU work, for ranks. */
+	struct spill ivals;
+	memset(&ivals, 0, sizeof(ivals));
+	ivals.fd = -1;
+	int rc = -1;
 	uint8_t *comm = calloc((size_t)L->ngroups + 1, 1);
-	if (!comm)
-		goto oom;
+	if (!comm) {
+		rc = tix_error_env(err, "out of memory");
+		goto out;
+	}
 	for (uint32_t g = 0; g < L->ngroups; g++)
 		comm[g] = L->groups[g].kind == TIX_KIND_KERNEL &&
 		          tix_name_is_comm(intern_str(&L->b->c.strings, L->groups[g].name));
-	if (linker_spill(L, &ivals, sizeof(struct interval), err)) {
-		free(comm);
+	if (linker_spill(L, &ivals, sizeof(struct interval), err))
 		goto out;
-	}
+	size_t nm = w->sorted.n;
 	for (size_t i = 0; i < nm; i++) {
-		const struct member *m = &SPILL_AT(&sorted, struct member, i);
+		const struct member *m = &SPILL_AT(&w->sorted, struct member, i);
 		if (m->step == TIX_NONE)
 			continue;
 		struct interval *iv = spill_push(&ivals, 2, err);
-		if (!iv) {
-			free(comm);
+		if (!iv)
 			goto out;
-		}
 		int c = m->group < L->ngroups && comm[m->group];
 		iv[0] = (struct interval){m->step, BUSY_ALL, m->start_ns, m->start_ns + m->dur_ns};
 		iv[1] = (struct interval){m->step, c ? BUSY_COMM : BUSY_COMPUTE, m->start_ns, m->start_ns + m->dur_ns};
@@ -411,7 +458,8 @@ int linker_aggregate_groups(struct linker *L, struct tix_error *err)
 			L->steps[m->step].comm_kernels++;
 	}
 	free(comm);
-	linker_release(L, &sorted);
+	comm = NULL;
+	linker_release(L, &w->sorted); /* its pages serve the sort of the intervals */
 	struct interval *iv = (struct interval *)ivals.base;
 	if (linker_sort(L, iv, ivals.n, sizeof(*iv), cmp_interval, err) != 0)
 		goto out;
@@ -438,19 +486,20 @@ int linker_aggregate_groups(struct linker *L, struct tix_error *err)
 		i = j;
 	}
 	rc = 0;
-	goto out;
-oom:
-	rc = tix_error_env(err, "out of memory");
 out:
-	spill_done(&mem);
-	spill_done(&sorted);
+	free(comm);
 	spill_done(&ivals);
-	dedup_done(&keys);
-	free(totals);
-	free(counts);
-	free(rank);
-	free(order);
-	linker_buf_done(L, &sc.bd);
-	linker_buf_done(L, &sc.bi);
+	return rc;
+}
+
+/* Kernel groups, their members and the step totals, in four jobs. */
+int linker_aggregate_groups(struct linker *L, struct tix_error *err)
+{
+	struct group_work w;
+	int rc = -1;
+	if (group_work_init(L, &w, err) == 0 && collect_members(L, &w, err) == 0 &&
+	    rank_groups(L, &w, err) == 0 && fill_groups(L, &w, err) == 0 && step_totals(L, &w, err) == 0)
+		rc = 0;
+	group_work_done(L, &w);
 	return rc;
 }

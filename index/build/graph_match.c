@@ -1,5 +1,6 @@
 /* Graph attribution: which capture window a replay came from and which
- * captured launch each replayed kernel was (graph_match.h states the rule).  Pure: no globals, no I/O; memory only through the scratch. */
+ * captured launch each replayed kernel was (graph_match.h states the
+ * rule).  Pure: no globals, no I/O; memory only through the scratch. */
 #include "index/build/graph_match.h"
 
 #include <string.h>
