@@ -45,16 +45,15 @@ that, too, is what HTA does on that trace.
 
 import argparse
 import contextlib
-import datetime
 import io
 import json
 import logging
-import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
+
+from ref_util import json_number, provenance, trace_key
 
 DEFAULT_HTA = "/work/ext/facebookresearch+HolisticTraceAnalysis"
 CONSECUTIVE_KERNEL_DELAY = 30  # HTA's default (trace_analysis.py get_idle_time_breakdown)
@@ -64,17 +63,7 @@ LAUNCH_DELAY_CUTOFF = 100  # HTA's default (get_cuda_kernel_launch_stats)
 
 def num(x):
     """A JSON-safe number: ints stay ints, NaN becomes null, floats keep 6 decimals."""
-    if x is None:
-        return None
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return str(x)
-    if math.isnan(f) or math.isinf(f):
-        return None
-    if f == int(f) and abs(f) < 2**53:
-        return int(f)
-    return round(f, 6)
+    return json_number(x, lambda f: round(f, 6))
 
 
 def guarded(fn):
@@ -238,21 +227,6 @@ def analyse(trace, scratch, also_last_step):
     return record
 
 
-def trace_key(path):
-    """The trace's path below its traces/ folder (real/x.json.gz), else its file name."""
-    parts = os.path.normpath(path).split(os.sep)
-    if "traces" in parts:
-        return "/".join(parts[len(parts) - 1 - parts[::-1].index("traces") + 1 :])
-    return os.path.basename(path)
-
-
-def git_commit(path):
-    try:
-        return subprocess.check_output(["git", "-C", path, "rev-parse", "HEAD"], text=True).strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hta", default=os.environ.get("HTA_DIR", DEFAULT_HTA))
@@ -262,7 +236,6 @@ def main():
 
     sys.path.insert(0, args.hta)
     logging.disable(logging.WARNING)
-    import pandas
 
     scratch = tempfile.mkdtemp(prefix="hta_ref_")
     results = {}
@@ -273,21 +246,15 @@ def main():
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
-    doc = {
-        "tool": "HolisticTraceAnalysis",
-        "hta_commit": git_commit(args.hta),
-        "command": "tests/ref/hta_reference.py "
-        + ("--also-last-step " if args.also_last_step else "")
-        + " ".join(os.path.relpath(t) for t in args.traces),
-        "date": datetime.date.today().isoformat(),
-        "python": sys.version.split()[0],
-        "pandas": pandas.__version__,
+    command = "tests/ref/hta_reference.py" + (" --also-last-step" if args.also_last_step else "")
+    doc = provenance("HolisticTraceAnalysis", args.hta, command, args.traces)
+    doc.update({
         "units": "microseconds (the trace's ts/dur unit; HTA does not convert)",
         "consecutive_kernel_delay": CONSECUTIVE_KERNEL_DELAY,
         "runtime_cutoff": RUNTIME_CUTOFF,
         "launch_delay_cutoff": LAUNCH_DELAY_CUTOFF,
         "traces": results,
-    }
+    })
     json.dump(doc, sys.stdout, indent=1, sort_keys=False)
     sys.stdout.write("\n")
 

@@ -36,14 +36,14 @@ A trace TraceLens cannot analyse at all is recorded as {"error": "..."}.
 
 import argparse
 import contextlib
-import datetime
 import io
 import json
 import math
 import os
-import subprocess
 import sys
 import warnings
+
+from ref_util import json_number, provenance, trace_key
 
 DEFAULT_TRACELENS = "/work/ext/AMD-AGI+TraceLens"
 DEFAULT_ROW_SHEETS = "GEMM,SDPA,CONV,UnaryElementwise"
@@ -53,17 +53,7 @@ KERNEL_NAME_CHARS = 80  # enough to tell kernels apart; ROCm Tensile names run p
 
 def num(x):
     """A JSON-safe number: ints stay ints, NaN becomes null, floats keep 9 significant digits."""
-    if x is None:
-        return None
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return str(x)
-    if math.isnan(f) or math.isinf(f):
-        return None
-    if f == int(f) and abs(f) < 2**53:
-        return int(f)
-    return float(f"{f:.9g}")
+    return json_number(x, lambda f: float(f"{f:.9g}"))
 
 
 def plain(value):
@@ -176,21 +166,6 @@ def analyse(trace, sheets, row_sheets):
     }
 
 
-def trace_key(path):
-    """The trace's path below its traces/ folder (real/x.json.gz), else its file name."""
-    parts = os.path.normpath(path).split(os.sep)
-    if "traces" in parts:
-        return "/".join(parts[len(parts) - 1 - parts[::-1].index("traces") + 1 :])
-    return os.path.basename(path)
-
-
-def git_commit(path):
-    try:
-        return subprocess.check_output(["git", "-C", path, "rev-parse", "HEAD"], text=True).strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tracelens", default=os.environ.get("TRACELENS_DIR", DEFAULT_TRACELENS))
@@ -200,7 +175,6 @@ def main():
     args = ap.parse_args()
 
     sys.path.insert(0, args.tracelens)
-    import pandas
 
     row_sheets = [s for s in args.row_sheets.split(",") if s]
     sheets = sorted(set(s for s in args.sheets.split(",") if s) | set(row_sheets))
@@ -212,21 +186,11 @@ def main():
         except Exception as e:  # what TraceLens raises is part of the record
             results[trace_key(trace)] = {"error": f"{type(e).__name__}: {e}"}
 
-    doc = {
-        "tool": "TraceLens",
-        "tracelens_commit": git_commit(args.tracelens),
-        "command": "tests/ref/tracelens_reference.py --sheets "
-        + ",".join(sheets)
-        + " --row-sheets "
-        + ",".join(row_sheets)
-        + " "
-        + " ".join(os.path.relpath(t) for t in args.traces),
-        "date": datetime.date.today().isoformat(),
-        "python": sys.version.split()[0],
-        "pandas": pandas.__version__,
-        "units": "flops, bytes, microseconds; TFLOP/s = flops / 1e12 / (kernel_time_us / 1e6)",
-        "traces": results,
-    }
+    command = "tests/ref/tracelens_reference.py --sheets " + ",".join(sheets)
+    command += " --row-sheets " + ",".join(row_sheets)
+    doc = provenance("TraceLens", args.tracelens, command, args.traces)
+    doc["units"] = "flops, bytes, microseconds; TFLOP/s = flops / 1e12 / (kernel_time_us / 1e6)"
+    doc["traces"] = results
     write_json(doc, sys.stdout)
 
 
