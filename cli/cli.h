@@ -121,6 +121,7 @@ int cmd_show(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_findings(int argc, char **argv);                    /* cli/findings.c */
 int cmd_index(int argc, char **argv);
 int cmd_capture(int argc, char **argv, const char *exe); /* cli/capture.c */
 /* summary --by rank (cli/ranks.c): several traces of one run.  main()

@@ -87,6 +87,17 @@ static const struct cli_opt diff_opts[] = {
 	OPT_STEP_MARKER, OPT_NO_CACHE, OPT_HELP, OPT_END,
 };
 
+static const struct cli_opt findings_opts[] = {
+	{"--step", NULL, "N", CLI_V_NONE, 0, "the findings of step N (default: the real steps, averaged)"},
+	{"--top", NULL, "N", CLI_V_NONE, 0, "the N largest savings (text: 10 by default; json and 0: all)"},
+	{"--format", NULL, "text|json", CLI_V_WORDS, 0, "text (default) or JSON"},
+	{"--peak-bw", NULL, "B/S", CLI_V_NONE, 0,
+	 "the device's memory bandwidth in bytes/s (4.8e12, 4.8T), for a device tix does not know"},
+	{"--peak-flops", NULL, "F", CLI_V_NONE, 0,
+	 "the device's dense FLOP/s, one for every dtype (989T) or per dtype (bf16=989T,fp8=1979T)"},
+	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
+};
+
 static const struct cli_opt info_opts[] = {
 	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
 };
@@ -157,6 +168,14 @@ static const struct cli_cmd commands[] = {
 	 diff_opts, CLI_V_TRACE, NULL,
 	 {"tix diff before.json.gz after.json.gz --top 5",
 	  "tix diff before.json.gz after.json.gz --by shape --format csv"}},
+	{"findings", "why a step is slow, ranked by what a fix could save",
+	 {"tix findings TRACE [--step N] [--top N] [--format text|json] [--peak-bw B/S] [--peak-flops F]"},
+	 "Prints where a step's GPU time goes (compute, exposed communication, memory, idle by "
+	 "cause), how far each op is from the device's roofline, and the findings ranked by the "
+	 "time a fix could save, each with the formula of its estimate (docs/FINDINGS.md).",
+	 findings_opts, CLI_V_TRACE, NULL,
+	 {"tix findings trace.json.gz", "tix findings trace.json.gz --step 3 --format json",
+	  "tix findings trace.json.gz --peak-bw 3.35T --peak-flops bf16=989T"}},
 	{"info", "what an index holds, and its warnings",
 	 {"tix info FILE.tix|TRACE"},
 	 "Prints an index's size and format, its source trace, event counts, steps and their rule, "

@@ -231,6 +231,8 @@ int main(int argc, char **argv)
 		return cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(verb, "info"))
 		return cmd_info(argc - 1, argv + 1);
+	if (!strcmp(verb, "findings"))
+		return cmd_findings(argc - 1, argv + 1);
 	if (!strcmp(verb, "capture"))
 		return cmd_capture(argc - 1, argv + 1, argv[0]);
 	/* A word that names no file is a command tix does not know (a typo),

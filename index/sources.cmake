@@ -11,6 +11,9 @@ set(TIX_INDEX_SOURCES
   find.c
   export.c
   traffic.c
+  perf_model.c
+  peaks.c
+  findings.c
   # the build (index/build/): collecting, the finish's driver and services,
   # then its phases in the order finish.c runs them
   build/builder.c
@@ -27,6 +30,8 @@ set(TIX_INDEX_SOURCES
   build/graph_match.c
   build/aggregate.c
   build/op_totals.c
+  build/breakdown.c
+  build/op_shapes.c
   build/name_forms.c
   build/name_rows.c
   build/write.c)

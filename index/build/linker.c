@@ -36,6 +36,13 @@ void linker_done(struct linker *L)
 	free(L->ops);
 	free(L->op_groups);
 	free(L->name_forms);
+	free(L->breakdowns);
+	free(L->stream_idle);
+	free(L->syncs);
+	free(L->op_shapes);
+	free(L->step_op_shapes);
+	free(L->op_shape_groups);
+	free(L->op_models);
 	free(L->warnings);
 	free(L->capture_sources);
 }

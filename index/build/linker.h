@@ -88,6 +88,22 @@ struct linker {
 	struct tix_op_group *op_groups;
 	uint32_t nop_groups;
 
+	/* written by breakdown; read by op-shapes (its steps' records), write */
+	struct tix_breakdown *breakdowns; /* nsteps + 1: each step, then the whole trace */
+	struct tix_stream_idle *stream_idle; /* by step (the trace's last), then track */
+	uint32_t nstream_idle;
+	struct tix_sync *syncs;         /* by step (the trace's last), then idle covered */
+	uint32_t nsyncs;
+
+	/* written by op-shapes; read by write */
+	struct tix_op_shape *op_shapes; /* overall, by GPU time */
+	uint32_t nop_shapes;
+	struct tix_op_shape *step_op_shapes; /* by step, then GPU time */
+	uint32_t nstep_op_shapes;
+	struct tix_op_group *op_shape_groups; /* by shape, then GPU time */
+	uint32_t nop_shape_groups;
+	struct tix_op_model *op_models; /* one per op */
+
 	/* written by names; read by write */
 	struct tix_name_form_disk *name_forms; /* by raw */
 	uint32_t nname_forms;

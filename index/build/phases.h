@@ -51,6 +51,15 @@ int linker_graph(struct linker *L, struct tix_error *err);
 int linker_aggregate(struct linker *L, struct tix_error *err);
 int linker_aggregate_groups(struct linker *L, struct tix_error *err);
 
+/* breakdown.c: each step's and the trace's GPU time breakdown, idle by
+ * cause over all streams and per stream, synchronising calls, launch-bound
+ * stretches (docs/FINDINGS.md, sections 1 and 2). */
+int linker_breakdown(struct linker *L, struct tix_error *err);
+
+/* op_shapes.c: the op model over each op's instances, and the op-shape
+ * groups overall and per step with their kernel groups (sections 3, 4). */
+int linker_op_shapes(struct linker *L, struct tix_error *err);
+
 /* name_forms.c: demangled and distinct short names of the GPU work groups. */
 int linker_name_forms(struct linker *L, struct tix_error *err);
 

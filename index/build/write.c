@@ -180,6 +180,19 @@ int linker_write(struct linker *L, struct tix_error *err)
 		{TIX_SEC_NAMES, sizeof(struct tix_names_disk), L->names.base,
 		 (uint64_t)L->names.n * sizeof(struct tix_names_disk)},
 		{TIX_SEC_NAME_ROWS, 4, L->name_rows.base, (uint64_t)L->name_rows.n * 4},
+		{TIX_SEC_BREAKDOWNS, sizeof(struct tix_breakdown), L->breakdowns,
+		 ((uint64_t)L->nsteps + 1) * sizeof(struct tix_breakdown)},
+		{TIX_SEC_STREAM_IDLE, sizeof(struct tix_stream_idle), L->stream_idle,
+		 (uint64_t)L->nstream_idle * sizeof(struct tix_stream_idle)},
+		{TIX_SEC_SYNCS, sizeof(struct tix_sync), L->syncs, (uint64_t)L->nsyncs * sizeof(struct tix_sync)},
+		{TIX_SEC_OP_SHAPES, sizeof(struct tix_op_shape), L->op_shapes,
+		 (uint64_t)L->nop_shapes * sizeof(struct tix_op_shape)},
+		{TIX_SEC_STEP_OP_SHAPES, sizeof(struct tix_op_shape), L->step_op_shapes,
+		 (uint64_t)L->nstep_op_shapes * sizeof(struct tix_op_shape)},
+		{TIX_SEC_OP_SHAPE_GROUPS, sizeof(struct tix_op_group), L->op_shape_groups,
+		 (uint64_t)L->nop_shape_groups * sizeof(struct tix_op_group)},
+		{TIX_SEC_OP_MODELS, sizeof(struct tix_op_model), L->op_models,
+		 (uint64_t)L->nops * sizeof(struct tix_op_model)},
 		{TIX_SEC_BLOCK_SUMS, 8, NULL, 0}, /* last: the sums of all the others */
 	};
 	enum { NSEC = sizeof(secs) / sizeof(secs[0]) };
