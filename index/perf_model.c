@@ -185,10 +185,12 @@ int tix_op_inputs_parse(const char *dims, const char *types, const char *concret
 
 /* ---- helpers over the parsed inputs ---- */
 
-/* Input i is a tensor whose dims and dtype are known. */
+/* Input i is a tensor: a list of dims, not a Scalar; a 0-d tensor ([]
+ * with a tensor dtype: one element) too, but not the [] of an argument
+ * that is no tensor (a ScalarType, a list of ints: typed "" or Scalar). */
 static int is_tensor(const struct tix_op_inputs *in, int i)
 {
-	return i < in->n && in->rank[i] > 0 && !in->scalar[i];
+	return i < in->n && !in->scalar[i] && (in->rank[i] > 0 || (in->rank[i] == 0 && in->size[i] > 0));
 }
 
 static double prod(const struct tix_op_inputs *in, int i)

@@ -147,7 +147,14 @@ static enum tix_gpu_class gpu_class(struct state *st, const struct tix_row_disk 
 	return (*c & NAME_COMM) ? TIX_GPU_COMM : TIX_GPU_COMPUTE;
 }
 
-/* Every synchronising call, in row order (by thread, then start), with its
+static int cmp_sync_row(const void *a, const void *b)
+{
+	const struct sync_call *x = a, *y = b;
+	return x->row < y->row ? -1 : (x->row > y->row);
+}
+
+/* Every synchronising call, found by name (the name-rows phase listed each
+ * name's rows), then put in row order (by thread, then start), with its
  * records for its step and for the trace. */
 static int list_syncs(struct state *st, struct tix_error *err)
 {
@@ -157,12 +164,15 @@ static int list_syncs(struct state *st, struct tix_error *err)
 	st->sync_count = calloc((size_t)L->ntracks + 1, sizeof(uint32_t));
 	if (!st->sync_first || !st->sync_count)
 		return tix_error_env(err, "out of memory");
-	for (uint32_t t = 0; t < L->ntracks; t++) {
-		const struct tix_track *tr = &L->tracks[t];
-		st->sync_first[t] = st->nsyncs;
-		for (uint32_t i = tr->first_row; i < tr->first_row + tr->row_count; i++) {
+	const struct tix_names_disk *names = (const struct tix_names_disk *)L->names.base;
+	const uint32_t *name_rows = (const uint32_t *)L->name_rows.base;
+	for (size_t k = 0; k < L->names.n; k++) {
+		if (!is_sync_name(st, names[k].name))
+			continue;
+		for (uint32_t j = 0; j < names[k].count; j++) {
+			uint32_t i = name_rows[names[k].first + j];
 			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-			if ((r->kind != TIX_KIND_RUNTIME && r->kind != TIX_KIND_DRIVER) || !is_sync_name(st, r->name))
+			if (r->kind != TIX_KIND_RUNTIME && r->kind != TIX_KIND_DRIVER)
 				continue;
 			if (st->nsyncs == cap) {
 				cap = cap ? cap * 2 : 64;
@@ -171,32 +181,41 @@ static int list_syncs(struct state *st, struct tix_error *err)
 					return tix_error_env(err, "out of memory");
 				st->syncs = p;
 			}
-			uint32_t op_row = user_op_above(&st->v, i);
-			uint32_t op = op_row == TIX_NONE ? TIX_NONE : SPILL_AT(&L->rows, struct tix_row_disk, op_row).name;
-			uint32_t step = tix_rule_step_of(&st->v, i);
-			int64_t dur = row_dur(L, i);
-			struct sync_call *sc = &st->syncs[st->nsyncs++];
-			*sc = (struct sync_call){i, t, r->start_ns, r->start_ns + dur, TIX_NONE, TIX_NONE};
-			sc->rec_trace = sync_rec(st, TIX_NONE, r->name, op);
-			if (step != TIX_NONE)
-				sc->rec_step = sync_rec(st, step, r->name, op);
-			if (sc->rec_trace == TIX_NONE || (step != TIX_NONE && sc->rec_step == TIX_NONE))
-				return tix_error_env(err, "out of memory");
-			uint32_t recs[2] = {sc->rec_trace, sc->rec_step};
-			for (int k = 0; k < 2; k++) {
-				if (recs[k] == TIX_NONE)
-					continue;
-				struct tix_sync *a = &st->sync_acc[recs[k]];
-				if (a->example_row == TIX_NONE)
-					a->example_row = i;
-				a->count++;
-				a->cpu_ns = tix_sat_add(a->cpu_ns, dur);
-				struct tix_breakdown *bd = &L->breakdowns[k == 0 ? L->nsteps : step];
-				bd->sync_calls++;
-				bd->sync_cpu_ns = tix_sat_add(bd->sync_cpu_ns, dur);
-			}
+			st->syncs[st->nsyncs++] = (struct sync_call){i, r->track, r->start_ns, 0, TIX_NONE, TIX_NONE};
 		}
-		st->sync_count[t] = st->nsyncs - st->sync_first[t];
+	}
+	if (st->nsyncs)
+		qsort(st->syncs, st->nsyncs, sizeof(*st->syncs), cmp_sync_row);
+	for (uint32_t k = 0; k < st->nsyncs; k++) {
+		struct sync_call *sc = &st->syncs[k];
+		uint32_t i = sc->row;
+		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
+		if (k == 0 || sc->track != sc[-1].track)
+			st->sync_first[sc->track] = k;
+		st->sync_count[sc->track]++;
+		uint32_t op_row = user_op_above(&st->v, i);
+		uint32_t op = op_row == TIX_NONE ? TIX_NONE : SPILL_AT(&L->rows, struct tix_row_disk, op_row).name;
+		uint32_t step = tix_rule_step_of(&st->v, i);
+		int64_t dur = row_dur(L, i);
+		sc->end = sc->start + dur;
+		sc->rec_trace = sync_rec(st, TIX_NONE, r->name, op);
+		if (step != TIX_NONE)
+			sc->rec_step = sync_rec(st, step, r->name, op);
+		if (sc->rec_trace == TIX_NONE || (step != TIX_NONE && sc->rec_step == TIX_NONE))
+			return tix_error_env(err, "out of memory");
+		uint32_t recs[2] = {sc->rec_trace, sc->rec_step};
+		for (int j = 0; j < 2; j++) {
+			if (recs[j] == TIX_NONE)
+				continue;
+			struct tix_sync *a = &st->sync_acc[recs[j]];
+			if (a->example_row == TIX_NONE)
+				a->example_row = i;
+			a->count++;
+			a->cpu_ns = tix_sat_add(a->cpu_ns, dur);
+			struct tix_breakdown *bd = &L->breakdowns[j == 0 ? L->nsteps : step];
+			bd->sync_calls++;
+			bd->sync_cpu_ns = tix_sat_add(bd->sync_cpu_ns, dur);
+		}
 	}
 	return 0;
 }

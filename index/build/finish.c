@@ -62,10 +62,10 @@ static const struct phase phases[] = {
 	{"graph", linker_graph, NULL},
 	{NULL, drop_correlations, NULL},
 	{"aggregate", linker_aggregate, NULL},
-	{"breakdown", linker_breakdown, NULL},
-	{"op-shapes", linker_op_shapes, NULL},
 	{"names", linker_name_forms, NULL},
 	{"name-rows", linker_name_rows, NULL},
+	{"breakdown", linker_breakdown, NULL},
+	{"op-shapes", linker_op_shapes, NULL},
 	{"write", linker_write, NULL},
 };
 

@@ -52,10 +52,17 @@ struct state {
 	struct dedup groups, steps; /* struct pair_key: (shape, group), (shape, step) */
 	struct pair_acc *gacc, *sacc;
 	uint32_t gcap, scap;
-	uint32_t *shape_of;        /* row -> shape, TIX_NONE (CPU op rows; others unset) */
-	uint32_t *nma;             /* row -> nearest modelled ancestor-or-self, UNKNOWN */
-	int64_t *inst_ns;          /* modelled row -> GPU time beneath it */
-	uint8_t *is_leaf;          /* modelled row -> counted as a leaf already */
+	/* per row, written when the walk first meets the row (nma UNKNOWN
+	 * until then), so that rows no GPU work is beneath cost nothing */
+	uint32_t *nma;             /* nearest modelled ancestor-or-self, TIX_NONE */
+	uint32_t *shape_of;        /* its shape, TIX_NONE: not modelled */
+	int64_t *inst_ns;          /* modelled rows: GPU time beneath them */
+	uint8_t *is_leaf;          /* modelled rows: counted as a leaf already */
+	uint32_t *modelled;        /* the modelled rows met, in the order met */
+	uint32_t nmodelled, modelled_cap;
+	/* per detail: the shape of rows of that detail and name (most details
+	 * belong to one op name), so a row costs no hashing */
+	uint32_t *detail_name, *detail_shape;
 	struct linker_buf b_shape, b_nma, b_ns, b_leaf;
 };
 
@@ -91,12 +98,16 @@ static int shape_row(struct state *st, uint32_t row, uint32_t *out)
 	*out = TIX_NONE;
 	if (r->kind != TIX_KIND_CPU_OP || r->detail == TIX_NONE || (r->flags & TIX_ROW_STEP_MARKER))
 		return 0;
+	if (st->detail_name[r->detail] == r->name) {
+		*out = st->detail_shape[r->detail];
+		return 0;
+	}
 	const struct tix_detail_disk *d = &((const struct tix_detail_disk *)L->b->c.details.recs)[r->detail];
 	if (d->op_info == TIX_NONE || class_of_name(st, r->name) == TIX_OPC_NONE)
-		return 0;
+		goto memo;
 	const struct tix_op_info *oi = &((const struct tix_op_info *)L->b->c.opinfos.recs)[d->op_info];
 	if (oi->dims == TIX_NONE)
-		return 0;
+		goto memo;
 	struct shape_key k = {r->name, d->op_info};
 	uint32_t before = st->shapes.n, id = dedup_add(&st->shapes, &k);
 	if (id == TIX_NONE || grow((void **)&st->acc, &st->acc_cap, id, sizeof(*st->acc)))
@@ -112,6 +123,25 @@ static int shape_row(struct state *st, uint32_t row, uint32_t *out)
 		a->example_row = TIX_NONE;
 	}
 	*out = id;
+memo:
+	st->detail_name[r->detail] = r->name;
+	st->detail_shape[r->detail] = *out;
+	return 0;
+}
+
+/* Row r met for the first time: its shape, and for a modelled row its
+ * counters.  0, or -1 when out of memory. */
+static int visit(struct state *st, uint32_t r)
+{
+	if (shape_row(st, r, &st->shape_of[r]) != 0)
+		return -1;
+	if (st->shape_of[r] == TIX_NONE)
+		return 0;
+	st->inst_ns[r] = 0;
+	st->is_leaf[r] = 0;
+	if (grow((void **)&st->modelled, &st->modelled_cap, st->nmodelled, sizeof(*st->modelled)))
+		return -1;
+	st->modelled[st->nmodelled++] = r;
 	return 0;
 }
 
@@ -121,13 +151,15 @@ static uint32_t parent_of(const struct state *st, uint32_t row)
 {
 	const uint32_t *list;
 	uint32_t count;
-	if (tix_rule_listed(&st->v, row, &list, &count))
+	if ((st->v.rows[row].flags & TIX_ROW_CHAIN) && tix_rule_listed(&st->v, row, &list, &count))
 		return count ? list[0] : TIX_NONE;
 	return st->v.rows[row].link;
 }
 
-/* The nearest modelled ancestor-or-self of row, through the memo. */
-static uint32_t nearest_modelled(struct state *st, uint32_t row)
+/* The nearest modelled ancestor-or-self of row, through the memo: rows met
+ * for the first time are visited on the way up.  *oom set when out of
+ * memory. */
+static uint32_t nearest_modelled(struct state *st, uint32_t row, int *oom)
 {
 	uint32_t path[64], n = 0, r = row, found = TIX_NONE;
 	while (r != TIX_NONE) {
@@ -135,14 +167,17 @@ static uint32_t nearest_modelled(struct state *st, uint32_t row)
 			found = st->nma[r];
 			break;
 		}
+		if (visit(st, r) != 0) {
+			*oom = 1;
+			return TIX_NONE;
+		}
 		if (st->shape_of[r] != TIX_NONE) {
 			found = r;
 			st->nma[r] = r;
 			break;
 		}
-		if (n == 64) { /* a deep stack: memoise what the walk has seen so far later */
-			uint32_t rest = nearest_modelled(st, r);
-			found = rest;
+		if (n == 64) { /* a deep stack: the rest in a call of its own */
+			found = nearest_modelled(st, r, oom);
 			break;
 		}
 		path[n++] = r;
@@ -153,60 +188,102 @@ static uint32_t nearest_modelled(struct state *st, uint32_t row)
 	return found;
 }
 
-static int pair_add(struct dedup *d, struct pair_acc **acc, uint32_t *cap, uint32_t shape,
-                    uint32_t other, int64_t dur, uint32_t calls)
+/* Cached pair ids: consecutive events of one kernel group and step are
+ * mostly of one shape. */
+struct pair_cache {
+	uint32_t shape, other, id;
+};
+
+static int pair_add(struct dedup *d, struct pair_acc **acc, uint32_t *cap, struct pair_cache *c,
+                    uint32_t shape, uint32_t other, int64_t dur, uint32_t calls)
 {
-	struct pair_key k = {shape, other};
-	uint32_t id = dedup_add(d, &k);
-	if (id == TIX_NONE || grow((void **)acc, cap, id, sizeof(**acc)))
-		return -1;
+	uint32_t id = c->id;
+	if (c->shape != shape || c->other != other || id == TIX_NONE) {
+		struct pair_key k = {shape, other};
+		id = dedup_add(d, &k);
+		if (id == TIX_NONE || grow((void **)acc, cap, id, sizeof(**acc)))
+			return -1;
+		*c = (struct pair_cache){shape, other, id};
+	}
 	(*acc)[id].gpu_ns = tix_sat_add((*acc)[id].gpu_ns, dur);
 	(*acc)[id].count++;
 	(*acc)[id].calls += calls;
 	return 0;
 }
 
-/* Every GPU work event, group by group: its leaf, and its time on every
- * modelled instance above it. */
+/* The GPU work events rows[0..n) of kernel group g, launched in step
+ * (TIX_NONE: in none): each one's leaf, and its time on every modelled
+ * instance above it. */
+static int attribute_run(struct state *st, uint32_t g, uint32_t step, const uint32_t *rows, uint32_t n)
+{
+	struct linker *L = st->L;
+	struct pair_cache gc = {0, 0, TIX_NONE}, sc = {0, 0, TIX_NONE};
+	int oom = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t row = rows[k];
+		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, row);
+		if (r->link == TIX_NONE)
+			continue;
+		uint32_t leaf = nearest_modelled(st, parent_of(st, r->link), &oom);
+		if (leaf == TIX_NONE) {
+			if (oom)
+				return -1;
+			continue;
+		}
+		int64_t dur = row_dur(L, row);
+		uint32_t shape = st->shape_of[leaf];
+		struct shape_acc *a = &st->acc[shape];
+		a->gpu_events++;
+		a->gpu_ns = tix_sat_add(a->gpu_ns, dur);
+		uint32_t new_call = !st->is_leaf[leaf];
+		if (new_call) {
+			st->is_leaf[leaf] = 1;
+			a->calls++;
+			uint32_t call_step = tix_rule_step_of(&st->v, leaf);
+			a->calls_in_steps += call_step != TIX_NONE && call_step != L->before_trace_step;
+			if (a->example_row == TIX_NONE || leaf < a->example_row)
+				a->example_row = leaf;
+		}
+		if (pair_add(&st->groups, &st->gacc, &st->gcap, &gc, shape, g, dur, 0) != 0 ||
+		    (step != TIX_NONE &&
+		     pair_add(&st->steps, &st->sacc, &st->scap, &sc, shape, step, dur, new_call) != 0))
+			return -1;
+		for (uint32_t p = leaf; p != TIX_NONE;) {
+			st->inst_ns[p] = tix_sat_add(st->inst_ns[p], dur);
+			uint32_t up = parent_of(st, p);
+			p = up == TIX_NONE ? TIX_NONE : nearest_modelled(st, up, &oom);
+		}
+		if (oom)
+			return -1;
+	}
+	return 0;
+}
+
+/* Every GPU work event, by step group (which knows its step: no search),
+ * then those of each group in no step (the end of its members). */
 static int attribute(struct state *st, struct tix_error *err)
 {
 	struct linker *L = st->L;
-	for (uint32_t g = 0; g < L->ngroups; g++) {
-		const struct tix_group *G = &L->groups[g];
-		for (uint32_t k = 0; k < G->members_count; k++) {
-			uint32_t row = SPILL_AT(&L->members, uint32_t, G->members_first + k);
-			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, row);
-			if (r->link == TIX_NONE)
-				continue;
-			uint32_t leaf = nearest_modelled(st, parent_of(st, r->link));
-			if (leaf == TIX_NONE)
-				continue;
-			int64_t dur = row_dur(L, row);
-			uint32_t shape = st->shape_of[leaf], step = tix_rule_step_of(&st->v, row);
-			struct shape_acc *a = &st->acc[shape];
-			a->gpu_events++;
-			a->gpu_ns = tix_sat_add(a->gpu_ns, dur);
-			uint32_t new_call = !st->is_leaf[leaf];
-			if (new_call) {
-				st->is_leaf[leaf] = 1;
-				a->calls++;
-				uint32_t call_step = tix_rule_step_of(&st->v, leaf);
-				a->calls_in_steps += call_step != TIX_NONE && call_step != L->before_trace_step;
-				if (a->example_row == TIX_NONE || leaf < a->example_row)
-					a->example_row = leaf;
-			}
-			if (pair_add(&st->groups, &st->gacc, &st->gcap, shape, g, dur, 0) != 0 ||
-			    (step != TIX_NONE &&
-			     pair_add(&st->steps, &st->sacc, &st->scap, shape, step, dur, new_call) != 0))
-				return tix_error_env(err, "out of memory");
-			for (uint32_t p = leaf; p != TIX_NONE;) {
-				st->inst_ns[p] = tix_sat_add(st->inst_ns[p], dur);
-				uint32_t up = parent_of(st, p);
-				p = up == TIX_NONE ? TIX_NONE : nearest_modelled(st, up);
-			}
-		}
+	const uint32_t *members = (const uint32_t *)L->members.base;
+	uint32_t *covered = calloc((size_t)L->ngroups + 1, sizeof(*covered)); /* end of its step runs */
+	if (!covered)
+		return tix_error_env(err, "out of memory");
+	for (uint32_t g = 0; g < L->ngroups; g++)
+		covered[g] = L->groups[g].members_first;
+	int rc = 0;
+	for (uint32_t i = 0; i < L->nstep_groups && rc == 0; i++) {
+		const struct tix_group *S = &L->step_groups[i];
+		rc = attribute_run(st, S->group, S->step, members + S->members_first, S->members_count);
+		uint32_t end = S->members_first + S->members_count;
+		covered[S->group] = end > covered[S->group] ? end : covered[S->group];
 	}
-	return 0;
+	for (uint32_t g = 0; g < L->ngroups && rc == 0; g++) {
+		const struct tix_group *G = &L->groups[g];
+		uint32_t end = G->members_first + G->members_count;
+		rc = attribute_run(st, g, TIX_NONE, members + covered[g], end - covered[g]);
+	}
+	free(covered);
+	return rc == 0 ? 0 : tix_error_env(err, "out of memory");
 }
 
 /* OP_MODELS: each op's modelled instances with GPU work beneath them. */
@@ -228,9 +305,10 @@ static int op_models(struct state *st, struct tix_error *err)
 		m->cls = (uint8_t)class_of_name(st, L->ops[i].name);
 		m->peak = TIX_PEAK_NONE;
 	}
-	for (uint32_t row = 0; row < L->nrows; row++) {
+	for (uint32_t i = 0; i < st->nmodelled; i++) {
+		uint32_t row = st->modelled[i];
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, row);
-		if (r->kind != TIX_KIND_CPU_OP || st->shape_of[row] == TIX_NONE || st->inst_ns[row] <= 0)
+		if (st->inst_ns[row] <= 0)
 			continue;
 		const struct shape_acc *a = &st->acc[st->shape_of[row]];
 		uint32_t op = op_of_name[r->name];
@@ -399,20 +477,23 @@ int linker_op_shapes(struct linker *L, struct tix_error *err)
 	st.is_leaf = st.inst_ns ? linker_buf(L, &st.b_leaf, L->nrows, 1, err) : NULL;
 	if (!st.is_leaf)
 		goto out;
-	memset(st.nma, 0xfe, (size_t)L->nrows * sizeof(uint32_t));
-	for (uint32_t i = 0; i < L->nrows; i++) {
-		if (shape_row(&st, i, &st.shape_of[i]) != 0) {
-			tix_error_env(err, "out of memory");
-			goto out;
-		}
-		st.inst_ns[i] = 0;
-		st.is_leaf[i] = 0;
+	size_t nd = L->b->c.details.n;
+	st.detail_name = malloc((nd + 1) * sizeof(uint32_t));
+	st.detail_shape = malloc((nd + 1) * sizeof(uint32_t));
+	if (!st.detail_name || !st.detail_shape) {
+		tix_error_env(err, "out of memory");
+		goto out;
 	}
+	memset(st.detail_name, 0xff, (nd + 1) * sizeof(uint32_t));
+	memset(st.nma, 0xfe, (size_t)L->nrows * sizeof(uint32_t));
 	if (attribute(&st, err) != 0 || op_models(&st, err) != 0 || write_records(&st, err) != 0)
 		goto out;
 	rc = 0;
 out:
 	free(st.name_class);
+	free(st.modelled);
+	free(st.detail_name);
+	free(st.detail_shape);
 	free(st.acc);
 	free(st.gacc);
 	free(st.sacc);
