@@ -237,7 +237,7 @@ OPS = {"aten::linear": (1, 10 * US, 1024, 896, 1024 / 1e-5, 896 / 1e-5),
        "aten::copy_": (2, 20 * US, None, 1200, None, 1200 / 2e-5),
        "aten::to": (None,) * 6}
 
-F, BF, F8 = "float", "c10::BFloat16", "c10::Float8_e4m3fn"
+F, BF, F8, FP4 = "float", "c10::BFloat16", "c10::Float8_e4m3fn", "c10::Float4_e2m1fn_x2"
 # (op, Input Dims, Input type, Concrete Inputs, (class, flops, bytes) or None)
 MODELS = [
     ("aten::mm", [[4, 8], [8, 16]], [F, F], None, ("gemm", 1024, 896)),
@@ -267,6 +267,11 @@ MODELS = [
     ("aten::softmax", [[4, 6], [], []], [F, "Scalar", ""], None, ("reduction", 24, 192)),
     ("aten::layer_norm", [[4, 6], [], [6], [6], [], []], [F, "", F, F, "Scalar", "Scalar"], None,
      ("normalisation", 120, 240)),
+    ("aten::_scaled_mm", [[4, 4], [4, 16], [], []], [FP4, FP4, F, F], None, ("gemm", 1024, 16 + 64 + 128)),
+    ("aten::abs", [[3, 4], [0]], [F, F], None, ("elementwise", 12, 96)),
+    ("aten::where", [[3, 1], [3, 4], []], ["bool", BF, BF], None, ("elementwise", 12, 3 + 24 + 2 + 24)),
+    ("aten::linalg_vector_norm", [[4, 6], [], [], [], []], [F, "Scalar", "ScalarList", "Scalar", ""],
+     ["", "2", "[0]", "False", ""], ("reduction", 24, (24 + 6) * 4)),
     ("aten::to", [[4, 6]], [F], None, None),
 ]
 
