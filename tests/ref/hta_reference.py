@@ -38,6 +38,12 @@ Variants, each with temporal, idle and overlap only:
              by default HTA's parser rounds every event inwards to whole
              microseconds (ts = ceil(ts), end = floor(ts + dur)); this is
              HTA's algorithm on the unrounded times.
+  exact_ts_with_last_step  (--also-last-step, traces that have both) the
+             two at once: HTA's algorithm on tix's event times over the
+             whole trace, what tix's breakdown is compared with.  On the
+             other traces one of the records above is already that: the
+             default (no float ts, fewer than two steps), with_last_step
+             (no float ts) or exact_ts (fewer than two steps).
 
 A figure HTA cannot compute (an exception) is recorded as {"error": "..."}:
 that, too, is what HTA does on that trace.
@@ -224,6 +230,8 @@ def analyse(trace, scratch, also_last_step):
         record["with_last_step"] = variant(trace, scratch, True, True)
     if rounded:
         record["exact_ts"] = variant(trace, scratch, False, False)
+    if also_last_step and steps >= 2 and rounded:
+        record["exact_ts_with_last_step"] = variant(trace, scratch, True, False)
     return record
 
 

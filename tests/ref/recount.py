@@ -3,6 +3,8 @@
 
     recount.py TRACE --by kernel|step|op|launches|warnings|graph
                [--step-marker REGEX] [--graph-capture FILE|DIR ...] [--partial]
+    recount.py TRACE --by op [--model] [--step N]
+    recount.py --findings TRACE [--step N]
     recount.py --summary TRACE...
     recount.py --by ranks TRACE... [--rank-from info|name|order]
 
@@ -210,6 +212,11 @@ R7 Graph attribution (--graph-capture FILE|DIR ..., a folder: its *.json
   least comm (lowest on ties) when skew > 0; comm_mismatch when the ranks'
   comm_kernels differ.  "straggler": the rank that is straggler of the most
   steps (lowest on ties), with per-rank counts.
+
+--findings, --by op --model (issue 18, docs/FINDINGS.md)
+  The breakdown, idle causes, op-shape groups and the op model columns:
+  recount_findings.py and recount_opmodel.py, whose docstrings are their
+  contract.  --step N: of step N (R3's numbering) only.
 
 --summary
   One line per trace file (used as the sanity check over ../shared/traces).
@@ -1392,6 +1399,10 @@ def main(argv=None):
                    help="--by ranks: the rule that tells the ranks (default: the first that applies)")
     p.add_argument("--partial", action="store_true",
                    help="accept a truncated trace: count the whole events before the cut")
+    p.add_argument("--findings", action="store_true",
+                   help="the findings' breakdown, idle causes and op-shape groups (recount_findings.py)")
+    p.add_argument("--model", action="store_true", help="--by op: with the op model columns")
+    p.add_argument("--step", type=int, metavar="N", help="--findings, --by op: step N only")
     a = p.parse_args(argv)
     if a.step_marker is not None:
         try:
@@ -1424,12 +1435,22 @@ def main(argv=None):
     except (OSError, ValueError, EOFError, zlib.error) as e:
         print("recount.py: %s: %s" % (a.trace[0], e), file=sys.stderr)
         return 2
-    if a.by == "kernel":
+    if a.findings or a.model:
+        # the findings' modules import this one as "recount"
+        sys.modules.setdefault("recount", sys.modules[__name__])
+        import recount_findings
+    if a.step is not None and not 0 <= a.step < len(tr.steps):
+        print("recount.py: %s: no step %d (the trace has %d)" % (a.trace[0], a.step, len(tr.steps)),
+              file=sys.stderr)
+        return 2
+    if a.findings:
+        res = recount_findings.findings(tr, a.step)
+    elif a.by == "kernel":
         res = by_kernel(tr)
     elif a.by == "step":
         res = by_step(tr, a.step_marker)
     elif a.by == "op":
-        res = by_op(tr)
+        res = recount_findings.by_op_model(tr, a.step) if a.model else by_op(tr, step=a.step)
     elif a.by == "launches":
         res = launches(tr, windows)
     elif a.by == "graph":
