@@ -21,8 +21,11 @@
 
 #define UNKNOWN 0xFEFEFEFEu /* the memo's "not computed yet" (memset to 0xfe) */
 
+/* An op-shape group is of an op name, its Input Dims, Input type and
+ * Concrete Inputs (string ids): op infos that differ only in their
+ * strides are one group. */
 struct shape_key {
-	uint32_t name, op_info;
+	uint32_t name, dims, types, concrete;
 };
 
 /* One distinct (name, op info) of a modelled op. */
@@ -30,6 +33,7 @@ struct shape_acc {
 	struct tix_op_cost cost;
 	int valid;                 /* its class's figures are all known */
 	uint32_t calls, calls_in_steps, gpu_events, example_row;
+	uint32_t op_info;          /* the first instance's (its strides stand for all) */
 	int64_t gpu_ns;
 };
 
@@ -108,7 +112,7 @@ static int shape_row(struct state *st, uint32_t row, uint32_t *out)
 	const struct tix_op_info *oi = &((const struct tix_op_info *)L->b->c.opinfos.recs)[d->op_info];
 	if (oi->dims == TIX_NONE)
 		goto memo;
-	struct shape_key k = {r->name, d->op_info};
+	struct shape_key k = {r->name, oi->dims, oi->types, oi->concrete};
 	uint32_t before = st->shapes.n, id = dedup_add(&st->shapes, &k);
 	if (id == TIX_NONE || grow((void **)&st->acc, &st->acc_cap, id, sizeof(*st->acc)))
 		return -1;
@@ -121,6 +125,7 @@ static int shape_row(struct state *st, uint32_t row, uint32_t *out)
 		a->valid = a->cost.cls != TIX_OPC_NONE && a->cost.bytes >= 0 &&
 		           (!tix_op_class_is_compute(a->cost.cls) || a->cost.flops >= 0);
 		a->example_row = TIX_NONE;
+		a->op_info = d->op_info;
 	}
 	*out = id;
 memo:
@@ -395,7 +400,7 @@ static int write_records(struct state *st, struct tix_error *err)
 		const struct shape_acc *a = &st->acc[order[i]];
 		rank[order[i]] = i;
 		L->op_shapes[i] = (struct tix_op_shape){
-			.name = keys[order[i]].name, .op_info = keys[order[i]].op_info, .step = TIX_NONE,
+			.name = keys[order[i]].name, .op_info = a->op_info, .step = TIX_NONE,
 			.shape = i, .calls = a->calls, .calls_in_steps = a->calls_in_steps,
 			.gpu_events = a->gpu_events, .example_row = a->example_row, .gpu_ns = a->gpu_ns,
 			.cls = (uint8_t)a->cost.cls};
