@@ -29,8 +29,8 @@
  * _Static_asserts.  Strings are interned by the writer: a STRINGS chunk
  * holds records {u32 id, u32 len, bytes, pad to 4}, ids counting up from 0,
  * and always precedes the rows that use its ids.  Timestamps are CUPTI's
- * (CLOCK_REALTIME ns on Linux).  Kernel names are journaled mangled; the
- * reader demangles them.
+ * (CLOCK_REALTIME ns on Linux).  Kernel names are journaled mangled, and
+ * the reader passes them on so: the index builder demangles them (name_forms.c).
  *
  * Evolution: a reader skips whole chunks of types it does not know, so new
  * record types need no version bump; a changed row layout bumps

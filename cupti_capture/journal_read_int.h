@@ -32,7 +32,6 @@ struct rd {
 	const char *cmdline;
 	size_t cmdline_len;
 	struct str *str;
-	char **dem;                 /* demangled names by string id, lazily */
 	size_t nstr, capstr;         /* ids seen (highest + 1), room */
 	struct tixj_marker *mk;
 	size_t nmk, capmk;
