@@ -135,6 +135,12 @@ int tixjr_scan(struct rd *r)
 					PUSH(r->gn, r->ngn, r->capgn, g);
 					break;
 				}
+				case TIXJ_GRAPH_EVENTS: {
+					struct tixj_graph_event e;
+					memcpy(&e, row, sizeof e);
+					PUSH(r->ge, r->nge, r->capge, e);
+					break;
+				}
 				case TIXJ_THREADS: {
 					struct tixj_thread t;
 					memcpy(&t, row, sizeof t);
@@ -219,7 +225,7 @@ static int emit_kernel(struct rd *r, const struct tixj_kernel *k)
 	tixjr_sb_add(&a, "{", 1);
 	const struct tix_capture_in *cap = NULL;
 	if (k->graph_id || k->graph_node_id)
-		cap = tixjr_graph_capture(r, k->graph_node_id, &a);
+		cap = tixjr_graph_capture(r, k->graph_node_id, k->correlation, (int64_t)k->start, &a);
 	if (k->flags & TIXJ_K_NO_TIMESTAMP)
 		tixjr_sb_printf(&a, "%s\"no timestamp\":true", a.len > 1 ? "," : "");
 	if (k->flags & TIXJ_K_DEVICE_LAUNCHED)
@@ -268,7 +274,7 @@ static int emit_copy(struct rd *r, const struct tixj_copy *c)
 	tixjr_sb_add(&a, "{", 1);
 	const struct tix_capture_in *cap = NULL;
 	if (c->graph_id || c->graph_node_id)
-		cap = tixjr_graph_capture(r, c->graph_node_id, &a);
+		cap = tixjr_graph_capture(r, c->graph_node_id, c->correlation, (int64_t)c->start, &a);
 	if (c->op == TIXJ_COPY_MEMSET)
 		tixjr_sb_printf(&a, "%s\"value\":%u", a.len > 1 ? "," : "", c->value);
 	if (c->op == TIXJ_COPY_P2P)
@@ -432,6 +438,7 @@ void tixjr_free(struct rd *r)
 	free(r->str);
 	free(r->mk);
 	free(r->gn);
+	free(r->ge);
 	free(r->th);
 	free(r->dev);
 	free(r->win);

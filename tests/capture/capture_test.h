@@ -197,7 +197,12 @@ int tix_error_set(struct tix_error *err, const char *fmt, ...)
 struct tixfake_stats {
 	int flushes_plain, flushes_forced, flush_period_ms;
 	const void *nvtx_table;     /* what InitializeInjectionNvtx2 was given */
+	const void *nvtx_ext;       /* what InitializeInjectionNvtxExtension was given */
 	int records, refused;
+	int dirty_buffers;          /* buffers handed over not all zero (the attribute was set) */
+	int device_graph;           /* cuptiActivityEnableDeviceGraph(1): 1 before kernel
+	                             * records were enabled, 2 after, 0 never */
+	int enable_in_nvtx;         /* enable/disable calls made inside NVTX callbacks */
 };
 
 struct fab { uint8_t *p; size_t len, cap; };

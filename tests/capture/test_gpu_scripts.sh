@@ -32,7 +32,7 @@ for mode in eager graph; do
 	if [ $mode = graph ]; then
 		# 78 captured nodes and their 78 copies; the copies instantiation
 		# also reports as created are not journaled as captures
-		"$DUMP" "$J" | grep -q "^rows: .* graph_nodes 156$" ||
+		"$DUMP" "$J" | grep -q "^rows: .* graph_nodes 156 graph_events 1 " ||
 			fail "graph node rows: $("$DUMP" "$J" | grep '^rows:')"
 	fi
 	run_json $mode 14 "$TID" >"$T/$mode.run"
