@@ -4,6 +4,7 @@
 #   TIX_HAVE_CUPTI        ON when capture is built
 #   CUPTI_INCLUDE_DIR, CUPTI_LIBRARY, TIX_CUPTI_API_VERSION (found, or empty)
 #   TIX_CUPTI_WHY_NOT     when OFF: one sentence for `tix capture` to print
+#                         (a compile definition: no ';', CMake's list separator)
 #
 # Why a version gate: cupti_capture uses names that exist only from the CUDA
 # 13.0 CUPTI on (cupti_version.h CUPTI_API_VERSION 130000 and later):
@@ -51,7 +52,7 @@ else()
     set(TIX_CUPTI_WHY_NOT "${CUPTI_INCLUDE_DIR}/cupti_version.h gives no CUPTI_API_VERSION")
   elseif(TIX_CUPTI_API_VERSION LESS 130000)
     math(EXPR major "${TIX_CUPTI_API_VERSION} / 10000")
-    set(TIX_CUPTI_WHY_NOT "the CUPTI at ${CUPTI_INCLUDE_DIR} has API version ${TIX_CUPTI_API_VERSION} (CUDA ${major}); capture needs the CUDA 13 CUPTI (130000 or later)")
+    set(TIX_CUPTI_WHY_NOT "the CUPTI at ${CUPTI_INCLUDE_DIR} has API version ${TIX_CUPTI_API_VERSION} (CUDA ${major}), and capture needs the CUDA 13 CUPTI (130000 or later)")
   else()
     set(TIX_HAVE_CUPTI ON)
   endif()

@@ -22,13 +22,18 @@ standin() { # DIR VERSION: a toolkit folder with CUPTI of that API version
 standin "$T/cuda-12.8" 120800
 "$CMAKE" -S "$SRC" -B "$T/b12" -DTIX_CUDA_ROOT="$T/cuda-12.8" >"$T/cfg12" 2>&1 ||
 	fail "configure with CUPTI 12.8 failed: $(tail -5 "$T/cfg12")"
-grep -q "tix capture will be unavailable: the CUPTI at $T/cuda-12.8/include has API version 120800 (CUDA 12); capture needs the CUDA 13 CUPTI" "$T/cfg12" ||
+why="the CUPTI at $T/cuda-12.8/include has API version 120800 (CUDA 12), and capture needs the CUDA 13 CUPTI (130000 or later)"
+grep -qF "tix capture will be unavailable: $why" "$T/cfg12" ||
 	fail "no reason given: $(grep -i cupti "$T/cfg12")"
 grep -q "capture enabled" "$T/cfg12" && fail "capture enabled with CUPTI 12.8"
+grep -q "dropping a preprocessor definition" "$T/cfg12" && fail "CMake mangled the reason: $(cat "$T/cfg12")"
 "$CMAKE" --build "$T/b12" --target help 2>/dev/null | grep -q "tixcap" &&
 	fail "the CUPTI 12.8 build still has the injection library's targets"
-grep -rq 'TIXCAP_WHY_NOT=.*API version 120800' "$T/b12/cupti_capture" ||
-	fail "tix capture is not told why (no TIXCAP_WHY_NOT in the build flags)"
+# the launcher compiles, and carries the reason `tix capture` prints
+make -s -C "$T/b12/cupti_capture" launcher.c.o >"$T/make12" 2>&1 ||
+	fail "the launcher of the CUPTI 12.8 build does not compile: $(tail -5 "$T/make12")"
+obj=$(find "$T/b12/cupti_capture" -name 'launcher.c.o' | head -1)
+[ -n "$obj" ] && grep -qF "$why" "$obj" || fail "tix capture is not told why (not in $obj)"
 
 # Reconfiguring the same tree with a CUDA 13 root looks again (nothing
 # cached from the 12.8 one) and turns capture on.
