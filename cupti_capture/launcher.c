@@ -320,7 +320,7 @@ int tixcap_run(const struct tixcap_opts *o, const char *tix_exe_path, tixcap_ing
 #ifndef TIXCAP_WHY_NOT
 #define TIXCAP_WHY_NOT "no CUPTI at build time"
 #endif
-	fprintf(stderr, "tix capture: unavailable: this tix was built without capture: %s; rebuild "
+	fprintf(stderr, "tix capture: unavailable: this tix was built without CUPTI capture: %s; rebuild "
 	                "with the CUDA 13 toolkit (TIX_CUDA_ROOT), or record a Kineto trace and open "
 	                "it with tix\n", TIXCAP_WHY_NOT);
 	return 2;
