@@ -356,12 +356,15 @@ static void convert(struct writer *wr, const struct tixcap_done *d)
 			         (long long)G.conv.foreign_ts);
 			taken_over(why);
 		}
-		/* what the buffer held: how CUPTI fills them sets what a kill loses */
+		/* What the buffer held: how CUPTI fills them sets what a kill
+		 * loses.  Only beside recorded rows: outside every window these
+		 * would pile up unwritten. */
 		struct tixj_buffer b = G.conv.last;
 		b.done_ts = tixcap_now();
 		b.context = (uint64_t)(uintptr_t)d->ctx;
 		b.stream = d->stream;
-		tixj_add(&G.w, TIXJ_BUFFERS, &b, b.done_ts, b.done_ts);
+		if (tixj_will_write(&G.w))
+			tixj_add(&G.w, TIXJ_BUFFERS, &b, b.done_ts, b.done_ts);
 	}
 	tixcap_pool_put(&G.pool, d->buf);
 }
