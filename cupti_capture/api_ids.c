@@ -14,21 +14,34 @@
 
 #define NELEM(a) (sizeof(a) / sizeof *(a))
 
+/* The calls that launch kernels (counted: see STARVE_FLUSHES in inject.c). */
+#define RUNTIME_LAUNCHES                                                   \
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,                   \
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,              \
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,               \
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,          \
+	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, /* nvcc 13's <<<...>>> */ \
+	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,           \
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,        \
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,   \
+	CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,                   \
+	CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000
+#define DRIVER_LAUNCHES                                                    \
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,                            \
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,                       \
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,                          \
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,                     \
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,                 \
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,            \
+	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,                             \
+	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz
+
 /* ---- the API calls: journaled as records, and followed by callbacks ---- */
 
 const CUpti_CallbackId tixcap_runtime_ids[] = {
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, /* <<<...>>> from nvcc 13 */
-	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+	RUNTIME_LAUNCHES,
 	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_ptsz_v10000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
@@ -75,16 +88,9 @@ const size_t tixcap_n_runtime_ids = NELEM(tixcap_runtime_ids);
 /* Driver calls only where apps call the driver directly (Triton, CUTLASS,
  * cuda-python); the runtime's own driver calls are not wanted twice. */
 const CUpti_CallbackId tixcap_driver_ids[] = {
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+	DRIVER_LAUNCHES,
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc,
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 	CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
 	CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
 	CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
@@ -181,28 +187,7 @@ static int in_list(CUpti_CallbackId cbid, const CUpti_CallbackId *ids, size_t n)
 
 int tixcap_is_launch(int driver, CUpti_CallbackId cbid)
 {
-	static const CUpti_CallbackId rt[] = {
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-		CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-		CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-	};
-	static const CUpti_CallbackId drv[] = {
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-		CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-		CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-	};
+	static const CUpti_CallbackId rt[] = {RUNTIME_LAUNCHES}, drv[] = {DRIVER_LAUNCHES};
 	return driver ? in_list(cbid, drv, NELEM(drv)) : in_list(cbid, rt, NELEM(rt));
 }
 

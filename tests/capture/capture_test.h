@@ -252,8 +252,10 @@ static void fab_api(struct fab *f, CUpti_ActivityKind kind, uint32_t cbid, int64
 	fab_add(f, &a, sizeof a);
 }
 
-static void fab_kernel(struct fab *f, int64_t s, int64_t e, uint32_t corr, uint32_t graph_id,
-                       uint64_t node)
+/* The story's cast as CUPTI records it: grid 557496, block 128, 14
+ * registers, on stream 7. */
+static void story_kernel(CUpti_ActivityKernel10 *k_out, int64_t s, int64_t e, uint32_t corr,
+                         uint32_t graph_id, uint64_t node)
 {
 	CUpti_ActivityKernel10 k;
 	memset(&k, 0, sizeof k);
@@ -274,6 +276,14 @@ static void fab_kernel(struct fab *f, int64_t s, int64_t e, uint32_t corr, uint3
 	k.name = STORY_KERNEL;
 	k.graphId = graph_id;
 	k.graphNodeId = node;
+	*k_out = k;
+}
+
+static void fab_kernel(struct fab *f, int64_t s, int64_t e, uint32_t corr, uint32_t graph_id,
+                       uint64_t node)
+{
+	CUpti_ActivityKernel10 k;
+	story_kernel(&k, s, e, corr, graph_id, node);
 	fab_add(f, &k, sizeof k);
 }
 

@@ -178,23 +178,10 @@ static void kernel(uint32_t corr, uint32_t graph, uint64_t node)
 		fake_count_dropped();
 		return;
 	}
-	static const char name[] = STORY_KERNEL;
 	CUpti_ActivityKernel10 k;
-	memset(&k, 0, sizeof k);
-	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-	k.registersPerThread = 14;
-	k.start = (uint64_t)(fake_now() + 1000 + lag_ns);
-	k.end = k.start + 200000;
-	k.contextId = 1;
+	int64_t start = fake_now() + 1000 + lag_ns;
+	story_kernel(&k, start, start + 200000, corr, graph, node);
 	k.streamId = 13;
-	k.gridX = 557496;
-	k.gridY = k.gridZ = 1;
-	k.blockX = 128;
-	k.blockY = k.blockZ = 1;
-	k.correlationId = corr;
-	k.name = name;
-	k.graphId = graph;
-	k.graphNodeId = node;
 	fake_emit_gpu(&k, sizeof k, (int64_t)k.end);
 }
 

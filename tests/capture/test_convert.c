@@ -258,6 +258,23 @@ static int has_kernel(const struct rec_sink *r, uint32_t corr)
 	return 0;
 }
 
+/* Windows [open[i], close[i]) with the calls noted in each (0 ends a
+ * window's list), as the API callbacks note them. */
+static struct tixcap_windows *windows_with(int n, const int64_t *open, const int64_t *close,
+                                           const uint32_t *calls)
+{
+	struct tixcap_windows *win = malloc(sizeof *win);
+	tixcap_windows_init(win, 1);
+	for (int i = 0; i < n; i++) {
+		tixcap_windows_open(win, open[i]);
+		for (; *calls; calls++)
+			tixcap_windows_note_call(win, *calls);
+		calls++;
+		tixcap_windows_close(win, close[i]);
+	}
+	return win;
+}
+
 /* A kernel launched in a window and run after it closed is kept when its
  * buffer comes back before its launch call's: before, the window learnt
  * the call's id from its record, too late for the kernel. */
@@ -265,11 +282,9 @@ static void test_window_order(const char *bindir)
 {
 	char dir[4096];
 	scratch_dir(dir, sizeof dir, bindir, "order");
-	struct tixcap_windows *win = malloc(sizeof *win);
-	tixcap_windows_init(win, 1);
-	tixcap_windows_open(win, STORY_T0 + 1000);
-	tixcap_windows_note_call(win, 77); /* cudaLaunchKernel's callback */
-	tixcap_windows_close(win, STORY_T0 + 2000);
+	const int64_t open = STORY_T0 + 1000, close = STORY_T0 + 2000;
+	const uint32_t calls[] = {77, 0}; /* cudaLaunchKernel's callback */
+	struct tixcap_windows *win = windows_with(1, &open, &close, calls);
 	struct fab b[2] = {{0}, {0}};
 	fab_kernel(&b[0], STORY_T0 + 3000, STORY_T0 + 4000, 77, 0, 0); /* after the close */
 	fab_kernel(&b[0], STORY_T0 + 3000, STORY_T0 + 4000, 78, 0, 0); /* launched after it */
@@ -294,18 +309,10 @@ static void test_window_wrap(const char *bindir)
 {
 	char dir[4096];
 	scratch_dir(dir, sizeof dir, bindir, "wrap");
-	struct tixcap_windows *win = malloc(sizeof *win);
-	tixcap_windows_init(win, 1);
-	tixcap_windows_open(win, STORY_T0 + 1000);
-	const uint32_t calls[] = {0xfffffff0u, 0xffffffffu, 3, 0x10};
-	for (int i = 0; i < 4; i++)
-		tixcap_windows_note_call(win, calls[i]);
-	tixcap_windows_close(win, STORY_T0 + 2000);
 	int64_t w2 = STORY_T0 + 1000000000LL; /* a second window, 1 s later */
-	tixcap_windows_open(win, w2);
-	tixcap_windows_note_call(win, 100);
-	tixcap_windows_note_call(win, 200);
-	tixcap_windows_close(win, w2 + 1000);
+	const int64_t open[] = {STORY_T0 + 1000, w2}, close[] = {STORY_T0 + 2000, w2 + 1000};
+	const uint32_t calls[] = {0xfffffff0u, 0xffffffffu, 3, 0x10, 0, 100, 200, 0};
+	struct tixcap_windows *win = windows_with(2, open, close, calls);
 	struct fab b = {0};
 	int64_t after = w2 + 5000000; /* every kernel starts after both windows */
 	fab_kernel(&b, after, after + 10, 5, 0, 0);            /* window 1, past the wrap */

@@ -16,6 +16,28 @@
 #include "cupti_capture/capture.h"
 #include "index/builder.h"
 
+/* The index of journal, built into out through the real builder; NULL
+ * (after a line on stderr) when it could not be. */
+static struct tix_index *index_of(const char *journal, const char *out)
+{
+	struct tix_error err = {0};
+	struct tix_build_opts o = {.source_path = journal};
+	struct tix_builder *b = tix_builder_new(out, &o, &err);
+	struct tix_index *ix = NULL;
+	struct tix_sink sink;
+	if (b) {
+		tix_builder_sink(b, &sink);
+		if (tixcap_journal_read(journal, &sink, NULL, &err) != 0 ||
+		    tix_builder_finish(b, &err) != 0 || tix_index_open(out, &ix, &err) != 0)
+			ix = NULL;
+	}
+	if (!ix) {
+		fprintf(stderr, "%s: %s\n", journal, err.msg);
+		t_failures++;
+	}
+	return ix;
+}
+
 /* A kernel whose mangled name holds DF16b (std::bfloat16_t, which
  * libstdc++ 12's demangler does not know): the index's demangler, the one
  * every trace goes through, names it. */
@@ -36,17 +58,7 @@ static void bfloat16_name(const char *dir)
 	journal_from(&f, dir, NULL, 0, journal, sizeof journal);
 	free(f.p);
 	snprintf(out, sizeof out, "%s.tix", journal);
-	struct tix_error err = {0};
-	struct tix_build_opts o = {.source_path = journal};
-	struct tix_builder *b = tix_builder_new(out, &o, &err);
-	struct tix_sink sink;
-	struct tix_index *ix = NULL;
-	CHECK(b != NULL);
-	if (!b)
-		return;
-	tix_builder_sink(b, &sink);
-	CHECK(tixcap_journal_read(journal, &sink, NULL, &err) == 0);
-	CHECK(tix_builder_finish(b, &err) == 0 && tix_index_open(out, &ix, &err) == 0);
+	struct tix_index *ix = index_of(journal, out);
 	for (uint32_t row = 0; ix && row < tix_event_count(ix); row++) {
 		struct tix_event e;
 		tix_event_get(ix, row, &e);
@@ -74,27 +86,9 @@ int main(int argc, char **argv)
 	free(f.p);
 	snprintf(out, sizeof out, "%s.tix", journal);
 
-	struct tix_error err = {0};
-	struct tix_build_opts o = {.source_path = journal};
-	struct tix_builder *b = tix_builder_new(out, &o, &err);
-	CHECK(b != NULL);
-	if (!b) {
-		fprintf(stderr, "%s\n", err.msg);
+	struct tix_index *ix = index_of(journal, out);
+	if (!ix)
 		return 1;
-	}
-	struct tix_sink sink;
-	tix_builder_sink(b, &sink);
-	struct tixcap_journal_result res;
-	CHECK(tixcap_journal_read(journal, &sink, &res, &err) == 0);
-	if (tix_builder_finish(b, &err) != 0) {
-		fprintf(stderr, "finish: %s\n", err.msg);
-		return 1;
-	}
-	struct tix_index *ix = NULL;
-	if (tix_index_open(out, &ix, &err) != 0) {
-		fprintf(stderr, "open: %s\n", err.msg);
-		return 1;
-	}
 	struct tix_summary_info si;
 	tix_index_summary(ix, &si);
 	CHECK_EQ_INT(si.kind_counts[TIX_KIND_KERNEL], 3);
