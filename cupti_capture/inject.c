@@ -641,7 +641,8 @@ static void start_windows(void)
 	G.api_always = G.o.nvtx[0] != 0;
 	CUptiResult r = tixcap_enable_callbacks();
 	if (r != CUPTI_SUCCESS)
-		tixcap_note("callbacks: %s (no capture-time context for CUDA graphs%s)",
+		tixcap_note("enabling callbacks: %s (some calls, NVTX ranges or CUDA graph events are "
+		            "not followed: capture-time context may be missing%s)",
 		            tixcap_cupti_err(r), windowed ? ", windows may not open" : "");
 	if (windowed && G.o.delay_s <= 0 && !G.o.nvtx[0] && !G.o.profiler_api)
 		tixcap_window_open(G.t_init); /* --duration alone: from now */

@@ -102,11 +102,16 @@ json.dump({"status": int(sys.argv[3]), "correct": pick("CORRECT:"), "perf": pick
            "checks": checks, "summary": lines}, open(sys.argv[2], "w"), indent=1)
 PY
 		# the small files: journals of the captures (not of the overhead
-		# runs), dumps, stderr, the program's output, ldd, nvidia-smi
-		(cd "$W" && find . -maxdepth 2 -type f \( -name '*.tixj' -o -name '*.dump' -o \
-			-name '*.err' -o -name '*.run' -o -name '*.txt' -o -name '*.check' \) \
-			! -path './over*' ! -path './gover*' ! -path './tiny*' ! -path './bundle/*' -size -4M |
-			tar -czf "$OUT/details.tar.gz" -T - 2>/dev/null)
+		# runs), dumps, stderr, the program's output, ldd, nvidia-smi; the
+		# kill's journal only while the whole stays under what comes back
+		# (16 MiB a file)
+		for skip in '' './kill/*'; do
+			(cd "$W" && find . -maxdepth 2 -type f \( -name '*.tixj' -o -name '*.dump' -o \
+				-name '*.err' -o -name '*.run' -o -name '*.txt' -o -name '*.check' \) \
+				! -path './over*' ! -path './gover*' ! -path './tiny*' ! -path './bundle/*' \
+				! -path "${skip:-/}" -size -12M | tar -czf "$OUT/details.tar.gz" -T - 2>/dev/null)
+			[ "$(wc -c <"$OUT/details.tar.gz")" -lt 15000000 ] && break
+		done
 	fi
 	exit "$status"
 }
