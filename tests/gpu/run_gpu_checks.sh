@@ -109,7 +109,7 @@ PY
 			(cd "$W" && find . -maxdepth 2 -type f \( -name '*.tixj' -o -name '*.dump' -o \
 				-name '*.err' -o -name '*.run' -o -name '*.txt' -o -name '*.check' \) \
 				! -path './over*' ! -path './gover*' ! -path './tiny*' ! -path './bundle/*' \
-				! -path "${skip:-/}" -size -12M | tar -czf "$OUT/details.tar.gz" -T - 2>/dev/null)
+				! -path "${skip:-./.none}" -size -12M | tar -czf "$OUT/details.tar.gz" -T - 2>/dev/null)
 			[ "$(wc -c <"$OUT/details.tar.gz")" -lt 15000000 ] && break
 		done
 	fi
