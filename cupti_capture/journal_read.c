@@ -241,7 +241,7 @@ static int emit_kernel(struct rd *r, const struct tixj_kernel *k)
 		.pid = tixjr_id(k->device), .tid = tixjr_id(k->stream),
 		.start_ns = start,
 		.dur_ns = k->end > k->start ? k->end - k->start : 0,
-		.name = {name.p, name.len}, .cat = {"kernel", 6},
+		.name = {name.p, name.len}, .cat = tix_kind_cat_str(TIX_KIND_KERNEL),
 		.args = {a.p, a.len > 2 ? a.len : 0},
 		.correlation = k->correlation ? (int64_t)k->correlation : -1,
 		.launch = &L,
@@ -286,8 +286,7 @@ static int emit_copy(struct rd *r, const struct tixj_copy *c)
 		.start_ns = tixjr_rel(r, c->start),
 		.dur_ns = c->end > c->start ? c->end - c->start : 0,
 		.name = {name, strlen(name)},
-		.cat = c->op == TIXJ_COPY_MEMSET ? (struct tix_str){"gpu_memset", 10}
-		                                 : (struct tix_str){"gpu_memcpy", 10},
+		.cat = tix_kind_cat_str(c->op == TIXJ_COPY_MEMSET ? TIX_KIND_MEMSET : TIX_KIND_MEMCPY),
 		.args = {a.p, a.len > 2 ? a.len : 0},
 		.correlation = c->correlation ? (int64_t)c->correlation : -1,
 		.launch = &L,
@@ -311,7 +310,7 @@ static int emit_api(struct rd *r, const struct tixj_api *a)
 		.start_ns = tixjr_rel(r, a->start),
 		.dur_ns = a->end > a->start ? a->end - a->start : 0,
 		.name = tixjr_api_name(s),
-		.cat = drv ? (struct tix_str){"cuda_driver", 11} : (struct tix_str){"cuda_runtime", 12},
+		.cat = tix_kind_cat_str(drv ? TIX_KIND_DRIVER : TIX_KIND_RUNTIME),
 		.args = {args, (size_t)n},
 		.correlation = a->correlation ? (int64_t)a->correlation : -1,
 	};
