@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 SAMPLE ?= samples/glm5_decode.json.gz
 
-.PHONY: all deps configure build demo test test-asan install clean
+.PHONY: all deps configure build demo test test-asan install gpu-bundle clean
 
 all: build
 
@@ -32,5 +32,10 @@ PREFIX ?= /usr/local
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
+# The folder tests/gpu/run_gpu_checks.sh runs from on a GPU host (docs/CAPTURE.md,
+# "On a GPU"): this build's tix, libtixcap.so and libcupti, and the test program.
+gpu-bundle: build
+	./scripts/gpu_bundle.sh --from $(BUILD) $(BUILD)-gpu-bundle
+
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-gpu-bundle

@@ -112,6 +112,9 @@ static const struct cli_opt capture_opts[] = {
 	{"--cuda-profiler-api", NULL, NULL, CLI_V_NONE, 0,
 	 "capture between cudaProfilerStart and cudaProfilerStop"},
 	{"--flush-ms", NULL, "N", CLI_V_NONE, 0, "how often the journal is flushed, in ms (default 250)"},
+	{"--wait", NULL, "S", CLI_V_NONE, 0,
+	 "once CMD exits, wait at most S seconds for the processes it left running (default 30; inf: "
+	 "until they end)"},
 	OPT_STEP_MARKER, OPT_HELP, OPT_END,
 };
 
@@ -184,7 +187,7 @@ static const struct cli_cmd commands[] = {
 	 {"tix info trace.json.gz.tix", "tix info trace.json.gz"}},
 	{"capture", "record a CUDA program with CUPTI",
 	 {"tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE] [--cuda-profiler-api] "
-	  "[--flush-ms N] [--step-marker REGEX] -- CMD [ARGS...]"},
+	  "[--flush-ms N] [--wait S] [--step-marker REGEX] -- CMD [ARGS...]"},
 	 "Runs CMD; every CUDA process it starts writes OUT/tix.HOST.PID.T.tixj, indexed when CMD "
 	 "ends. Exits with CMD's status; 2 when capture is unavailable (docs/CAPTURE.md).",
 	 capture_opts, CLI_V_COMMAND, NULL,

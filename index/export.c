@@ -102,7 +102,7 @@ static void put_event(FILE *f, const struct tix_index *ix, const struct tix_even
 	uint32_t corr = TIX_NONE;
 	if (tix_kind_is_gpu(e->kind) && e->launch != TIX_NONE)
 		corr = e->launch + 1;
-	else if (e->kind == TIX_KIND_RUNTIME || e->kind == TIX_KIND_DRIVER)
+	else if (tix_kind_is_launch(e->kind))
 		corr = e->row + 1;
 	const char *args = e->args != TIX_NONE ? tix_str(ix, e->args) : "{}";
 	const char *body = strchr(args, '{');

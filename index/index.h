@@ -182,6 +182,12 @@ uint32_t tix_event_ancestor_of_kind(const struct tix_index *ix, uint32_t row, en
 /* The same, all of them, innermost first, in *out (malloc'd; the caller
  * frees it).  Returns how many, or -1 when out of memory. */
 long tix_event_ancestors_all(const struct tix_index *ix, uint32_t row, uint32_t **out);
+/* The op names a GPU event counts for (the index's rule, docs/FORMAT.md
+ * "Rules"): the distinct names of the ops among its launch call's
+ * ancestors, innermost first, in *out (malloc'd, the caller frees it; NULL
+ * when none).  Returns how many (0 when it has no launch call), or -1 when
+ * out of memory. */
+long tix_event_op_names(const struct tix_index *ix, uint32_t row, uint32_t **out);
 /* CPU ops and annotations: GPU work launched beneath this instance
  * (saturates at 65535). */
 uint32_t tix_event_gpu_beneath(const struct tix_index *ix, uint32_t row);

@@ -541,6 +541,24 @@ long tix_event_ancestors_all(const struct tix_index *ix, uint32_t row, uint32_t 
 	return n;
 }
 
+long tix_event_op_names(const struct tix_index *ix, uint32_t row, uint32_t **out)
+{
+	*out = NULL;
+	if (row >= ix->nrows)
+		return 0;
+	need1(ix, TIX_SEC_ROWS, row);
+	const struct tix_row_disk *r = &ix->rows[row];
+	if (!tix_kind_is_gpu(r->kind) || r->link == TIX_NONE)
+		return 0;
+	long n = tix_event_ancestors_all(ix, r->link, out);
+	if (n <= 0) {
+		free(*out);
+		*out = NULL;
+		return n;
+	}
+	return tix_rule_op_names(&ix->view, *out, (uint32_t)n, *out);
+}
+
 uint32_t tix_event_gpu_beneath(const struct tix_index *ix, uint32_t row)
 {
 	if (row >= ix->nrows)

@@ -194,6 +194,41 @@ static inline uint32_t tix_rule_ancestor_of_kind(const struct tix_rows *v, uint3
 	}
 }
 
+/* ---- ops ----
+ * An op is a CPU op or a user annotation (tix_kind_is_op) that is not a
+ * step marker: a marker's name may be an op's too (vLLM's execute_model
+ * nested in the one that marks the step), but the marker itself is none.
+ * A GPU event with a launch call counts, with its whole duration, once for
+ * every distinct op name among the launch call's ancestors; no launch: for
+ * none.  The build ranks the ops by it (op_totals.c), a step's ops follow
+ * it at query time (tix_event_op_names, for view/ops.c). */
+static inline int tix_rule_is_op(uint8_t kind, uint8_t flags)
+{
+	return tix_kind_is_op(kind) && !(flags & TIX_ROW_STEP_MARKER);
+}
+
+/* The op names a launch call with the ancestors anc[0..n) (innermost
+ * first, as tix_rule_ancestors lists them) counts its GPU work for: each
+ * distinct one once, innermost first, into names (room for n; it may be
+ * anc itself).  Returns how many. */
+static inline uint32_t tix_rule_op_names(const struct tix_rows *v, const uint32_t *anc, uint32_t n,
+                                         uint32_t *names)
+{
+	uint32_t k = 0;
+	for (uint32_t a = 0; a < n; a++) {
+		tix_rows_need(v, TIX_SEC_ROWS, anc[a], 1);
+		const struct tix_row_disk *r = &v->rows[anc[a]];
+		if (!tix_rule_is_op(r->kind, r->flags))
+			continue;
+		uint32_t q = 0;
+		while (q < k && names[q] != r->name)
+			q++;
+		if (q == k)
+			names[k++] = r->name;
+	}
+	return k;
+}
+
 /* ---- steps ----
  * The time that places a row in a step: GPU work by the start of its launch
  * call (a kernel runs late, but belongs to the step that asked for it), any

@@ -95,11 +95,6 @@ static uint32_t kernel_arg(struct intern *S, const char *args, int *oom)
 	return id;
 }
 
-static int is_launch_call(enum tix_kind k)
-{
-	return k == TIX_KIND_RUNTIME || k == TIX_KIND_DRIVER;
-}
-
 /* The capture-time chain of a launch: its ancestors that are ops or
  * annotations, outermost first, stored once in the capture store. */
 static uint32_t chain_of_launch(struct tix_builder *b, const struct tix_index *cix, uint32_t row,
@@ -113,7 +108,7 @@ static uint32_t chain_of_launch(struct tix_builder *b, const struct tix_index *c
 	for (uint32_t i = n; i-- > 0;) {
 		struct tix_event p;
 		tix_event_get(cix, anc[i], &p);
-		if (p.kind != TIX_KIND_CPU_OP && p.kind != TIX_KIND_USER_ANNOTATION)
+		if (!tix_kind_is_op(p.kind))
 			continue;
 		struct tix_frame_in *f = &frames[nf++];
 		memset(f, 0, sizeof(*f));
@@ -159,13 +154,13 @@ static int collect_windows(struct tix_builder *b, const struct tix_index *cix, c
 		for (uint32_t i = tr->first_row; i < end; i++) {
 			struct tix_event e;
 			tix_event_get(cix, i, &e);
-			if (!is_launch_call(e.kind) || !strstr(tix_str(cix, e.name), "StreamBeginCapture"))
+			if (!tix_kind_is_launch(e.kind) || !strstr(tix_str(cix, e.name), "StreamBeginCapture"))
 				continue;
 			uint32_t close = TIX_NONE;
 			for (uint32_t j = i + 1; j < end && close == TIX_NONE; j++) {
 				struct tix_event x;
 				tix_event_get(cix, j, &x);
-				if (is_launch_call(x.kind) && strstr(tix_str(cix, x.name), "StreamEndCapture"))
+				if (tix_kind_is_launch(x.kind) && strstr(tix_str(cix, x.name), "StreamEndCapture"))
 					close = j;
 			}
 			if (close == TIX_NONE)
@@ -196,7 +191,7 @@ static int collect_windows(struct tix_builder *b, const struct tix_index *cix, c
 			for (uint32_t j = i + 1; j < close; j++) {
 				struct tix_event l;
 				tix_event_get(cix, j, &l);
-				if (!is_launch_call(l.kind) || l.start_ns > ce.start_ns ||
+				if (!tix_kind_is_launch(l.kind) || l.start_ns > ce.start_ns ||
 				    !strstr(tix_str(cix, l.name), "LaunchKernel"))
 					continue;
 				int oom = 0;

@@ -14,11 +14,6 @@ struct corr_slot {
 	uint32_t used;
 };
 
-static int is_launch_kind(uint8_t k)
-{
-	return k == TIX_KIND_RUNTIME || k == TIX_KIND_DRIVER;
-}
-
 /* First row of track t at or after time ts. */
 static uint32_t lower_bound(const struct linker *L, uint32_t t, int64_t ts)
 {
@@ -50,7 +45,7 @@ static uint32_t flow_end_row(const struct linker *L, const struct bflow *f, int 
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (r->start_ns != f->ts_ns)
 			break;
-		if (want_launch ? is_launch_kind(r->kind) : tix_kind_is_gpu(r->kind))
+		if (want_launch ? tix_kind_is_launch(r->kind) : tix_kind_is_gpu(r->kind))
 			return i;
 	}
 	return TIX_NONE;
@@ -85,7 +80,7 @@ int linker_link_by_correlation(struct linker *L, struct tix_error *err)
 	uint32_t *next = (uint32_t *)nexts.base;
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		int64_t c = SPILL_AT(&L->corr, int64_t, i);
-		if (c < 0 || !is_launch_kind(SPILL_AT(&L->rows, struct tix_row_disk, i).kind))
+		if (c < 0 || !tix_kind_is_launch(SPILL_AT(&L->rows, struct tix_row_disk, i).kind))
 			continue;
 		uint32_t j = (uint32_t)tix_hash64(&c, 8, 3) & mask;
 		while (slots[j].used && slots[j].corr != c)
@@ -204,7 +199,7 @@ int linker_mark_launches(struct linker *L, struct tix_error *err)
 		uint32_t launches = 0;
 		for (uint32_t i = 0; i < L->nrows; i++) {
 			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-			if (is_launch_kind(r->kind) && SPILL_AT(&L->corr, int64_t, i) >= 0)
+			if (tix_kind_is_launch(r->kind) && SPILL_AT(&L->corr, int64_t, i) >= 0)
 				launches++;
 		}
 		if (launches) {

@@ -34,12 +34,11 @@ struct linker {
 	struct tix_builder *b;      /* the collected events, their strings and details, the options */
 	uint32_t nrows;             /* both collectors' rows */
 
-	/* the services' (linker.c): spills released by one phase, reused by the next */
+	/* the services' (linker.c): spills one phase released, for the next to reuse */
 	struct spill pool[8];
 	int npool;
 
-	/* written by place; read by every later phase (rows also through row_dur and
-	 * linker_rows_view) and by write */
+	/* written by place; read by every later phase, and by write */
 	struct tix_track *tracks;   /* final order: CPU threads, GPU streams, the rest */
 	uint32_t ntracks;
 	uint32_t *track_remap;      /* collector track -> final track; read by launches (by-flow) */
@@ -51,18 +50,16 @@ struct linker {
 	struct spill corr;          /* int64 correlation id per row; read by launches and steps,
 	                             * released by the driver after graph */
 
-	/* written by parents; read by aggregate (ops, gpu_beneath) and write */
+	/* written by parents; read by aggregate (its ops, gpu_beneath) and write */
 	struct spill chains;        /* struct tix_chain_disk, by row */
 	struct spill chain_rows;    /* uint32 */
 
-	/* written by launches (by correlation beside parents, by flow, the marks); read by
-	 * the driver (whether by-flow runs), write */
+	/* written by launches; read by the driver (whether by-flow runs) and write */
 	uint32_t corr_collisions;   /* correlation ids carried by several launch calls */
 	uint32_t unlinked_by_corr;  /* GPU work the correlation ids did not link */
 	uint32_t gpu_without_launch; /* GPU work no launch was found for (marks) */
 
-	/* written by steps; read by graph, aggregate (linker_step_of, and it adds each step's
-	 * totals), write */
+	/* written by steps; read by graph, aggregate (which adds the totals), write */
 	struct tix_step *steps;     /* the real steps by start, then "before the trace" */
 	uint32_t nsteps;            /* including "before the trace" */
 	uint32_t before_trace_step; /* its id (nsteps - 1), TIX_NONE */
@@ -74,7 +71,7 @@ struct linker {
 	uint32_t replayed_by_match[8]; /* by enum tix_capture_match */
 	char *capture_sources;
 
-	/* written by aggregate's groups (aggregate.c); read by aggregate's ops, names, write */
+	/* written by aggregate's groups (aggregate.c); read by its ops, names, write */
 	struct tix_group *groups;       /* overall, sorted by total */
 	uint32_t ngroups;
 	struct tix_group *step_groups;  /* sorted by step, then total */

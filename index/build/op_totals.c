@@ -3,7 +3,7 @@
  * cores: the aggregate phase's second half (aggregate.c runs the first).
  *
  * A GPU event counts once for every distinct op name among the ancestors
- * of its launch call (rules.h), and once in the gpu_beneath of every
+ * of its launch call (rules.h, "ops"), and once in the gpu_beneath of every
  * ancestor.  The op totals walk each event's ancestors; the events are
  * shared between two threads by kernel group, each with its own totals and
  * (op, group) pairs, summed and appended in group order afterwards, which
@@ -31,11 +31,6 @@ struct pair_acc {
 	int64_t gpu_ns;
 	uint32_t count, pad;
 };
-
-static int is_op_kind(uint8_t k)
-{
-	return k == TIX_KIND_CPU_OP || k == TIX_KIND_USER_ANNOTATION;
-}
 
 static int cmp_op(const void *a, const void *b, void *ctx)
 {
@@ -67,7 +62,7 @@ static int list_ops(struct linker *L, struct op_list *ol)
 	memset(ol->op_of_name, 0xff, (nstr + 1) * sizeof(*ol->op_of_name));
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-		if (!is_op_kind(r->kind) || (r->flags & TIX_ROW_STEP_MARKER))
+		if (!tix_rule_is_op(r->kind, r->flags))
 			continue;
 		uint32_t o = ol->op_of_name[r->name];
 		if (o == TIX_NONE) {
@@ -176,8 +171,7 @@ static int walk_groups(struct op_walk *w)
 {
 	struct linker *L = w->L;
 	const uint32_t *op_of_name = w->ol->op_of_name;
-	uint32_t nacc = w->ol->n, chain_cap = 64, anc_cap = 64, nchain;
-	uint32_t *chain = malloc(chain_cap * sizeof(*chain));
+	uint32_t nacc = w->ol->n, anc_cap = 64;
 	uint32_t *anc = malloc(anc_cap * sizeof(*anc));
 	/* Members come group by group: an op's last (group, pair) saves the
 	 * pair lookup for all but the first of a group's events. */
@@ -186,7 +180,7 @@ static int walk_groups(struct op_walk *w)
 	w->gpu_ns = calloc(nacc + 1, sizeof(*w->gpu_ns));
 	w->gpu_events = calloc(nacc + 1, sizeof(*w->gpu_events));
 	int rc = -1;
-	if (!chain || !anc || !last_group || !last_pair || !w->gpu_ns || !w->gpu_events)
+	if (!anc || !last_group || !last_pair || !w->gpu_ns || !w->gpu_events)
 		goto out;
 	memset(last_group, 0xff, (nacc + 1) * sizeof(*last_group));
 	struct tix_rows rv;
@@ -199,7 +193,6 @@ static int walk_groups(struct op_walk *w)
 			if (r->link == TIX_NONE)
 				continue;
 			int64_t dur = row_dur(L, row);
-			nchain = 0;
 			uint32_t nanc = tix_rule_ancestors(&rv, r->link, anc, anc_cap);
 			if (nanc > anc_cap) {
 				uint32_t *q = realloc(anc, (size_t)nanc * sizeof(*q));
@@ -209,24 +202,12 @@ static int walk_groups(struct op_walk *w)
 				anc_cap = nanc;
 				tix_rule_ancestors(&rv, r->link, anc, anc_cap);
 			}
-			for (uint32_t a = 0; a < nanc; a++) {
-				const struct tix_row_disk *pr = &SPILL_AT(&L->rows, struct tix_row_disk, anc[a]);
-				uint32_t o = op_of_name[pr->name];
-				if (!is_op_kind(pr->kind) || o == TIX_NONE)
+			/* the op names the event counts for, in place of its ancestors */
+			uint32_t nnames = tix_rule_op_names(&rv, anc, nanc, anc);
+			for (uint32_t a = 0; a < nnames; a++) {
+				uint32_t o = op_of_name[anc[a]];
+				if (o == TIX_NONE) /* list_ops met every op row: cannot be */
 					continue;
-				uint32_t c = 0;
-				while (c < nchain && chain[c] != o)
-					c++;
-				if (c < nchain)
-					continue;
-				if (nchain == chain_cap) {
-					uint32_t *q = realloc(chain, 2 * chain_cap * sizeof(*q));
-					if (!q)
-						goto out;
-					chain = q;
-					chain_cap *= 2;
-				}
-				chain[nchain++] = o;
 				w->gpu_ns[o] = tix_sat_add(w->gpu_ns[o], dur);
 				w->gpu_events[o]++;
 				uint32_t pi;
@@ -255,7 +236,6 @@ static int walk_groups(struct op_walk *w)
 	}
 	rc = 0;
 out:
-	free(chain);
 	free(anc);
 	free(last_group);
 	free(last_pair);

@@ -34,17 +34,6 @@ static int cmp_marker(const void *a, const void *b, void *ctx)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-static int is_launch_kind(uint8_t k)
-{
-	return k == TIX_KIND_RUNTIME || k == TIX_KIND_DRIVER;
-}
-
-static int is_marker_kind(uint8_t k)
-{
-	return k == TIX_KIND_CPU_OP || k == TIX_KIND_USER_ANNOTATION || k == TIX_KIND_PYTHON ||
-	       k == TIX_KIND_OTHER;
-}
-
 /* GPU work launched before the profiler's CPU window: no launch call, and a
  * correlation id below every launch call's or a start before the first CPU
  * event.  Counted in a step of its own, after the real ones, so that it does
@@ -58,7 +47,7 @@ static int mark_before_trace(struct linker *L, struct tix_error *err)
 			continue;
 		cpu_start = r->start_ns < cpu_start ? r->start_ns : cpu_start;
 		int64_t c = SPILL_AT(&L->corr, int64_t, i);
-		if (is_launch_kind(r->kind) && c >= 0 && c < min_corr)
+		if (tix_kind_is_launch(r->kind) && c >= 0 && c < min_corr)
 			min_corr = c;
 	}
 	L->before_trace_step = TIX_NONE;
@@ -107,7 +96,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 		return tix_error_env(err, "out of memory");
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-		if (is_marker_kind(r->kind))
+		if (tix_kind_is_marker(r->kind))
 			is_name[r->name] = 1;
 	}
 	struct step_rule user = {"--step-marker", b->step_marker};
@@ -137,7 +126,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 	if (found) {
 		for (uint32_t i = 0; i < L->nrows; i++) {
 			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-			if (!is_marker_kind(r->kind) || is_name[r->name] != 2)
+			if (!tix_kind_is_marker(r->kind) || is_name[r->name] != 2)
 				continue;
 			if (nm == cap) {
 				cap = cap ? cap * 2 : 64;

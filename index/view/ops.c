@@ -4,10 +4,12 @@
  * captured CUDA-graph replays (tix_event_capture) are rows of their own,
  * marked captured (their calls and CPU time are the capture trace's, so
  * unknown here).  Over one step they are counted here, by the index's rule
- * (index/aggregate.c): each GPU event of the step counts once for every
- * distinct op name among its launch call's ancestors; calls and CPU time are
- * the instances that began in the step.
+ * (index/rules.h, "ops"; tix_event_op_names): each GPU event of the step
+ * counts once for every distinct op name among its launch call's
+ * ancestors, step markers left out; calls and CPU time are the instances
+ * that began in the step.
  */
+#include "index/rules.h"
 #include "index/view/view_int.h"
 
 #include <stdio.h>
@@ -78,12 +80,6 @@ static struct op_row *acc_row(struct acc *a, uint32_t name)
 	return &a->rows[a->slot[name] - 1];
 }
 
-static int is_op(const struct tix_event *e)
-{
-	return (e->kind == TIX_KIND_CPU_OP || e->kind == TIX_KIND_USER_ANNOTATION) &&
-	       !(e->flags & TIX_ROW_STEP_MARKER);
-}
-
 /* The ops that captured replayed GPU work: each GPU event counted once per
  * distinct name of its capture chain. */
 static int add_captured(struct tix_index *ix, struct acc *a)
@@ -123,44 +119,27 @@ static int add_step(struct tix_index *ix, uint32_t s, struct acc *a)
 	const struct tix_step *st = tix_step_get(ix, s);
 	uint32_t n;
 	const struct tix_group *g = tix_step_groups(ix, s, &n);
-	uint32_t *anc = NULL, *seen = NULL, seen_cap = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const uint32_t *m = tix_members(ix, g[i].members_first, g[i].members_count);
 		for (uint32_t k = 0; m && k < g[i].members_count; k++) {
+			uint32_t *names;
+			long nn = tix_event_op_names(ix, m[k], &names);
+			if (nn < 0)
+				return -1;
 			struct tix_event e;
 			tix_event_get(ix, m[k], &e);
-			if (e.launch == TIX_NONE)
-				continue;
-			long na = tix_event_ancestors_all(ix, e.launch, &anc);
-			if (na < 0)
-				goto oom;
-			if ((uint32_t)na > seen_cap) {
-				free(seen);
-				seen_cap = (uint32_t)na;
-				if (!(seen = malloc((size_t)seen_cap * sizeof *seen)))
-					goto oom;
-			}
-			uint32_t ns = 0;
-			for (long d = 0; d < na; d++) {
-				struct tix_event up;
-				tix_event_get(ix, anc[d], &up);
-				uint32_t q = 0;
-				while (q < ns && seen[q] != up.name)
-					q++;
-				if (!is_op(&up) || q < ns)
-					continue;
-				seen[ns++] = up.name;
-				struct op_row *r = acc_row(a, up.name);
-				if (!r)
-					goto oom;
+			for (long d = 0; d < nn; d++) {
+				struct op_row *r = acc_row(a, names[d]);
+				if (!r) {
+					free(names);
+					return -1;
+				}
 				r->gpu_ns = tix_sat_add(r->gpu_ns, e.dur_ns);
 				r->gpu_events++;
 			}
-			free(anc);
-			anc = NULL;
+			free(names);
 		}
 	}
-	free(seen);
 	/* the instances that began in the step */
 	for (uint32_t t = 0; st->marker_row != TIX_NONE && t < tix_track_count(ix); t++) {
 		const struct tix_track *tr = tix_track_get(ix, t);
@@ -172,7 +151,7 @@ static int add_step(struct tix_index *ix, uint32_t s, struct acc *a)
 			tix_event_get(ix, row, &e);
 			if (e.start_ns >= st->start_ns + st->dur_ns)
 				break;
-			if (!is_op(&e) || tix_event_step(ix, row) != s)
+			if (!tix_rule_is_op(e.kind, e.flags) || tix_event_step(ix, row) != s)
 				continue;
 			struct op_row *r = acc_row(a, e.name);
 			if (!r)
@@ -191,10 +170,6 @@ static int add_step(struct tix_index *ix, uint32_t s, struct acc *a)
 			r->cpu_ns = o->cpu_ns;
 		}
 	return 0;
-oom:
-	free(anc);
-	free(seen);
-	return -1;
 }
 
 static int ops_open(struct tix_view *v, struct tix_error *err)
