@@ -172,7 +172,7 @@ static int list_syncs(struct state *st, struct tix_error *err)
 		for (uint32_t j = 0; j < names[k].count; j++) {
 			uint32_t i = name_rows[names[k].first + j];
 			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-			if (r->kind != TIX_KIND_RUNTIME && r->kind != TIX_KIND_DRIVER)
+			if (!tix_kind_is_launch(r->kind))
 				continue;
 			if (st->nsyncs == cap) {
 				cap = cap ? cap * 2 : 64;
