@@ -20,7 +20,8 @@ static const char *fmt_dur(int64_t ns, char *b, size_t cap)
 	return b;
 }
 
-/* The short label of a kernel group, or its name. */
+/* The short label of a kernel group (text), or its full demangled name
+ * (JSON: what a program matches on). */
 static const char *group_label(const struct tix_index *ix, uint32_t group)
 {
 	const struct tix_group *g = tix_group_get(ix, group);
@@ -28,6 +29,12 @@ static const char *group_label(const struct tix_index *ix, uint32_t group)
 		return "";
 	uint32_t s = tix_name_short(ix, g->name);
 	return tix_str(ix, s != TIX_NONE ? s : g->name);
+}
+
+static const char *group_full(const struct tix_index *ix, uint32_t group)
+{
+	const struct tix_group *g = tix_group_get(ix, group);
+	return g ? tix_str(ix, tix_name_full(ix, g->name)) : "";
 }
 
 static void print_text_header(const struct tix_index *ix, const char *path, const struct tix_findings *F,
@@ -228,17 +235,19 @@ static void json_streams(const struct tix_index *ix, const struct tix_breakdown 
 	printf("]");
 }
 
+/* The op-shape groups over the trace, or of one step (its own records). */
 static void json_shapes(const struct tix_index *ix, const struct tix_findings *F, long top)
 {
-	uint32_t n = tix_op_shape_count(ix), shown = 0;
+	uint32_t n = tix_op_shape_count(ix), shown = 0, nstep = 0;
 	uint32_t limit = top > 0 ? (uint32_t)top : (top == 0 ? UINT32_MAX : 10);
+	const struct tix_op_shape *step = F->step != TIX_NONE ? tix_step_op_shapes(ix, F->step, &nstep) : NULL;
+	if (step)
+		n = nstep;
 	printf("[");
 	for (uint32_t i = 0; i < n && shown < limit; i++) {
-		const struct tix_op_shape *o = tix_op_shape_get(ix, i);
+		const struct tix_op_shape *o = step ? &step[i] : tix_op_shape_get(ix, i);
 		struct tix_shape_figures sf;
-		tix_shape_figures(ix, &F->device, i, F->step, &sf);
-		if (F->step != TIX_NONE && sf.gpu_ns == 0)
-			continue;
+		tix_shape_figures(ix, &F->device, o->shape, F->step, &sf);
 		const struct tix_op_info *oi = tix_op_info_get(ix, o->op_info);
 		printf("%s{", shown++ ? ", " : "");
 		jkey("op");
@@ -261,10 +270,10 @@ static void json_shapes(const struct tix_index *ix, const struct tix_findings *F
 		jnum(sf.peak_fraction >= 0 ? sf.peak_fraction : NAN);
 		printf(", \"kernels\": [");
 		uint32_t gc;
-		const struct tix_op_group *gs = tix_op_shape_groups(ix, i, &gc);
+		const struct tix_op_group *gs = tix_op_shape_groups(ix, o->shape, &gc);
 		for (uint32_t k = 0; k < gc; k++) {
 			printf("%s", k ? ", " : "");
-			jstr(group_label(ix, gs[k].group));
+			jstr(group_full(ix, gs[k].group));
 		}
 		printf("]}");
 	}
@@ -290,7 +299,7 @@ static void json_finding(const struct tix_index *ix, const struct tix_finding *f
 		printf("%s%d", k ? ", " : "", f->overlaps[k] + 1);
 	printf("], \"kernels\": [");
 	if (f->group != TIX_NONE)
-		jstr(group_label(ix, f->group));
+		jstr(group_full(ix, f->group));
 	printf("], \"ops\": [");
 	for (uint32_t k = 0; k < f->nops; k++) {
 		printf("%s", k ? ", " : "");

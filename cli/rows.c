@@ -181,6 +181,10 @@ void rows_csv(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_t
 			}
 			case TIX_UNIT_PCT: fprintf(f, "%.3f", cell.d); break;
 			case TIX_UNIT_RATIO: fprintf(f, "%.6f", cell.d); break;
+			case TIX_UNIT_FLOPS:
+			case TIX_UNIT_FLOP_RATE:
+			case TIX_UNIT_BYTE_RATE:
+			case TIX_UNIT_FRACTION: fprintf(f, "%.17g", cell.d); break;
 			case TIX_UNIT_DIM3:
 				fputc('"', f); /* "[557496,1,1]" holds commas */
 				dim3_text(f, cell.dim, ",");
@@ -242,6 +246,10 @@ void rows_json_row(FILE *f, const struct tix_view *v, uint32_t row)
 		case TIX_UNIT_TEXT: json_str(f, cell.s ? cell.s : "", cell.s ? strlen(cell.s) : 0); break;
 		case TIX_UNIT_PCT: fprintf(f, "%.3f", cell.d); break;
 		case TIX_UNIT_RATIO: fprintf(f, "%.6f", cell.d); break;
+		case TIX_UNIT_FLOPS:
+		case TIX_UNIT_FLOP_RATE:
+		case TIX_UNIT_BYTE_RATE:
+		case TIX_UNIT_FRACTION: fprintf(f, "%.17g", cell.d); break;
 		case TIX_UNIT_DIM3: dim3_text(f, cell.dim, ", "); break;
 		case TIX_UNIT_BOOL: fputs(cell.i ? "true" : "false", f); break;
 		default: fprintf(f, "%" PRId64, cell.i); break;

@@ -492,7 +492,7 @@ enum tix_op_class {
 	TIX_OPC_COPY, TIX_OPC_ELEMENTWISE, TIX_OPC_REDUCTION, TIX_OPC_NORM, /* bytes */
 	TIX_OPC_COUNT
 };
-/* "gemm", "attention", "conv", "copy", "elementwise", "reduction", "norm", "none". */
+/* "gemm", "attention", "convolution", "copy", "elementwise", "reduction", "norm", "none". */
 const char *tix_op_class_name(enum tix_op_class c);
 /* GEMM, attention and convolution: measured by their FLOPs. */
 int tix_op_class_is_compute(enum tix_op_class c);

@@ -641,7 +641,7 @@ static int model_memory(const char *op, const struct tix_op_inputs *in, struct t
 
 static const char *const class_names[TIX_OPC_COUNT] = {
 	[TIX_OPC_NONE] = "none",           [TIX_OPC_GEMM] = "gemm",
-	[TIX_OPC_ATTENTION] = "attention", [TIX_OPC_CONV] = "conv",
+	[TIX_OPC_ATTENTION] = "attention", [TIX_OPC_CONV] = "convolution",
 	[TIX_OPC_COPY] = "copy",           [TIX_OPC_ELEMENTWISE] = "elementwise",
 	[TIX_OPC_REDUCTION] = "reduction", [TIX_OPC_NORM] = "norm",
 };

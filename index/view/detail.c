@@ -6,6 +6,7 @@
  * Items of (indent, label, value): the TUI's Detail view wraps them at the
  * screen's width, `tix show` prints them as they are, so both say the same.
  */
+#include "index/findings.h"
 #include "index/view/view_int.h"
 
 #include <stdarg.h>
@@ -151,6 +152,130 @@ static int chain_of(const struct dctx *a, uint32_t row, uint32_t *rows)
 	return (int)(n < CHAIN_MAX ? n : CHAIN_MAX);
 }
 
+/* The overall op-shape group of instance row (its name and op info's
+ * texts), TIX_NONE. */
+static uint32_t shape_of_instance(const struct tix_index *ix, const struct tix_event *op)
+{
+	const struct tix_op_info *oi = tix_op_info_get(ix, op->op_info);
+	for (uint32_t i = 0; oi && i < tix_op_shape_count(ix); i++) {
+		const struct tix_op_shape *o = tix_op_shape_get(ix, i);
+		const struct tix_op_info *so = tix_op_info_get(ix, o->op_info);
+		if (o->name == op->name && so && so->dims == oi->dims && so->types == oi->types &&
+		    so->concrete == oi->concrete)
+			return i;
+	}
+	return TIX_NONE;
+}
+
+/* Appends to buf (holding len bytes of cap) what fmt says, cut to fit. */
+static size_t cat(char *buf, size_t len, size_t cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static size_t cat(char *buf, size_t len, size_t cap, const char *fmt, ...)
+{
+	if (len + 1 >= cap)
+		return len;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, cap - len, fmt, ap);
+	va_end(ap);
+	return strlen(buf);
+}
+
+/* ", 85.2 TFLOP/s, 1.03 TB/s" for the rates that are known. */
+static size_t cat_rates(char *buf, size_t len, size_t cap, double fps, double bps)
+{
+	char x[48], y[48];
+	if (fps >= 0)
+		len = cat(buf, len, cap, "%s", tix_fmt_scaled(fps, "FLOP/s", x, sizeof x));
+	if (bps >= 0)
+		len = cat(buf, len, cap, "%s%s", fps >= 0 ? ", " : "", tix_fmt_scaled(bps, "B/s", y, sizeof y));
+	return len;
+}
+
+static size_t cat_fraction(char *buf, size_t len, size_t cap, const struct tix_device *dev, double fraction,
+                           const char *bound)
+{
+	if (fraction >= 0)
+		return cat(buf, len, cap, ": %.1f%% of the %s's roofline (%s-bound)", 100 * fraction,
+		           dev->model ? dev->model : "device", bound ? bound : "?");
+	if (!dev->known)
+		return cat(buf, len, cap, " (the device's peaks are not known)");
+	return bound ? cat(buf, len, cap, " (above the roofline: not its work alone)") : len;
+}
+
+/* The roofline of the innermost modelled op above the launch
+ * (docs/FINDINGS.md, section 3): its cost, and its rate over this kernel
+ * when it launched only this one, else over every call of its shape. */
+static void add_roofline(const struct dctx *a, struct tix_detail *d, const uint32_t *rows, int n,
+                         const struct tix_event *gpu_ev)
+{
+	char buf[1024], x[48], y[48], z[48];
+	struct tix_event op;
+	struct tix_op_cost c;
+	int found = 0;
+	for (int i = 0; i < n && !found; i++) {
+		tix_event_get(a->ix, rows[i], &op);
+		if (op.kind != TIX_KIND_CPU_OP || tix_op_class_of(tix_str(a->ix, op.name)) == TIX_OPC_NONE)
+			continue;
+		const struct tix_op_info *oi = tix_op_info_get(a->ix, op.op_info);
+		tix_op_cost(tix_str(a->ix, op.name), oi && oi->dims != TIX_NONE ? tix_str(a->ix, oi->dims) : NULL,
+		            oi && oi->types != TIX_NONE ? tix_str(a->ix, oi->types) : NULL,
+		            oi && oi->concrete != TIX_NONE ? tix_str(a->ix, oi->concrete) : NULL, &c);
+		found = 1;
+	}
+	if (!found)
+		return;
+	size_t len = cat(buf, 0, sizeof buf, "%s: ", tix_str(a->ix, op.name));
+	if (c.flops < 0 && c.bytes < 0) {
+		cat(buf, len, sizeof buf, "n/a (%s)", c.why_not ? c.why_not : "not modelled");
+		add_kv(d, 2, "roofline", buf, TIX_DETAIL_NOTE);
+		return;
+	}
+	len = cat(buf, len, sizeof buf, "%s", c.formula);
+	if (c.flops >= 0)
+		len = cat(buf, len, sizeof buf, " = %s", tix_fmt_scaled(c.flops, "FLOP", x, sizeof x));
+	if (c.bytes >= 0)
+		len = cat(buf, len, sizeof buf, "%s%s", c.flops >= 0 || c.formula[0] ? ", " : "",
+		          tix_fmt_scaled(c.bytes, "B", y, sizeof y));
+	const struct tix_kernel_info *ki = tix_kernel_info_get(a->ix, gpu_ev->kernel_info);
+	struct tix_device dev;
+	tix_index_device(a->ix, ki ? ki->device : -1, &dev);
+	uint32_t beneath = tix_event_gpu_beneath(a->ix, op.row);
+	if (beneath == 1 && gpu_ev->dur_ns > 0) { /* this kernel is all the op did */
+		double t = (double)gpu_ev->dur_ns;
+		double fps = c.flops >= 0 ? c.flops * 1e9 / t : -1, bps = c.bytes >= 0 ? c.bytes * 1e9 / t : -1;
+		enum tix_peak as;
+		double pf = c.flops >= 0 ? tix_device_peak_flops(&dev, c.peak, fps, &as) : -1;
+		double tf = pf > 0 ? c.flops * 1e9 / pf : -1;
+		double tb = c.bytes >= 0 && dev.peak_Bps > 0 ? c.bytes * 1e9 / dev.peak_Bps : -1;
+		double fraction = -1;
+		const char *bound = NULL;
+		if (tb >= 0 && (tf >= 0 || !tix_op_class_is_compute(c.cls))) {
+			double roof = tf > tb ? tf : tb;
+			bound = tf > tb ? "compute" : "memory";
+			fraction = roof <= t ? roof / t : -1;
+		}
+		len = cat(buf, len, sizeof buf, " in %s = ", fmt_dur(a, gpu_ev->dur_ns, z, sizeof z));
+		len = cat_rates(buf, len, sizeof buf, fps, bps);
+		cat_fraction(buf, len, sizeof buf, &dev, fraction, bound);
+		add_kv(d, 2, "roofline", buf, TIX_DETAIL_NOTE);
+		return;
+	}
+	uint32_t shape = shape_of_instance(a->ix, &op);
+	struct tix_shape_figures f;
+	tix_shape_figures(a->ix, &dev, shape, TIX_NONE, &f);
+	const struct tix_op_shape *os = tix_op_shape_get(a->ix, shape);
+	if (!os || f.gpu_ns <= 0) {
+		cat(buf, len, sizeof buf, "; it launched %u GPU events: its rate is not this one's alone", beneath);
+		add_kv(d, 2, "roofline", buf, TIX_DETAIL_NOTE);
+		return;
+	}
+	len = cat(buf, len, sizeof buf, "; it launched %u GPU events: over the %u calls of this shape, ", beneath,
+	          os->calls);
+	len = cat_rates(buf, len, sizeof buf, f.flops_per_s, f.bytes_per_s);
+	cat_fraction(buf, len, sizeof buf, &dev, f.peak_fraction, f.bound);
+	add_kv(d, 2, "roofline", buf, TIX_DETAIL_NOTE);
+}
+
 /* The story in four lines, before the sections: which op launched this,
  * on what shapes, and the bytes and bandwidth that implies. */
 static void add_summary(const struct dctx *a, struct tix_detail *d, const uint32_t *rows, int n,
@@ -198,6 +323,7 @@ static void add_summary(const struct dctx *a, struct tix_detail *d, const uint32
 	struct tix_traffic tr;
 	tix_event_traffic(a->ix, gpu_ev->row, &tr);
 	add_kv(d, 2, "bytes moved", tix_traffic_text(&tr, gpu_ev->dur_ns, buf, sizeof buf), TIX_DETAIL_NOTE);
+	add_roofline(a, d, rows, n, gpu_ev);
 }
 
 /* What captured a kernel replayed from a CUDA graph (its ops and shapes at

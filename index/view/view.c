@@ -29,7 +29,7 @@ static const struct view_kind_ops *kind_ops(enum tix_view_kind kind)
 
 struct tix_view_scope tix_view_scope_all(void)
 {
-	return (struct tix_view_scope){TIX_NONE, TIX_NONE, TIX_NONE, NULL, 0};
+	return (struct tix_view_scope){TIX_NONE, TIX_NONE, TIX_NONE, NULL, 0, NULL};
 }
 
 static struct tix_view *view_open(struct tix_index *ix, struct tix_index *other,
@@ -251,6 +251,10 @@ static const char *cell_text(const struct tix_view *v, const struct tix_cell *cp
 	case TIX_UNIT_DELTA: snprintf(buf, cap, "%+" PRId64, c.i); return buf;
 	case TIX_UNIT_RATIO: snprintf(buf, cap, "%.2fx", c.d); return buf;
 	case TIX_UNIT_BAR: return "";
+	case TIX_UNIT_FLOPS: return tix_fmt_scaled(c.d, "FLOP", buf, cap);
+	case TIX_UNIT_FLOP_RATE: return tix_fmt_scaled(c.d, "FLOP/s", buf, cap);
+	case TIX_UNIT_BYTE_RATE: return tix_fmt_scaled(c.d, "B/s", buf, cap);
+	case TIX_UNIT_FRACTION: snprintf(buf, cap, "%.1f%%", 100 * c.d); return buf;
 	}
 	return "";
 }
@@ -296,7 +300,11 @@ int view_cmp_cells(const struct tix_view *v, int col, const struct tix_cell *px,
 		              tix_name_label(y.ix ? y.ix : v->ix, (uint32_t)y.i, 0, by, sizeof by));
 	}
 	case TIX_UNIT_PCT:
-	case TIX_UNIT_RATIO: return (x.d > y.d) == (y.d > x.d) ? 0 : ((x.d > y.d) == !asc ? -1 : 1);
+	case TIX_UNIT_RATIO:
+	case TIX_UNIT_FLOPS:
+	case TIX_UNIT_FLOP_RATE:
+	case TIX_UNIT_BYTE_RATE:
+	case TIX_UNIT_FRACTION: return (x.d > y.d) == (y.d > x.d) ? 0 : ((x.d > y.d) == !asc ? -1 : 1);
 	case TIX_UNIT_DIM3:
 		return cmp_num((int64_t)x.dim[0] * x.dim[1] * x.dim[2],
 		               (int64_t)y.dim[0] * y.dim[1] * y.dim[2], asc);

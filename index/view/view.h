@@ -47,6 +47,9 @@ struct tix_view_scope {
 	 * matches; the caller keeps them alive), when rows is not NULL */
 	const uint32_t *rows;
 	uint32_t nrows;
+	/* OPS: the device whose peaks the roofline columns use (NULL: the
+	 * index's own, tix_index_device; the caller keeps it alive) */
+	const struct tix_device *device;
 };
 struct tix_view_scope tix_view_scope_all(void);
 
@@ -67,6 +70,11 @@ enum tix_unit {
 	TIX_UNIT_DDUR,       /* a signed change of a duration, ns: +1.21 ms, -21.5 ms */
 	TIX_UNIT_RATIO,      /* d: new over base, 0.71x */
 	TIX_UNIT_BAR,        /* a share bar: no text, drawn from tix_view_share */
+	/* d: numbers too large or too fine for i (docs/FINDINGS.md's roofline) */
+	TIX_UNIT_FLOPS,      /* floating-point operations: 137.4 GFLOP */
+	TIX_UNIT_FLOP_RATE,  /* FLOP/s: 85.2 TFLOP/s */
+	TIX_UNIT_BYTE_RATE,  /* bytes/s: 1.03 TB/s */
+	TIX_UNIT_FRACTION,   /* a fraction 0..1 (of a peak): 12.9% in text, 0.129 in JSON */
 };
 
 enum tix_col_flag {
