@@ -31,10 +31,22 @@ static const char *group_label(const struct tix_index *ix, uint32_t group)
 	return tix_str(ix, s != TIX_NONE ? s : g->name);
 }
 
-static const char *group_full(const struct tix_index *ix, uint32_t group)
+/* A kernel group's name as the trace gives it (JSON). */
+static const char *group_name(const struct tix_index *ix, uint32_t group)
 {
 	const struct tix_group *g = tix_group_get(ix, group);
-	return g ? tix_str(ix, tix_name_full(ix, g->name)) : "";
+	return g ? tix_str(ix, g->name) : "";
+}
+
+/* Whether some GPU work has a launch call: without any, host wait and what
+ * follows from it are unknown (null), not 0. */
+static int has_launches(const struct tix_index *ix)
+{
+	struct tix_summary_info si;
+	tix_index_summary(ix, &si);
+	uint32_t gpu = si.kind_counts[TIX_KIND_KERNEL] + si.kind_counts[TIX_KIND_MEMCPY] +
+	               si.kind_counts[TIX_KIND_MEMSET];
+	return si.gpu_without_launch < gpu;
 }
 
 static void print_text_header(const struct tix_index *ix, const char *path, const struct tix_findings *F,
@@ -142,7 +154,47 @@ static void jns(int64_t v)
 	printf("%lld", (long long)v);
 }
 
-static void json_breakdown(const struct tix_breakdown *bd, int64_t wall)
+/* A JSON text of the trace's (Input Dims, Input type, Concrete Inputs) as a
+ * string in one canonical line: no white space but a space after each
+ * comma and colon (as Python's json.dumps writes it), so a value written
+ * over many lines (vLLM's) reads and compares as one. */
+static void jtext(const char *t)
+{
+	if (!t) { /* the trace gave none */
+		fputs("null", stdout);
+		return;
+	}
+	size_t n = strlen(t);
+	char *out = malloc(2 * n + 1);
+	if (!out) {
+		jstr(t);
+		return;
+	}
+	size_t k = 0;
+	int in_str = 0;
+	for (const char *p = t; *p; p++) {
+		if (in_str) {
+			out[k++] = *p;
+			if (*p == '\\' && p[1])
+				out[k++] = *++p;
+			else if (*p == '"')
+				in_str = 0;
+			continue;
+		}
+		if (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+			continue;
+		out[k++] = *p;
+		if (*p == '"')
+			in_str = 1;
+		else if (*p == ',' || *p == ':')
+			out[k++] = ' ';
+	}
+	out[k] = 0;
+	jstr(out);
+	free(out);
+}
+
+static void json_breakdown(const struct tix_breakdown *bd, int64_t wall, int launches)
 {
 	jkey("wall_ns");
 	if (wall >= 0)
@@ -166,7 +218,11 @@ static void json_breakdown(const struct tix_breakdown *bd, int64_t wall)
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
 		printf("%s", i ? ", " : "");
 		jkey(f[i].k);
-		jns(f[i].v);
+		if (!launches && (!strcmp(f[i].k, "idle_host_ns") || !strcmp(f[i].k, "idle_sync_ns") ||
+		                  !strncmp(f[i].k, "launch_bound", 12)))
+			fputs("null", stdout);
+		else
+			jns(f[i].v);
 	}
 }
 
@@ -217,20 +273,48 @@ static void json_device(const struct tix_device *d)
 	printf("%s}", d->overridden ? "true" : "false");
 }
 
-static void json_streams(const struct tix_index *ix, const struct tix_breakdown *bd)
+/* A stream's label: "stream N" by its number, else its track's name. */
+static void stream_label(const struct tix_index *ix, const struct tix_track *t, char *buf, size_t cap)
+{
+	if (t->stream >= 0)
+		snprintf(buf, cap, "stream %d", t->stream);
+	else
+		snprintf(buf, cap, "%s", tix_str(ix, t->name));
+}
+
+static void json_streams(const struct tix_index *ix, const struct tix_breakdown *bd, int launches)
 {
 	const struct tix_stream_idle *si = tix_stream_idle(ix, bd->streams_first, bd->streams_count);
 	printf("[");
 	for (uint32_t i = 0; si && i < bd->streams_count; i++) {
 		const struct tix_track *t = tix_track_get(ix, si[i].track);
+		char label[160];
+		stream_label(ix, t, label, sizeof label);
 		printf("%s{", i ? ", " : "");
 		jkey("stream");
-		jstr(tix_str(ix, t->name));
-		printf(", \"device\": %d, \"stream_id\": %d, \"gaps\": %u, ", t->device, t->stream, si[i].gaps);
-		printf("\"host_wait_ns\": %lld, \"kernel_wait_ns\": %lld, \"other_ns\": %lld, "
-		       "\"launch_bound_idle_ns\": %lld}",
-		       (long long)si[i].host_wait_ns, (long long)si[i].kernel_wait_ns, (long long)si[i].other_ns,
-		       (long long)si[i].launch_bound_idle_ns);
+		jstr(label);
+		printf(", \"device\": ");
+		if (t->device >= 0)
+			printf("%d", t->device);
+		else
+			fputs("null", stdout);
+		printf(", \"stream_id\": ");
+		if (t->stream >= 0)
+			printf("%d", t->stream);
+		else
+			fputs("null", stdout);
+		printf(", \"gaps\": %u, \"host_wait_ns\": ", si[i].gaps);
+		if (launches)
+			jns(si[i].host_wait_ns);
+		else
+			fputs("null", stdout);
+		printf(", \"kernel_wait_ns\": %lld, \"other_ns\": %lld, \"launch_bound_idle_ns\": ",
+		       (long long)si[i].kernel_wait_ns, (long long)si[i].other_ns);
+		if (launches)
+			jns(si[i].launch_bound_idle_ns);
+		else
+			fputs("null", stdout);
+		printf("}");
 	}
 	printf("]");
 }
@@ -254,10 +338,13 @@ static void json_shapes(const struct tix_index *ix, const struct tix_findings *F
 		jstr(tix_str(ix, o->name));
 		printf(", ");
 		jkey("dims");
-		jstr(oi && oi->dims != TIX_NONE ? tix_str(ix, oi->dims) : "");
+		jtext(oi && oi->dims != TIX_NONE ? tix_str(ix, oi->dims) : NULL);
 		printf(", ");
 		jkey("types");
-		jstr(oi && oi->types != TIX_NONE ? tix_str(ix, oi->types) : "");
+		jtext(oi && oi->types != TIX_NONE ? tix_str(ix, oi->types) : NULL);
+		printf(", ");
+		jkey("concrete");
+		jtext(oi && oi->concrete != TIX_NONE ? tix_str(ix, oi->concrete) : NULL);
 		printf(", \"class\": \"%s\", ", tix_op_class_name((enum tix_op_class)o->cls));
 		printf("\"calls\": %u, \"calls_per_step\": ", o->calls);
 		jnum(sf.calls);
@@ -273,7 +360,7 @@ static void json_shapes(const struct tix_index *ix, const struct tix_findings *F
 		const struct tix_op_group *gs = tix_op_shape_groups(ix, o->shape, &gc);
 		for (uint32_t k = 0; k < gc; k++) {
 			printf("%s", k ? ", " : "");
-			jstr(group_full(ix, gs[k].group));
+			jstr(group_name(ix, gs[k].group));
 		}
 		printf("]}");
 	}
@@ -299,7 +386,7 @@ static void json_finding(const struct tix_index *ix, const struct tix_finding *f
 		printf("%s%d", k ? ", " : "", f->overlaps[k] + 1);
 	printf("], \"kernels\": [");
 	if (f->group != TIX_NONE)
-		jstr(group_full(ix, f->group));
+		jstr(group_name(ix, f->group));
 	printf("], \"ops\": [");
 	for (uint32_t k = 0; k < f->nops; k++) {
 		printf("%s", k ? ", " : "");
@@ -320,6 +407,7 @@ static void json_finding(const struct tix_index *ix, const struct tix_finding *f
 static void print_json(const struct tix_index *ix, const char *path, const struct tix_findings *F,
                        const struct tix_breakdown *bd, long top)
 {
+	int launches = has_launches(ix);
 	printf("{");
 	jkey("trace");
 	jstr(path);
@@ -335,28 +423,35 @@ static void print_json(const struct tix_index *ix, const char *path, const struc
 	jkey("breakdown");
 	printf("{");
 	const struct tix_step *st = F->step != TIX_NONE ? tix_step_get(ix, F->step) : NULL;
-	json_breakdown(bd, st ? st->dur_ns : -1);
+	json_breakdown(bd, st ? st->dur_ns : -1, launches);
 	printf("}");
 	if (F->step == TIX_NONE) {
 		printf(", ");
 		jkey("per_step");
 		printf("[");
-		uint32_t ns = tix_step_count(ix) + (tix_step_before_trace(ix) != TIX_NONE);
-		for (uint32_t s = 0; s < ns; s++) {
+		/* "(before the trace)" first, as summary --by step lists it */
+		uint32_t real = tix_step_count(ix), before = tix_step_before_trace(ix), k = 0;
+		for (uint32_t i = 0; i < real + (before != TIX_NONE); i++) {
+			uint32_t s = before != TIX_NONE ? (i == 0 ? before : i - 1) : i;
 			const struct tix_step *sp = tix_step_get(ix, s);
 			const struct tix_breakdown *sb = tix_breakdown_get(ix, s);
-			printf("%s{\"step\": %u, ", s ? ", " : "", s);
+			printf("%s{\"step\": ", k++ ? ", " : "");
+			if (s == before)
+				fputs("null", stdout);
+			else
+				printf("%u", s);
+			printf(", ");
 			jkey("name");
 			jstr(tix_str(ix, sp->name));
 			printf(", ");
-			json_breakdown(sb, sp->dur_ns);
+			json_breakdown(sb, sp->dur_ns, launches);
 			printf("}");
 		}
 		printf("]");
 	}
 	printf(", ");
 	jkey("idle");
-	json_streams(ix, bd);
+	json_streams(ix, bd, launches);
 	printf(", ");
 	jkey("op_shapes");
 	json_shapes(ix, F, top);

@@ -112,6 +112,22 @@ void tix_findings_free(struct tix_findings *f);
  * set), keeping the ranking and the total; 0, or -1 out of memory. */
 int tix_findings_add(struct tix_findings *f, const struct tix_finding *item);
 
+/* What NEW did about one of BASE's findings (docs/FINDINGS.md, section 8):
+ * the time the finding is about, per step, on each side, matched by what
+ * it is about (the op and its dtypes, whatever its shape became; the idle
+ * of the same cause; ...). */
+struct tix_finding_outcome {
+	int64_t base_ns;           /* BASE: the finding's gpu_ns */
+	int64_t new_ns;            /* NEW: the same thing per step, -1: not found */
+	int64_t saved_ns;          /* base_ns - new_ns (negative: it grew); when new_ns >= 0 */
+	char matched[200];         /* how NEW's side was found, in a few words */
+};
+/* One outcome per finding of fb (BASE's, computed with the options o,
+ * whose step NEW is taken at too), into out[0 .. fb->n). */
+void tix_findings_outcomes(const struct tix_index *base, const struct tix_findings *fb,
+                           const struct tix_index *nw, const struct tix_findings_opts *o,
+                           struct tix_finding_outcome *out);
+
 /* An op-shape group's figures per step (averaged over the real steps, or
  * of one step): what its findings and the faces quote. */
 struct tix_shape_figures {

@@ -520,9 +520,9 @@ static const struct view_kind_ops *variant(enum tix_view_kind kind, int per_step
 void tix_compare_totals(const struct tix_view *v, struct tix_compare_totals *out)
 {
 	memset(out, 0, sizeof *out);
-	if (v->kind >= TIX_VIEW_CMP_KERNELS && v->kind != TIX_VIEW_CMP_LAUNCHES)
+	if (v->kind >= TIX_VIEW_CMP_KERNELS && v->kind <= TIX_VIEW_CMP_SHAPES)
 		*out = ((const struct cmp_view *)v->priv)->c.t;
-	else if (v->kind == TIX_VIEW_CMP_LAUNCHES)
+	else if (v->kind == TIX_VIEW_CMP_LAUNCHES || v->kind == TIX_VIEW_CMP_FINDINGS)
 		*out = *(const struct tix_compare_totals *)v->priv; /* its first member */
 }
 

@@ -21,6 +21,7 @@ static const struct view_kind_ops *kind_ops(enum tix_view_kind kind)
 	case TIX_VIEW_CMP_STEPS: return &view_cmp_steps_kind;
 	case TIX_VIEW_CMP_SHAPES: return &view_cmp_shapes_kind;
 	case TIX_VIEW_CMP_LAUNCHES: return &view_cmp_launches_kind;
+	case TIX_VIEW_CMP_FINDINGS: return &view_cmp_findings_kind;
 	case TIX_VIEW_RANKS: return &view_ranks_kind;
 	case TIX_VIEW_COUNT: break;
 	}
@@ -68,7 +69,7 @@ struct tix_view *tix_view_ranks(const struct tix_rank_set *rs, struct tix_error 
 struct tix_view *tix_view_compare(struct tix_index *base, struct tix_index *new_, enum tix_view_kind kind,
                                   const struct tix_compare_scope *scope, struct tix_error *err)
 {
-	if (kind < TIX_VIEW_CMP_KERNELS || kind > TIX_VIEW_CMP_LAUNCHES) {
+	if (kind < TIX_VIEW_CMP_KERNELS || kind > TIX_VIEW_CMP_FINDINGS) {
 		tix_error_set(err, "not a compare view");
 		return NULL;
 	}

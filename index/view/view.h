@@ -34,6 +34,7 @@ enum tix_view_kind {
 	TIX_VIEW_CMP_STEPS,   /* steps by position */
 	TIX_VIEW_CMP_SHAPES,  /* (op, Input Dims) */
 	TIX_VIEW_CMP_LAUNCHES, /* the launches of one kernel on both sides */
+	TIX_VIEW_CMP_FINDINGS, /* the base's findings, and what the new side saved of each */
 	TIX_VIEW_RANKS,      /* a rank set's step x rank rows (tix_view_ranks) */
 	TIX_VIEW_COUNT
 };
