@@ -53,33 +53,33 @@ static void print_text_header(const struct tix_index *ix, const char *path, cons
                               const struct tix_breakdown *bd)
 {
 	char a[48], b[48], c[48], d[48], e[48], pb[300];
-	printf("findings: %s\n", tix_printable(path, pb, sizeof pb));
+	printf("findings  %s\n", tix_printable(path, pb, sizeof pb));
 	if (F->step != TIX_NONE) {
 		const struct tix_step *st = tix_step_get(ix, F->step);
-		printf("step:     %u, %s, wall %s, GPU time %s\n", F->step,
+		printf("step      %u, %s, wall %s, GPU time %s\n", F->step,
 		       tix_printable(tix_str(ix, st ? st->name : TIX_NONE), pb, sizeof pb),
 		       fmt_dur(F->basis.wall_ns, a, sizeof a), fmt_dur(F->basis.gpu_ns, b, sizeof b));
 	} else {
-		printf("per step: averaged over %u step%s of %s wall, %s of GPU time each\n", F->basis.steps,
+		printf("per step  averaged over %u step%s of %s wall, %s of GPU time each\n", F->basis.steps,
 		       F->basis.steps == 1 ? "" : "s", fmt_dur(F->basis.wall_ns, a, sizeof a),
 		       fmt_dur(F->basis.gpu_ns, b, sizeof b));
 	}
 	const struct tix_device *dv = &F->device;
 	if (dv->known)
-		printf("device:   %s%s%s: %s memory bandwidth, BF16 %s dense%s\n",
+		printf("device    %s%s%s: %s memory bandwidth, BF16 %s dense%s\n",
 		       dv->name[0] ? tix_printable(dv->name, pb, sizeof pb) : "(given)",
 		       dv->model ? " as " : "", dv->model ? dv->model : "",
 		       dv->peak_Bps > 0 ? tix_fmt_scaled(dv->peak_Bps, "B/s", a, sizeof a) : "-",
 		       dv->peak_flops[TIX_PEAK_BF16] > 0 ? tix_fmt_scaled(dv->peak_flops[TIX_PEAK_BF16], "FLOP/s", b, sizeof b) : "-",
 		       dv->overridden ? " (from --peak-bw / --peak-flops)" : "");
 	else
-		printf("device:   %s: no peaks known\n", dv->name[0] ? tix_printable(dv->name, pb, sizeof pb) : "not named");
+		printf("device    %s: no peaks known\n", dv->name[0] ? tix_printable(dv->name, pb, sizeof pb) : "not named");
 	int64_t span = bd->span_end - bd->span_start;
 	if (span > 0) {
-		printf("GPU time: span %s = compute %s + exposed comm %s + memory %s + idle %s\n",
+		printf("GPU time  span %s = compute %s + exposed comm %s + memory %s + idle %s\n",
 		       fmt_dur(span, a, sizeof a), fmt_dur(bd->compute_ns, b, sizeof b), fmt_dur(bd->comm_ns, c, sizeof c),
 		       fmt_dur(bd->memory_ns, d, sizeof d), fmt_dur(bd->idle_ns, e, sizeof e));
-		printf("idle:     host wait %s, kernel wait %s, other %s; %s of it while a synchronising call ran\n",
+		printf("idle      host wait %s, kernel wait %s, other %s; %s of it while a synchronising call ran\n",
 		       fmt_dur(bd->idle_host_ns, a, sizeof a), fmt_dur(bd->idle_kernel_ns, b, sizeof b),
 		       fmt_dur(bd->idle_other_ns, c, sizeof c), fmt_dur(bd->idle_sync_ns, d, sizeof d));
 	}
@@ -89,7 +89,8 @@ static void print_text(const struct tix_index *ix, const char *path, const struc
                        const struct tix_breakdown *bd, long top)
 {
 	char a[48], b[48], pb[400];
-	print_text_header(ix, path, F, bd);
+	(void)bd;
+	print_text_header(ix, path, F, &F->per_step);
 	uint32_t n = top > 0 && (uint32_t)top < F->n ? (uint32_t)top : F->n;
 	if (!F->n) {
 		printf("\nno findings%s\n", F->nnotes ? " (see the notes)" : "");
@@ -124,7 +125,7 @@ static void print_text(const struct tix_index *ix, const char *path, const struc
 		printf("Share: of the step's GPU time; w: of its wall time\n");
 	}
 	for (int i = 0; i < F->nnotes; i++)
-		printf("%s %s\n", i ? "      " : "\nnotes:", tix_printable(F->notes[i], pb, sizeof pb));
+		printf("%s%s\n", i ? "          " : "\nnotes     ", tix_printable(F->notes[i], pb, sizeof pb));
 }
 
 /* ---- JSON ---- */

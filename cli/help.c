@@ -74,9 +74,10 @@ static const struct cli_opt export_opts[] = {
 };
 
 static const struct cli_opt diff_opts[] = {
-	{"--by", NULL, "kernel|op|step|shape", CLI_V_WORDS, 0,
-	 "match GPU work by name (default), CPU ops by name, steps by position, or ops by Input Dims"},
-	{"--step", NULL, "N", CLI_V_NONE, 0, "compare step N of both traces (with --by kernel)"},
+	{"--by", NULL, "kernel|op|step|shape|findings", CLI_V_WORDS, 0,
+	 "match GPU work by name (default), CPU ops by name, steps by position, ops by Input Dims, or "
+	 "the base's findings with what NEW saved of each"},
+	{"--step", NULL, "N", CLI_V_NONE, 0, "compare step N of both traces (with --by kernel or findings)"},
 	{"--top", NULL, "N", CLI_V_NONE, 0,
 	 "the N rows that changed most, or the N largest by --sort (text: 25 by default; csv/json and 0: all)"},
 	{"--sort", NULL, "COL", CLI_V_NONE, 0,

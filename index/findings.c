@@ -570,11 +570,11 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		if (!f)
 			return;
 		f->gpu_ns = f->saving_ns = bd->comm_ns;
-		f->share = B->gpu_ns > 0 ? (double)bd->comm_ns / (double)B->busy_ns : 0;
-		if (f->share > 1)
+		f->share = B->gpu_ns > 0 ? (double)bd->comm_ns / (double)B->gpu_ns : 0;
+		if (f->share > 1) /* a step's GPU time is at least its busy time */
 			f->share = 1;
 		put_text(f->title, sizeof f->title,
-		         "communication not hidden under compute: %s a step (%s of the GPU's busy time)",
+		         "communication not hidden under compute: %s a step (%s of its GPU time)",
 		         dur(bd->comm_ns, a, sizeof a), pct(f->share, b, sizeof b));
 		put_text(f->basis, sizeof f->basis,
 		         "the exposed communication, |U(comm) - U(compute)| = %s a step, if it all overlapped compute "
@@ -737,6 +737,7 @@ int tix_findings_compute(const struct tix_index *ix, const struct tix_findings_o
 	}
 	struct tix_breakdown bd;
 	step_basis(ix, o->step, &F->basis, &bd);
+	F->per_step = bd;
 	struct list l = {F, 0, 0};
 	uint32_t unknown_dtype = 0;
 	for (uint32_t s = 0; s < tix_op_shape_count(ix) && !l.oom; s++) {

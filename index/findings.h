@@ -95,6 +95,9 @@ struct tix_findings {
 	struct tix_device device;
 	uint32_t step;             /* as asked */
 	struct tix_step_basis basis;
+	/* the step's breakdown, or the real steps' averaged (its span_start 0,
+	 * span_end the span's length) */
+	struct tix_breakdown per_step;
 	struct tix_finding *items; /* ranked, largest saving first */
 	uint32_t n;
 	int64_t total_saving_ns;   /* counted once (docs/FINDINGS.md, section 6) */

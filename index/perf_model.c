@@ -41,6 +41,8 @@ static const struct {
 	{"int64_t", 8, TIX_PEAK_NONE},
 	{"int", 4, TIX_PEAK_NONE},
 	{"unsigned int", 4, TIX_PEAK_NONE},
+	{"unsigned long", 8, TIX_PEAK_NONE},
+	{"unsigned short", 2, TIX_PEAK_NONE},
 	{"short int", 2, TIX_PEAK_NONE},
 	{"short", 2, TIX_PEAK_NONE},
 	{"signed char", 1, TIX_PEAK_INT8},

@@ -250,7 +250,8 @@ MODELS = [
     ("aten::linear", [[2, 3, 8], [16, 8], [16]], [F, F, F], None, ("gemm", 1632, 1152)),
     ("aten::matmul", [[3, 4, 8], [8, 16]], [F, F], None, ("gemm", 3 * 1024, 3 * 224 * 4)),
     ("aten::mm", [[4, 8], [7, 16]], [F, F], None, None),
-    ("aten::mm", [[4, 8], [8, 16]], ["long", "long"], None, ("gemm", 1024, None)),
+    ("aten::mm", [[4, 8], [8, 16]], ["long", "long"], None, ("gemm", 1024, 1792)),   # long: 8 bytes
+    ("aten::mm", [[4, 8], [8, 16]], ["c10::Weird", "c10::Weird"], None, ("gemm", 1024, None)),
     ("aten::_scaled_dot_product_flash_attention", [[1, 2, 4, 8]] * 3 + [[]] * 4, [BF] * 3 + ["Scalar"] * 4,
      ["", "", "", "0.", "True", "False", ""], ("attention", 640, 512)),
     ("aten::_scaled_dot_product_flash_attention", [[1, 2, 4, 8]] * 3 + [[]] * 4, [BF] * 3 + ["Scalar"] * 4,

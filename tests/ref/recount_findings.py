@@ -350,7 +350,20 @@ class Findings:
                 grp["in_steps"].add(op.i)
             grp["events"] += 1
             grp["ns"] += g.dur
-            grp["kernels"][g.name] = grp["kernels"].get(g.name, 0) + g.dur
+        # kernels: over the trace whatever the selection (a step's group
+        # keeps its trace's list, docs/FINDINGS.md section 9)
+        for g in self.gpu:
+            if g.link is None:
+                continue
+            op = self.leaf(g, cache)
+            if op is None:
+                continue
+            key = (op.name, json.dumps(rc.plain(op.args.get("Input Dims"))),
+                   json.dumps(rc.plain(op.args.get("Input type"))),
+                   _dumps_or_none(op.args.get("Concrete Inputs")))
+            if key in groups:
+                k = groups[key]["kernels"]
+                k[g.name] = k.get(g.name, 0) + g.dur
         rows = []
         for (name, dims, types, _concrete), grp in groups.items():
             first = min(grp["ops"].values(), key=lambda o: (o.ts, o.i))

@@ -23,9 +23,11 @@ import re
 
 # section 3, "dtype sizes (Kineto's Input type spellings)"
 DTYPE_BYTES = {
-    "double": 8, "long int": 8, "int64_t": 8, "c10::complex<float>": 8,
-    "float": 4, "int": 4, "unsigned int": 4,
-    "c10::Half": 2, "c10::BFloat16": 2, "short int": 2,
+    "double": 8, "long int": 8, "long": 8, "int64_t": 8, "unsigned long": 8, "c10::complex<float>": 8,
+    "float": 4, "int": 4, "unsigned int": 4, "c10::qint32": 4, "c10::complex<c10::Half>": 4,
+    "c10::Half": 2, "c10::BFloat16": 2, "short int": 2, "short": 2, "unsigned short": 2,
+    "Half": 2, "BFloat16": 2, "Float8_e4m3fn": 1, "Float8_e5m2": 1,
+    "char": 1, "int8_t": 1, "uint8_t": 1, "c10::qint8": 1, "c10::quint8": 1,
     "c10::Float8_e4m3fn": 1, "c10::Float8_e4m3fnuz": 1, "c10::Float8_e5m2": 1,
     "c10::Float8_e5m2fnuz": 1, "c10::Float8_e8m0fnu": 1, "c10::Float4_e2m1fn_x2": 1,
     "unsigned char": 1, "signed char": 1, "bool": 1,
