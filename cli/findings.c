@@ -11,6 +11,7 @@
 
 #include "cli/args.h"
 #include "index/findings.h"
+#include "index/view/view.h"
 
 /* ---- shared words ---- */
 
@@ -386,10 +387,10 @@ static void json_finding(const struct tix_index *ix, const struct tix_finding *f
 	for (int k = 0; k < f->noverlaps; k++)
 		printf("%s%d", k ? ", " : "", f->overlaps[k] + 1);
 	printf("], \"kernels\": [");
-	if (f->group != TIX_NONE)
+	if (ix && f->group != TIX_NONE)
 		jstr(group_name(ix, f->group));
 	printf("], \"ops\": [");
-	for (uint32_t k = 0; k < f->nops; k++) {
+	for (uint32_t k = 0; ix && k < f->nops; k++) {
 		printf("%s", k ? ", " : "");
 		jstr(tix_str(ix, f->ops[k]));
 	}
@@ -477,19 +478,14 @@ static void print_json(const struct tix_index *ix, const char *path, const struc
 	printf("]}\n");
 }
 
-int cmd_findings(int argc, char **argv)
+/* One trace's findings, printed; 0, or an exit status. */
+static int one_trace(const char *path, struct args *a, struct tix_rank_trace **rank_out, int json)
 {
-	struct args a;
-	if (args_parse(argc, argv, &a, ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_PEAK) != 0)
-		return EXIT_USAGE;
-	if (a.help) {
-		cli_help(stdout, "findings");
-		return EXIT_OK;
-	}
 	struct tix_index *ix;
-	if (args_open(&a, &ix) != 0)
-		return a.exit_status;
-	struct tix_findings_opts o = {a.has_step ? (uint32_t)a.step : TIX_NONE, a.peak_bw, a.peak_flops};
+	a->trace = path;
+	if (args_open(a, &ix) != 0)
+		return a->exit_status;
+	struct tix_findings_opts o = {a->has_step ? (uint32_t)a->step : TIX_NONE, a->peak_bw, a->peak_flops};
 	struct tix_findings *F;
 	struct tix_error err;
 	if (tix_findings_compute(ix, &o, &F, &err) != 0) {
@@ -497,13 +493,135 @@ int cmd_findings(int argc, char **argv)
 		tix_index_close(ix);
 		return cli_exit_status(&err);
 	}
+	if (rank_out && !(*rank_out = tix_rank_trace_new(ix, path, &err))) {
+		fprintf(stderr, "tix findings: %s\n", err.msg);
+		tix_findings_free(F);
+		tix_index_close(ix);
+		return cli_exit_status(&err);
+	}
 	const struct tix_breakdown *bd = tix_breakdown_get(ix, o.step);
-	long top = a.top >= 0 ? a.top : (strcmp(a.format, "json") ? 10 : 0);
-	if (!strcmp(a.format, "json"))
-		print_json(ix, a.trace, F, bd, top);
+	long top = a->top >= 0 ? a->top : (json ? 0 : 10);
+	if (json)
+		print_json(ix, path, F, bd, top);
 	else
-		print_text(ix, a.trace, F, bd, top);
+		print_text(ix, path, F, bd, top);
 	tix_findings_free(F);
 	tix_index_close(ix);
 	return EXIT_OK;
+}
+
+/* The rank set's own finding (the straggler), after every trace's. */
+static int rank_set(struct tix_rank_trace **traces, uint32_t n, int json)
+{
+	struct tix_error err;
+	struct tix_rank_set *rs = tix_rank_set_new(traces, n, TIX_RANK_AUTO, &err);
+	if (!rs) {
+		fprintf(stderr, "tix findings: %s\n", err.msg);
+		return cli_exit_status(&err);
+	}
+	struct tix_finding f;
+	int has = tix_rank_straggler_finding(rs, &f);
+	char a[48], pb[400];
+	if (json) {
+		printf("{\"ranks\": %u, \"rank_rule\": ", tix_rank_count(rs));
+		jstr(tix_rank_rule_key(rs));
+		printf(", \"findings\": [");
+		if (has)
+			json_finding(NULL, &f, 1);
+		printf("]}");
+	} else {
+		printf("rank set  %u traces, ranks by %s\n", tix_rank_count(rs), tix_rank_rule_text(rs));
+		if (has) {
+			printf("%3u  %11s  %4.1f%%w %-13s  %s\n", 1u, fmt_dur(f.saving_ns, a, sizeof a), 100 * f.share,
+			       tix_rule_name(f.rule), tix_printable(f.title, pb, sizeof pb));
+			printf("%30s how: %s\n", "", tix_printable(f.basis, pb, sizeof pb));
+		} else {
+			printf("no straggler: no rank is waited for longer than %.0f%% of a step\n",
+			       100 * TIX_FIND_MIN_SHARE);
+		}
+	}
+	tix_rank_set_free(rs);
+	return EXIT_OK;
+}
+
+int cmd_findings(int argc, char **argv)
+{
+	/* tix findings TRACE... [options]: the traces are the arguments that
+	 * are neither options nor an option's value */
+	static const char *const with_value[] = {"--step", "--top", "--format", "--peak-bw", "--peak-flops",
+	                                         "--step-marker", "--graph-capture", NULL};
+	char **v = calloc((size_t)argc + 2, sizeof *v);
+	const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+	int n = 0, np = 0, rc = EXIT_OK;
+	if (!v || !paths) {
+		free(v);
+		free(paths);
+		fprintf(stderr, "tix findings: out of memory\n");
+		return EXIT_ENV;
+	}
+	v[n++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		int takes = 0;
+		for (int k = 0; with_value[k]; k++)
+			takes |= !strcmp(argv[i], with_value[k]);
+		if (takes && i + 1 < argc) {
+			v[n++] = argv[i++];
+			v[n++] = argv[i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			v[n++] = argv[i];
+		} else {
+			paths[np++] = argv[i];
+		}
+	}
+	if (np)
+		v[n++] = (char *)paths[0]; /* args_parse checks the options over one */
+	struct args a;
+	if (args_parse(n, v, &a, ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_PEAK) != 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (a.help) {
+		cli_help(stdout, "findings");
+		goto out;
+	}
+	int json = !strcmp(a.format, "json");
+	if (np == 1) {
+		rc = one_trace(paths[0], &a, NULL, json);
+		goto out;
+	}
+	/* the ranks of one run: each trace's findings, then the set's */
+	struct tix_rank_trace **traces = calloc((size_t)np, sizeof *traces);
+	if (!traces) {
+		rc = EXIT_ENV;
+		goto out;
+	}
+	if (json)
+		printf("{\"traces\": [");
+	int got = 0;
+	for (int i = 0; i < np && rc == EXIT_OK; i++) {
+		if (json && i)
+			printf(", ");
+		else if (!json && i)
+			printf("\n");
+		rc = one_trace(paths[i], &a, &traces[i], json);
+		got += rc == EXIT_OK;
+	}
+	if (rc == EXIT_OK) {
+		if (json)
+			printf("], \"rank_set\": ");
+		else
+			printf("\n");
+		rc = rank_set(traces, (uint32_t)np, json); /* the set owns the traces now */
+		if (json)
+			printf("}\n");
+	} else {
+		for (int i = 0; i < got; i++)
+			tix_rank_trace_free(traces[i]);
+	}
+	free(traces);
+out:
+	cli_open_opts_done(&a.open);
+	free(v);
+	free(paths);
+	return rc;
 }

@@ -359,6 +359,11 @@ int32_t tix_rank_straggler(const struct tix_rank_set *rs, uint32_t first, uint32
 uint32_t tix_rank_straggler_steps(const struct tix_rank_set *rs, uint32_t i, uint32_t first,
                                   uint32_t count);
 
+struct tix_finding;
+/* The straggler as a finding (index/findings.h: rule straggler), its
+ * saving the skew a step; 1 when there is one worth a finding, else 0. */
+int tix_rank_straggler_finding(const struct tix_rank_set *rs, struct tix_finding *out);
+
 /* Rows for a face: step x rank, row = s * tix_rank_count() + i, step by
  * step; step values (the skew) repeat on each rank's row. */
 enum tix_rank_col {
