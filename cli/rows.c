@@ -144,6 +144,15 @@ void rows_text(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_
 	}
 }
 
+/* A count per step: whole, or with three decimals. */
+static void fcount_out(FILE *f, double d)
+{
+	if (d == (double)(int64_t)d)
+		fprintf(f, "%" PRId64, (int64_t)d);
+	else
+		fprintf(f, "%.3f", d);
+}
+
 static void dim3_text(FILE *f, const int32_t d[3], const char *sep)
 {
 	fprintf(f, "[%d%s%d%s%d]", d[0], sep, d[1], sep, d[2]);
@@ -181,6 +190,8 @@ void rows_csv(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_t
 			}
 			case TIX_UNIT_PCT: fprintf(f, "%.3f", cell.d); break;
 			case TIX_UNIT_RATIO: fprintf(f, "%.6f", cell.d); break;
+			case TIX_UNIT_FCOUNT:
+			case TIX_UNIT_FDELTA: fcount_out(f, cell.d); break;
 			case TIX_UNIT_DIM3:
 				fputc('"', f); /* "[557496,1,1]" holds commas */
 				dim3_text(f, cell.dim, ",");
@@ -242,6 +253,8 @@ void rows_json_row(FILE *f, const struct tix_view *v, uint32_t row)
 		case TIX_UNIT_TEXT: json_str(f, cell.s ? cell.s : "", cell.s ? strlen(cell.s) : 0); break;
 		case TIX_UNIT_PCT: fprintf(f, "%.3f", cell.d); break;
 		case TIX_UNIT_RATIO: fprintf(f, "%.6f", cell.d); break;
+		case TIX_UNIT_FCOUNT:
+		case TIX_UNIT_FDELTA: fcount_out(f, cell.d); break;
 		case TIX_UNIT_DIM3: dim3_text(f, cell.dim, ", "); break;
 		case TIX_UNIT_BOOL: fputs(cell.i ? "true" : "false", f); break;
 		default: fprintf(f, "%" PRId64, cell.i); break;
@@ -259,3 +272,4 @@ void rows_json(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_
 	}
 	fputs("\n]", f);
 }
+

@@ -343,6 +343,13 @@ int table_layout(struct app *a, const struct view *v, int width, int *w)
 		w[i] = cols[i].flags & TIX_COL_DATA ? -1 : cols[i].width > tw ? cols[i].width : tw;
 		if (cols[i].flags & TIX_COL_BAR)
 			w[i] = cols[i].width;
+		/* a number that wants its width whole gets it, or its column goes */
+		int whole = (cols[i].flags & (TIX_COL_FIT | TIX_COL_RIGHT)) == (TIX_COL_FIT | TIX_COL_RIGHT);
+		if (whole && w[i] >= 0 && v->ops->width) {
+			int cw = v->ops->width(a, (struct view *)v, i);
+			if (cw > w[i])
+				w[i] = cw;
+		}
 	}
 	for (;;) {
 		int sum = 0, flex = -1, maxprio = 0, drop = -1;
@@ -361,16 +368,20 @@ int table_layout(struct app *a, const struct view *v, int width, int *w)
 			/* what is left goes first to columns that want their content
 			 * whole (step names), then to the flexible one (names) */
 			int room = width - (sum - 1);
-			for (int i = 0; i < n && v->ops->width; i++) {
-				if (w[i] < 0 || !(cols[i].flags & TIX_COL_FIT))
-					continue;
-				int want = v->ops->width(a, (struct view *)v, i) - w[i];
-				int add = want < room ? want : room;
-				if (add > 0) {
-					w[i] += add;
-					room -= add;
+			/* a flexible column that fits its content (Input Dims) is
+			 * served before the others that do (an op name's padding) */
+			for (int pass = 0; pass < 2; pass++)
+				for (int i = 0; i < n && v->ops->width; i++) {
+					int fit = (cols[i].flags & TIX_COL_FIT) && !(cols[i].flags & TIX_COL_RIGHT);
+					if (w[i] < 0 || !fit || ((cols[i].flags & TIX_COL_FLEX) == 0) != pass)
+						continue;
+					int want = v->ops->width(a, (struct view *)v, i) - w[i];
+					int add = want < room ? want : room;
+					if (add > 0) {
+						w[i] += add;
+						room -= add;
+					}
 				}
-			}
 			if (flex >= 0 && room > 0)
 				w[flex] += room;
 			return 0;
@@ -478,9 +489,10 @@ static int signed_color(struct app *a, struct view *v, uint32_t row, int col, in
 		return 0;
 	struct tix_cell c;
 	tix_view_cell(v->model, row, col, &c);
-	if (!c.known || c.i == 0)
+	double d = v->cols[col].unit == TIX_UNIT_FDELTA ? c.d : (double)c.i;
+	if (!c.known || d == 0)
 		return 0;
-	return draw_attr(a, c.i < 0 ? CR_GPU : CR_WARN);
+	return draw_attr(a, d < 0 ? CR_GPU : CR_WARN);
 }
 
 void table_draw(struct app *a, struct view *v, int y0, int h)

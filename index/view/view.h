@@ -66,6 +66,8 @@ enum tix_unit {
 	TIX_UNIT_DELTA,      /* a signed change of a count: +3, -1, 0 */
 	TIX_UNIT_DDUR,       /* a signed change of a duration, ns: +1.21 ms, -21.5 ms */
 	TIX_UNIT_RATIO,      /* d: new over base, 0.71x */
+	TIX_UNIT_FCOUNT,     /* d: a count per step, 78 or 39.5 (thousands separators) */
+	TIX_UNIT_FDELTA,     /* d: a signed change of a count per step: +0, -0.5 */
 	TIX_UNIT_BAR,        /* a share bar: no text, drawn from tix_view_share */
 };
 
@@ -179,12 +181,19 @@ struct tix_view *tix_view_compare(struct tix_index *base, struct tix_index *new_
                                   const struct tix_compare_scope *scope, struct tix_error *err);
 struct tix_compare_totals {
 	uint32_t steps[2];
-	int normalised;      /* different step counts: per step */
+	/* the rows' counts, times and ratios are per step: the traces have
+	 * different step counts and the rows are not steps themselves */
+	int normalised;
+	uint32_t step;       /* the one step compared (TIX_NONE: all) */
 	/* per step when normalised, else summed over the steps */
 	double wall_ns[2], gpu_busy_ns[2], kernel_ns[2];
 	double per_step_wall_ns[2], per_step_gpu_busy_ns[2], per_step_kernel_ns[2];
 };
 void tix_compare_totals(const struct tix_view *v, struct tix_compare_totals *out);
+/* The line both faces print under the per-step totals when the step counts
+ * differ ("4 vs 6 steps: counts and times below are per step, ..."), or ""
+ * when they agree.  Returns buf. */
+const char *tix_compare_note(const struct tix_view *v, char *buf, size_t cap);
 /* What a compare row matched on each side: the overall group of a kernel
  * row (TIX_NONE where absent), the event row of a launch row and its side. */
 struct tix_compare_ref {

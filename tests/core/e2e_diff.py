@@ -167,8 +167,19 @@ def main():
         chk.check(d["per_step_normalised"] and r["per_step_ns_base"] == 10000 and r["per_step_ns_new"] == 10000
                   and r["ratio"] == 1.0, "steps: 2 vs 4 steps compare per step (same per-step time)",
                   json.dumps(r)[:300])
+        chk.check(r["instances_per_step_base"] == 1 and r["instances_per_step_new"] == 1
+                  and r["instances_per_step_delta"] == 0 and r["per_step"] is True,
+                  "steps: counts per step too (1 -> 1 a step, +0), the row says per_step",
+                  json.dumps(r)[:300])
     rc, out, err = tixtest.tix(args, "diff", c, e)
-    chk.check(rc == 0 and "different numbers of steps" in out, "steps: the text says it normalised")
+    chk.check(rc == 0 and "2 vs 4 steps: counts and times below are per step" in out,
+              "steps: the text says it once, above the table", out)
+    # by step: a row is one step of each side, never divided again
+    d = diff_json(args, chk, "steps --by step", c, e, "--by", "step")
+    if d:
+        chk.eq([(r["step"], r["status"], r["ratio"], r["per_step"]) for r in d["rows"]],
+               [(0, "both", 1.0, False), (1, "both", 1.0, False), (2, "added", None, False),
+                (3, "added", None, False)], "steps --by step: each step's own ratio (10 -> 10 us: 1.00x)")
 
     # real traces, when they are there
     if args.real and os.path.isdir(args.real):
