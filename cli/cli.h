@@ -61,6 +61,13 @@ void cli_open_opts_done(struct open_opts *o);
 int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
                    int *built, struct tix_error *err);
 
+/* tix DIR, tix summary DIR --by rank: the traces in the folder (the ranks
+ * of one run, say), in name order: .json, .json.gz and capture journals,
+ * and a .tix only where its trace is not there too; "DIR/NAME" with one
+ * slash between them.  Appends to paths[*n .. max-1], each malloc'd (the
+ * caller frees them).  The number added, or -1 when dir cannot be read. */
+int cli_folder_traces(const char *dir, char **paths, int *n, int max);
+
 /* Formatting shared by the reports. */
 void json_str(FILE *f, const char *s, size_t n);      /* a JSON string literal */
 void csv_str(FILE *f, const char *s);

@@ -25,7 +25,7 @@
 	X(PAGE_UP, NULL, 0, "move up one page", KEY_PPAGE, TUI_CTRL('b'))                   \
 	X(FIRST, NULL, 0, "go to the first row", 'g', KEY_HOME)                             \
 	X(LAST, NULL, 0, "go to the last row", 'G', KEY_END)                                \
-	X(GOTO, "go to", 9, "go to step N (Steps) or row N (other views): type N, Enter", ':') \
+	X(GOTO, "go to", 9, "go to step N (Steps), rank N (Ranks) or row N (elsewhere): type N, Enter", ':') \
 	X(ENTER, "drill", 1, "drill into the selected row (timeline: detail of the event)", \
 	  '\n', '\r', KEY_ENTER, 'l')                                                       \
 	X(RIGHT, NULL, 0, "drill in (timeline: pan right)", KEY_RIGHT)                      \

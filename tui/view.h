@@ -115,6 +115,10 @@ struct view_ops {
 	/* The attribute of a row off the cursor (0: the table's), e.g. the
 	 * straggler's rows in Ranks. */
 	int (*row_attr)(struct app *a, struct view *v, uint32_t row);
+	/* :N goes to what N numbers here ("rank": the Ranks view's rank N in
+	 * the cursor's step); NULL: step N in Steps, row N elsewhere. */
+	const char *goto_what;
+	int (*goto_n)(struct app *a, struct view *v, unsigned long n);
 };
 
 struct view {

@@ -359,20 +359,25 @@ int32_t tix_rank_straggler(const struct tix_rank_set *rs, uint32_t first, uint32
 uint32_t tix_rank_straggler_steps(const struct tix_rank_set *rs, uint32_t i, uint32_t first,
                                   uint32_t count);
 
+/* How a row, a message or a header names rank `rank` (a number):
+ * "TP-5" when the file names told the ranks by TP (DP, PP, EP), else
+ * "rank 5".  A string of the set. */
+const char *tix_rank_label(const struct tix_rank_set *rs, int32_t rank);
+
 /* Rows for a face: step x rank, row = s * tix_rank_count() + i, step by
- * step; step values (the skew) repeat on each rank's row. */
+ * step; step values (the skew) repeat on each rank's row.  The columns
+ * after FILE are for CSV and JSON only. */
 enum tix_rank_col {
 	TIX_RANK_COL_STEP, TIX_RANK_COL_RANK, TIX_RANK_COL_STRAGGLER, TIX_RANK_COL_WALL,
 	TIX_RANK_COL_BUSY, TIX_RANK_COL_COMPUTE, TIX_RANK_COL_COMM, TIX_RANK_COL_WAIT,
-	TIX_RANK_COL_SKEW, TIX_RANK_COL_TRACE, TIX_RANK_COL_COUNT
+	TIX_RANK_COL_SKEW, TIX_RANK_COL_FILE, TIX_RANK_COL_NAME, TIX_RANK_COL_OVERLAP,
+	TIX_RANK_COL_GPU_EVENTS, TIX_RANK_COL_COMM_KERNELS, TIX_RANK_COL_TRACE, TIX_RANK_COL_COUNT
 };
 const struct tix_col *tix_rank_cols(int *ncols);
 uint32_t tix_rank_rows(const struct tix_rank_set *rs);
+/* A row's cell (the straggler column is known everywhere: true on the
+ * step's straggler, with the text "*"). */
 void tix_rank_row_cell(const struct tix_rank_set *rs, uint32_t row, int col, struct tix_cell *out);
-/* The cell as the faces print it ("-" when unknown; "*" marks the
- * straggler): buf, or a string that lives as long as the set. */
-const char *tix_rank_row_text(const struct tix_rank_set *rs, uint32_t row, int col,
-                              const struct tix_view_fmt *f, char *buf, size_t cap);
 /* The same rows as a view (kind TIX_VIEW_RANKS), so a face sorts and prints
  * them as any other; it borrows rs, which must outlive it. */
 struct tix_view *tix_view_ranks(const struct tix_rank_set *rs, struct tix_error *err);
