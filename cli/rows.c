@@ -273,3 +273,62 @@ void rows_json(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_
 	fputs("\n]", f);
 }
 
+/* A profiler value that is JSON already ("[[495552, 1, 576], []]") is
+ * written as such, else as a string; the ends trimmed first (a pretty-
+ * printed args object leaves a newline after its last value). */
+static void json_raw_or_str(FILE *f, const char *s)
+{
+	while (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == '\t'))
+		n--;
+	if (n >= 2 && ((s[0] == '[' && s[n - 1] == ']') || (s[0] == '"' && s[n - 1] == '"')))
+		fwrite(s, 1, n, f);
+	else
+		json_str(f, s, n);
+}
+
+void detail_json(FILE *f, const struct tix_detail *d)
+{
+	enum { MAX_DEPTH = 16 };
+	int array[MAX_DEPTH] = {0}, first[MAX_DEPTH] = {1}, depth = 0;
+	fputc('{', f);
+	for (uint32_t k = 0; k < d->n; k++) {
+		const struct tix_detail_item *it = &d->items[k];
+		if (it->raw == TIX_RAW_NONE || (!array[depth] && !it->key && it->raw != TIX_RAW_END))
+			continue;
+		if (it->raw == TIX_RAW_END) {
+			if (depth > 0)
+				fputc(array[depth--] ? ']' : '}', f);
+			continue;
+		}
+		fputs(first[depth] ? "" : ", ", f);
+		first[depth] = 0;
+		if (!array[depth])
+			fprintf(f, "\"%s\": ", it->key);
+		switch (it->raw) {
+		case TIX_RAW_NULL: fputs("null", f); break;
+		case TIX_RAW_INT: fprintf(f, "%" PRId64, it->i); break;
+		case TIX_RAW_NUM: fprintf(f, "%.*f", (int)it->i, it->d); break;
+		case TIX_RAW_BOOL: fputs(it->i ? "true" : "false", f); break;
+		case TIX_RAW_STR: json_str(f, it->s, strlen(it->s)); break;
+		case TIX_RAW_JSON: json_raw_or_str(f, it->s); break;
+		case TIX_RAW_DIM3: dim3_text(f, it->dim, ", "); break;
+		case TIX_RAW_OBJECT:
+		case TIX_RAW_ARRAY:
+			if (depth + 1 >= MAX_DEPTH) { /* never made this deep; stay valid JSON */
+				fputs("null", f);
+				break;
+			}
+			fputc(it->raw == TIX_RAW_ARRAY ? '[' : '{', f);
+			array[++depth] = it->raw == TIX_RAW_ARRAY;
+			first[depth] = 1;
+			break;
+		default: break;
+		}
+	}
+	while (depth > 0)
+		fputc(array[depth--] ? ']' : '}', f);
+	fputc('}', f);
+}

@@ -205,13 +205,38 @@ void tix_compare_ref(const struct tix_view *v, uint32_t row, struct tix_compare_
 
 /* ---- the detail of one event ----
  * Items of (indent, label, value), in sections (a HEAD item each): what the
- * TUI's Detail view lays out at the screen's width and `tix show` prints. */
-enum tix_detail_role { TIX_DETAIL_TEXT, TIX_DETAIL_HEAD, TIX_DETAIL_NOTE };
+ * TUI's Detail view lays out at the screen's width and `tix show` prints.
+ * Each item may carry a JSON key and the raw value behind its text (unknown:
+ * null), and DATA items carry values for JSON only: `show --format json`
+ * writes the items' keys and raw values, nothing else (docs/CLI.md, "JSON:
+ * show --format json").  OBJECT and ARRAY items open a nested value that
+ * the next END item closes; in an ARRAY the items have no keys. */
+enum tix_detail_role { TIX_DETAIL_TEXT, TIX_DETAIL_HEAD, TIX_DETAIL_NOTE, TIX_DETAIL_DATA };
+enum tix_detail_raw {
+	TIX_RAW_NONE,        /* text only: not in JSON */
+	TIX_RAW_NULL,        /* null: the trace does not say */
+	TIX_RAW_INT,         /* i */
+	TIX_RAW_NUM,         /* d, with i decimals */
+	TIX_RAW_BOOL,        /* i */
+	TIX_RAW_STR,         /* s */
+	TIX_RAW_JSON,        /* s, the profiler's own JSON (Input Dims): as it is when it is an
+	                      * array or a string, else as a string */
+	TIX_RAW_DIM3,        /* dim */
+	TIX_RAW_OBJECT,      /* opens {...} */
+	TIX_RAW_ARRAY,       /* opens [...] */
+	TIX_RAW_END,         /* closes the innermost open one */
+};
 struct tix_detail_item {
 	int indent;
 	char label[20];      /* "" when none */
-	char *value;
+	char *value;         /* "" for DATA items */
 	enum tix_detail_role role;
+	const char *key;     /* JSON key (a constant), NULL inside an ARRAY */
+	enum tix_detail_raw raw;
+	int64_t i;
+	double d;
+	int32_t dim[3];
+	char *s;             /* owned */
 };
 struct tix_detail {
 	struct tix_detail_item *items;
