@@ -60,6 +60,9 @@ void cli_open_opts_done(struct open_opts *o);
  * with err set; the exit status is then cli_exit_status(err). */
 int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
                    int *built, struct tix_error *err);
+/* What cli_open_trace checks first: path is there and a regular file.
+ * 0, or -1 with err set (exit status cli_exit_status(err)). */
+int cli_check_trace(const char *path, struct tix_error *err);
 
 /* tix DIR, tix summary DIR --by rank: the traces in the folder (the ranks
  * of one run, say), in name order: .json, .json.gz and capture journals,

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "index/view/view.h"
 #include "tui/tui.h"
 
 #include <dirent.h>
@@ -110,7 +111,7 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 {
 	struct open_opts o = {0};
 	const char *paths[64];
-	int n = 0, compare = 0;
+	int n = 0, compare = 0, timeunit = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--diff")) { /* tix --diff BASE NEW: the compare view */
 			compare = 1;
@@ -127,6 +128,12 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--no-cache")) {
 			o.no_cache = 1;
+		} else if (!strcmp(argv[i], "--timeunit") && i + 1 < argc) {
+			if ((timeunit = tix_timeunit_parse(argv[++i])) < 0) {
+				fprintf(stderr, "tix: --timeunit takes ns, us, ms or s\n");
+				cli_open_opts_done(&o);
+				return EXIT_USAGE;
+			}
 		} else if (!strcmp(argv[i], "--step-marker") && i + 1 < argc) {
 			o.step_marker = argv[++i];
 		} else if (!strcmp(argv[i], "--graph-capture") && i + 1 < argc) {
@@ -175,6 +182,15 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 		cli_open_opts_done(&o);
 		return EXIT_USAGE;
 	}
+	/* a file that is not there is said first: a terminal would not help */
+	for (int i = 0; i < n; i++) {
+		struct tix_error err;
+		if (cli_check_trace(paths[i], &err) != 0) {
+			fprintf(stderr, "tix: %s\n", err.msg);
+			cli_open_opts_done(&o);
+			return cli_exit_status(&err);
+		}
+	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		char pb[300];
 		fprintf(stderr, "tix: the explorer needs a terminal; for text output use "
@@ -198,7 +214,7 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 		opened++;
 	}
 	if (rc == EXIT_OK)
-		rc = tui_run(traces, n, compare);
+		rc = tui_run(traces, n, &(struct tui_opts){compare, timeunit});
 	for (int i = 0; i < opened; i++)
 		tix_index_close(traces[i].ix);
 	cli_open_opts_done(&o);

@@ -181,10 +181,10 @@ static void draw_progress(void *ctx, uint64_t done, uint64_t total)
 	if (fill > width)
 		fill = width;
 	char pb[120];
-	fprintf(stderr, "\rindexing %s [%.*s%*s] %3d%% %llu/%llu MB", tix_printable(p->path, pb, sizeof(pb)), fill,
+	/* MB as everywhere in tix: 10^6 bytes (485,115,167 bytes are 485 MB) */
+	fprintf(stderr, "\rindexing %s [%.*s%*s] %3d%% %.0f/%.0f MB", tix_printable(p->path, pb, sizeof(pb)), fill,
 	        "##############################", width - fill, "",
-	        total ? (int)(100.0 * (double)done / (double)total) : 0,
-	        (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
+	        total ? (int)(100.0 * (double)done / (double)total) : 0, (double)done / 1e6, (double)total / 1e6);
 	fflush(stderr);
 }
 
@@ -438,10 +438,8 @@ static void warn_on_open(const char *path, struct tix_index *ix)
 	}
 }
 
-int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
-                   int *built, struct tix_error *err)
+int cli_check_trace(const char *path, struct tix_error *err)
 {
-	*built = 0;
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return tix_error_errno(err, errno, "%s", path);
@@ -450,6 +448,15 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 	if (!S_ISREG(st.st_mode)) /* a FIFO would block; a pipe has no place for an index */
 		return tix_error_set(err, "%s: not a regular file (a pipe or device): save the trace to a file first",
 		                     path);
+	return 0;
+}
+
+int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
+                   int *built, struct tix_error *err)
+{
+	*built = 0;
+	if (cli_check_trace(path, err) != 0)
+		return -1;
 	if (o->where)
 		*o->where = PLACE_GIVEN;
 	if (is_tix(path) || ends_with(path, ".tix")) {

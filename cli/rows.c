@@ -77,15 +77,6 @@ static int text_width(const char *s)
 	return n;
 }
 
-static const char *title_of(const struct tix_col *c, const struct tix_view_fmt *fmt, char *buf,
-                            size_t cap)
-{
-	static const char *const unit[] = {"", "ns", "us", "ms", "s"};
-	if (fmt->timeunit == TIX_TU_AUTO || (c->unit != TIX_UNIT_DUR && c->unit != TIX_UNIT_TIME))
-		return c->title;
-	snprintf(buf, cap, "%s (%s)", c->title, unit[fmt->timeunit]);
-	return buf;
-}
 
 static void cell_out(FILE *f, const char *s, int w, int right, int last)
 {
@@ -112,7 +103,7 @@ void rows_text(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_
 		if (!shown(&cols[c]))
 			continue;
 		last = c;
-		w[c] = text_width(title_of(&cols[c], fmt, tb, sizeof tb));
+		w[c] = text_width(tix_col_title(&cols[c], fmt, tb, sizeof tb));
 		for (uint32_t i = 0; i < pinned + n; i++) {
 			uint32_t row = i < pinned ? i : order[i - pinned];
 			int tw = text_width(tix_view_text(v, row, c, fmt, buf, sizeof buf));
@@ -125,7 +116,7 @@ void rows_text(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_
 			continue;
 		fputs(first ? "" : "  ", f);
 		first = 0;
-		cell_out(f, title_of(&cols[c], fmt, tb, sizeof tb), w[c], cols[c].flags & TIX_COL_RIGHT, c == last);
+		cell_out(f, tix_col_title(&cols[c], fmt, tb, sizeof tb), w[c], cols[c].flags & TIX_COL_RIGHT, c == last);
 	}
 	fputc('\n', f);
 	for (uint32_t i = 0; i < pinned + n; i++) {

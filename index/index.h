@@ -398,7 +398,8 @@ struct tix_export_sel {
 	const uint32_t *rows;      /* explicit GPU (or any) rows, or NULL */
 	size_t nrows;
 };
-/* Returns the number of events written, or -1 with err set. */
+/* Returns the number of traceEvents written (events, flow starts and ends,
+ * process and thread names), or -1 with err set. */
 long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *sel,
                      const char *out_path, struct tix_error *err);
 

@@ -97,11 +97,12 @@ void app_export(struct app *a, struct view *v)
 		app_msg(a, "export cancelled: %s kept", full);
 	} else {
 		struct tix_error err;
+		char count[32];
 		long n = tix_export_json(a->ix, &sel, full, &err);
 		if (n < 0)
 			app_msg(a, "export failed: %s", err.msg);
 		else
-			app_msg(a, "exported %ld events to %s", n, full);
+			app_msg(a, "exported %s traceEvents to %s", tix_fmt_count((uint64_t)n, count, sizeof count), full);
 	}
 	free(owned);
 }

@@ -49,6 +49,7 @@
 	X(SEARCH_ALL, "find all", 10, "find events by name in the whole trace, list the hits", 'F') \
 	X(FILTER, "filter", 6, "show only rows matching a regex (empty: all rows)", 'f')    \
 	X(NAMES, "names", 11, "toggle short and full names (full names wrap)", 't')         \
+	X(TIMEUNIT, NULL, 0, "durations in one unit a column: each its own, ns, us, ms, s (--timeunit)", 'u') \
 	X(SCROLL_LEFT, NULL, 0, "scroll names left (timeline: pan left by half a screen)",  \
 	  '<', 'H', KEY_SLEFT)                                                              \
 	X(SCROLL_RIGHT, NULL, 0, "scroll names right (timeline: pan right by half a screen)", \

@@ -56,7 +56,7 @@ int view_open_model(struct app *a, struct view *v, enum tix_view_kind kind)
 
 const char *model_cell(struct app *a, struct view *v, uint32_t row, int col, char *buf, size_t cap)
 {
-	struct tix_view_fmt f = {a->full_names, TIX_TU_AUTO};
+	struct tix_view_fmt f = {a->full_names, a->timeunit};
 	return tix_view_text(v->model, row, col, &f, buf, cap);
 }
 
@@ -338,8 +338,10 @@ int table_layout(struct app *a, const struct view *v, int width, int *w)
 {
 	const struct tix_col *cols = v->cols;
 	int n = v->ncols < 32 ? v->ncols : 32;
+	struct tix_view_fmt f = {a->full_names, a->timeunit};
 	for (int i = 0; i < n; i++) { /* DATA: CSV and JSON only; a header is never cut */
-		int tw = text_width(a, cols[i].title) + 1; /* room for the sort arrow */
+		char tb[64];
+		int tw = text_width(a, tix_col_title(&cols[i], &f, tb, sizeof tb)) + 1; /* room for the sort arrow */
 		w[i] = cols[i].flags & TIX_COL_DATA ? -1 : cols[i].width > tw ? cols[i].width : tw;
 		if (cols[i].flags & TIX_COL_BAR)
 			w[i] = cols[i].width;
@@ -350,6 +352,10 @@ int table_layout(struct app *a, const struct view *v, int width, int *w)
 			if (cw > w[i])
 				w[i] = cw;
 		}
+		/* one unit a column (u): "64590.393" in us; up to 1000 s in any unit */
+		int dur = cols[i].unit == TIX_UNIT_DUR || cols[i].unit == TIX_UNIT_TIME || cols[i].unit == TIX_UNIT_DDUR;
+		if (dur && a->timeunit != TIX_TU_AUTO && w[i] >= 0 && w[i] < 12 + (cols[i].unit != TIX_UNIT_DUR))
+			w[i] = 12 + (cols[i].unit != TIX_UNIT_DUR);
 	}
 	for (;;) {
 		int sum = 0, flex = -1, maxprio = 0, drop = -1;
@@ -520,8 +526,9 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 		for (int i = 0; i < n; i++) {
 			if (w[i] < 0)
 				continue;
-			char t[64];
-			const char *title = cols[i].title;
+			char t[64], tb[64];
+			struct tix_view_fmt f = {a->full_names, a->timeunit};
+			const char *title = tix_col_title(&cols[i], &f, tb, sizeof tb);
 			if (i == v->sort_col) {
 				const struct glyphs *g = draw_glyphs(a);
 				/* the arrow points the way the values go down the screen */

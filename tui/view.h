@@ -166,6 +166,7 @@ struct app {
 	const struct tix_summary_info *sum;
 	int utf8, color;
 	int full_names;                /* t toggles */
+	enum tix_timeunit timeunit;    /* u cycles; every duration column in one unit */
 	int quit;
 	int body_h;                    /* rows available to a view body */
 	char search[256];

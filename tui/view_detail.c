@@ -103,7 +103,7 @@ static void build(struct app *a, struct view *v)
 	d->n = 0;
 	d->width = COLS > 40 ? COLS - 1 : 40;
 	struct tix_detail items;
-	struct tix_view_fmt f = {a->full_names, TIX_TU_AUTO};
+	struct tix_view_fmt f = {a->full_names, a->timeunit};
 	if (tix_detail_build(a->ix, v->args.row, &f, &items) != 0)
 		app_msg(a, "out of memory: detail cut short");
 	static const enum role roles[] = {[TIX_DETAIL_TEXT] = R_TEXT, [TIX_DETAIL_HEAD] = R_HEAD,

@@ -48,7 +48,7 @@ static void help_crumb(struct app *a, struct view *v, char *buf, size_t cap)
 
 const struct view_ops view_help_ops = {
 	.name = "Help",
-	.rows_name = "requests",
+	.rows_name = "actions",
 	.kind = VK_HELP,
 	.cols = cols,
 	.ncols = 2,

@@ -714,7 +714,8 @@ static int timeline_export(struct app *a, struct view *v, struct tix_export_sel 
 	sel->has_range = 1;
 	sel->t0_ns = p->t0;
 	sel->t1_ns = p->t1;
-	snprintf(path, cap, "range-%lld-%lld", (long long)app_rel(a, p->t0) / 1000,
+	/* the unit in the name, as --range takes it: range-187654us-283270us */
+	snprintf(path, cap, "range-%lldus-%lldus", (long long)app_rel(a, p->t0) / 1000,
 	         (long long)app_rel(a, p->t1) / 1000);
 	return 0;
 }

@@ -115,6 +115,9 @@ struct tix_view_fmt {
 };
 /* "ns" -> TIX_TU_NS ...; -1 when s names no unit. */
 int tix_timeunit_parse(const char *s);
+/* A column's header as both faces write it: its title, with the unit of a
+ * duration column when one is chosen ("Total (us)").  buf, or the title. */
+const char *tix_col_title(const struct tix_col *c, const struct tix_view_fmt *f, char *buf, size_t cap);
 
 struct tix_view;
 

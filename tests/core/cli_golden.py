@@ -140,8 +140,8 @@ def normalise(text, work):
     for w in sorted({work, os.path.realpath(work)}, key=len, reverse=True):
         text = text.replace(w, "<work>")
     # the index's size in `info` (index: X (1.5 MB, format 2)) and `index`
-    text = re.sub(r"(?m)^(index: .*?)[0-9]+\.[0-9] MB, format", r"\1<size> MB, format", text)
-    text = re.sub(r"(?m)^(indexed .* \()[0-9.]+ MB\) in [0-9.]+ s$", r"\1<size> MB) in <time> s",
+    text = re.sub(r"(?m)^(index: .*?)[0-9.]+ [kMG]?B, format", r"\1<size>, format", text)
+    text = re.sub(r"(?m)^(indexed .* \()[0-9.]+ [kMG]?B\) in [0-9.]+ s$", r"\1<size>) in <time> s",
                   text)
     return text
 

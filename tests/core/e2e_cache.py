@@ -12,6 +12,8 @@ since root can write through mode 555; skipped when chattr is refused).
 """
 
 import os
+import pty
+import re
 import shutil
 import struct
 import subprocess
@@ -35,6 +37,30 @@ def summary(args, chk, trace, label, *extra):
 def cache_files(xdg):
     d = os.path.join(xdg, "tix")
     return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+
+def progress_bar(args, chk, trace):
+    """With stderr a terminal a build shows a progress bar whose sizes are
+    in MB of 10^6 bytes, as every size tix prints (issue 20 item 9)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        os.execv(args.tix, [args.tix, "index", trace, "-o", trace + ".bar.tix"])
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    bars = re.findall(r"(\d+)/(\d+) MB", out.decode("utf-8", "replace"))
+    size = os.path.getsize(trace)
+    chk.check(bars and bars[-1] == (str(round(size / 1e6)),) * 2,
+              "progress bar: %d bytes read are %d/%d MB" % (size, round(size / 1e6), round(size / 1e6)),
+              "the bar said %r" % (bars[-3:],))
 
 
 def main():
@@ -199,6 +225,9 @@ def main():
                 os.chmod(ro, 0o755)
             else:
                 subprocess.run(["chattr", "-i", ro])
+    # some 17 MB (16.5 MiB): the bar says 17/17 MB, not 16/16
+    big = tixtest.generate(os.path.join(args.work, "big.json"), "--steps", "2", "--target-mb", "21")
+    progress_bar(args, chk, big)
     return chk.done()
 
 
