@@ -36,6 +36,7 @@ struct open_opts {
 	char **captures;
 	int ncaptures;
 	char *capture_sources;
+	int as_capture;          /* this trace is opened as another's --graph-capture */
 };
 
 /* Where the index of a trace lives (docs/CLI.md, "Where the index lives"). */

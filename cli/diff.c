@@ -30,8 +30,9 @@ static void header(const char *const paths[2], const struct tix_view *cv, const 
 		tix_fmt_dur(x[2 * i], 32, (int64_t)v[i][0]);
 		tix_fmt_dur(x[2 * i + 1], 32, (int64_t)v[i][1]);
 	}
-	printf("base %s (%u steps)  ->  new %s (%u steps)\n", tix_printable(paths[0], pb[0], sizeof pb[0]),
-	       t->steps[0], tix_printable(paths[1], pb[1], sizeof pb[1]), t->steps[1]);
+	printf("base %s (%u step%s)  ->  new %s (%u step%s)\n", tix_printable(paths[0], pb[0], sizeof pb[0]),
+	       t->steps[0], t->steps[0] == 1 ? "" : "s", tix_printable(paths[1], pb[1], sizeof pb[1]), t->steps[1],
+	       t->steps[1] == 1 ? "" : "s");
 	printf("per step: wall %s -> %s (%+.1f%%), GPU busy %s -> %s (%+.1f%%), kernel time %s -> %s (%+.1f%%)\n",
 	       x[0], x[1], w[0] > 0 ? 100.0 * (w[1] - w[0]) / w[0] : 0.0, x[2], x[3],
 	       b[0] > 0 ? 100.0 * (b[1] - b[0]) / b[0] : 0.0, x[4], x[5],

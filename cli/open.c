@@ -212,7 +212,7 @@ static int is_journal(const char *path)
 
 static int build_with(const char *trace, const char *out, const struct open_opts *o,
                       const struct tix_build_opts *bo, struct tix_error *err);
-static void warn_on_open(const char *path, struct tix_index *ix);
+static void warn_on_open(const char *path, struct tix_index *ix, int as_capture);
 
 static int add_capture_file(struct open_opts *o, const char *path, struct tix_error *err)
 {
@@ -313,7 +313,7 @@ static int build(const char *trace, const char *out, const struct open_opts *o,
 	int nc = 0;
 	if (o->ncaptures > 64)
 		return tix_error_set(err, "at most 64 capture traces");
-	struct open_opts co = {.no_cache = o->no_cache, .progress = o->progress};
+	struct open_opts co = {.no_cache = o->no_cache, .progress = o->progress, .as_capture = 1};
 	for (; nc < o->ncaptures; nc++) {
 		int built;
 		if (cli_open_trace(o->captures[nc], &co, &cix[nc], &built, err) != 0) {
@@ -424,7 +424,10 @@ static int reuse(const char *out, const struct open_opts *o, const struct source
 /* What the build noticed (a salvaged tail, skipped events, GPU work before
  * the trace...), said every time the index opens, one line each: an index
  * reused from the cache must not hide what the first run said. */
-static void warn_on_open(const char *path, struct tix_index *ix)
+/* The index's warnings, one line each.  A trace opened as the capture of
+ * another gets no advice to give it a capture of its own: its replays are
+ * said as what they are. */
+static void warn_on_open(const char *path, struct tix_index *ix, int as_capture)
 {
 	struct tix_summary_info si;
 	tix_index_summary(ix, &si);
@@ -433,7 +436,12 @@ static void warn_on_open(const char *path, struct tix_index *ix)
 	for (const char *w = si.warnings; *w;) {
 		const char *e = strstr(w, "; ");
 		size_t n = e ? (size_t)(e - w) : strlen(w);
-		fprintf(stderr, "tix: %s: warning: %.*s\n", pb, (int)n, w);
+		const char *advice = strstr(w, ": give the profile of the graph capture");
+		if (as_capture && advice && advice < w + n)
+			fprintf(stderr, "tix: %s: warning: %.*s in this capture trace itself: they are not attributed "
+			        "(it is given as the capture of another trace)\n", pb, (int)(advice - w), w);
+		else
+			fprintf(stderr, "tix: %s: warning: %.*s\n", pb, (int)n, w);
 		w += n + (e ? 2 : 0);
 	}
 }
@@ -469,7 +477,7 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 			*ix = NULL;
 			return -1;
 		}
-		warn_on_open(path, *ix);
+		warn_on_open(path, *ix, o->as_capture);
 		return 0;
 	}
 
@@ -522,7 +530,7 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 		if (o->no_cache)
 			unlink(places[at]); /* the mapping stays valid */
 	}
-	warn_on_open(path, *ix);
+	warn_on_open(path, *ix, o->as_capture);
 	if (o->opened)
 		snprintf(o->opened, o->opened_cap, "%s", places[at]);
 	if (o->where && !o->out) {

@@ -362,6 +362,7 @@ struct tix_traffic {
 	int elem_sizes[2];
 	const char *device;        /* the device's name from the trace, NULL */
 	char device_buf[128];
+	int kind;                  /* enum tix_kind of the GPU work (a memset's size is its own) */
 };
 /* Fills *out for GPU work row; returns 1 when bytes are known, else 0. */
 int tix_event_traffic(const struct tix_index *ix, uint32_t row, struct tix_traffic *out);
@@ -375,8 +376,10 @@ char *tix_fmt_scaled(double v, const char *unit, char *out, size_t cap);
 /* n with thousands separators: "285,437,952". */
 char *tix_fmt_count(uint64_t n, char *out, size_t cap);
 
-/* s with every run of white space (newlines of a pretty-printed value)
- * made one space and the ends trimmed, cut to cap.  Returns buf. */
+/* s on one line: every run of white space (newlines of a pretty-printed
+ * value) made one space, none just inside brackets or before a comma
+ * outside strings ([[888, 2880], []]), the ends trimmed, cut to cap.
+ * Returns buf. */
 const char *tix_fold_ws(const char *s, char *buf, size_t cap);
 
 /* A duration for people: "812 ns", "828.51 us", "64.61 ms", "1.937 s".

@@ -35,6 +35,50 @@ struct crow *cmp_add(struct cmp *c)
 	return r;
 }
 
+const char *cmp_own(struct cmp *c, const char *s)
+{
+	if (c->nowned == c->capowned) {
+		size_t cap = c->capowned ? c->capowned * 2 : 64;
+		char **p = realloc(c->owned, cap * sizeof *p);
+		if (!p)
+			return NULL;
+		c->owned = p;
+		c->capowned = cap;
+	}
+	char *d = strdup(s);
+	if (d)
+		c->owned[c->nowned++] = d;
+	return d;
+}
+
+void cmp_done(struct cmp *c)
+{
+	for (size_t i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
+	free(c->rows);
+	memset(c, 0, sizeof *c);
+}
+
+/* out takes over the strings of from */
+static int cmp_take_strings(struct cmp *out, struct cmp *from)
+{
+	for (size_t i = 0; i < from->nowned; i++) {
+		if (out->nowned == out->capowned) {
+			size_t cap = out->capowned ? out->capowned * 2 : 64;
+			char **p = realloc(out->owned, cap * sizeof *p);
+			if (!p)
+				return -1;
+			out->owned = p;
+			out->capowned = cap;
+		}
+		out->owned[out->nowned++] = from->owned[i];
+		from->owned[i] = NULL;
+	}
+	from->nowned = 0;
+	return 0;
+}
+
 static int cmp_key(const struct crow *a, const struct crow *b)
 {
 	int c = strcmp(a->key, b->key);
@@ -360,14 +404,15 @@ static int cmp_open(struct tix_view *v, struct tix_error *err)
 		for (int k = 0; k < 2; k++)
 			for (size_t i = 0; i < side[k].n; i++)
 				side[k].rows[i].key = side[k].rows[i].pos;
-	if (merge(&side[0], &side[1], &p->c) != 0)
+	if (merge(&side[0], &side[1], &p->c) != 0 || cmp_take_strings(&p->c, &side[0]) != 0 ||
+	    cmp_take_strings(&p->c, &side[1]) != 0)
 		goto oom;
 	for (size_t i = 0; v->kind == TIX_VIEW_CMP_STEPS && i < p->c.n; i++)
 		p->c.rows[i].key = NULL; /* they pointed into the sides' rows, freed below */
 	if (v->kind != TIX_VIEW_CMP_STEPS && p->c.n)
 		qsort_r(p->c.rows, p->c.n, sizeof *p->c.rows, cmp_delta, &p->c.t);
-	free(side[0].rows);
-	free(side[1].rows);
+	cmp_done(&side[0]);
+	cmp_done(&side[1]);
 	v->k = variant(v->kind, p->c.t.normalised);
 	p->fields = v->kind == TIX_VIEW_CMP_OPS      ? (p->c.t.normalised ? op_fields_ps : op_fields)
 	            : v->kind == TIX_VIEW_CMP_SHAPES ? (p->c.t.normalised ? shape_fields_ps : shape_fields)
@@ -378,9 +423,9 @@ static int cmp_open(struct tix_view *v, struct tix_error *err)
 	v->priv = p;
 	return 0;
 oom:
-	free(side[0].rows);
-	free(side[1].rows);
-	free(p->c.rows);
+	cmp_done(&side[0]);
+	cmp_done(&side[1]);
+	cmp_done(&p->c);
 	free(p);
 	return tix_error_env(err, "out of memory comparing the traces");
 }
@@ -388,7 +433,7 @@ oom:
 static void cmp_close(struct tix_view *v)
 {
 	struct cmp_view *p = v->priv;
-	free(p->c.rows);
+	cmp_done(&p->c);
 	free(p);
 }
 

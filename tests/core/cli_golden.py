@@ -34,6 +34,9 @@ TRACES = {
     "sgl.json.gz": ["--marker", "sglang", "--steps", "6", "--layers", "6"],
     "vllm.json.gz": ["--marker", "vllm", "--steps", "2", "--layers", "2"],
     "none.json.gz": ["--marker", "none", "--steps", "2", "--layers", "2"],
+    # two traces of graph replays: the second given as the first's capture
+    "graph-a.json.gz": ["--steps", "2", "--layers", "2", "--graph", "--seed", "5"],
+    "graph-b.json.gz": ["--steps", "2", "--layers", "2", "--graph", "--seed", "6"],
     # as many steps as glm.json.gz, a twelfth of its layers: counts that change by thousands
     "small.json.gz": ["--steps", "4", "--layers", "6"],
     # a TP4 decode whose rank 2 computes slower (tp4/tp4-rank0.json ... rank3)
@@ -108,6 +111,9 @@ CASES = [
     ("show-replay-captured-json", ["show", "pre.json.gz"] + CAP + ["--kernel", "unrolled",
                                                                    "--limit", "1",
                                                                    "--format", "json"]),
+    # a capture trace with replays of its own: no advice to give it a capture
+    ("index-capture-replays", ["index", "graph-a.json.gz", "--graph-capture", "graph-b.json.gz",
+                               "-o", "graph-a-copy.tix"]),
     # info, index
     ("info", ["info", "glm.json.gz"]),
     ("info-index-file", ["info", "glm.json.gz.tix"]),

@@ -188,6 +188,23 @@ def main():
         if os.path.exists(x) and os.path.exists(y):
             x, y = tixtest.stage(x, args.work), tixtest.stage(y, args.work)
             check_exact(chk, "real", diff_json(args, chk, "real", x, y), x, y)
+        # vLLM writes Input Dims over many lines: every format folds them to
+        # one, as show does (issue 20 item 11)
+        v = os.path.join(args.real, "vllm_b200_eager.json.gz")
+        if os.path.exists(v):
+            v = tixtest.stage(v, args.work)
+            outs = {f: tixtest.tix(args, "diff", v, v, "--by", "shape", "--top", "0", "--format", f)
+                    for f in ("text", "csv", "json")}
+            d = json.loads(outs["json"][1]) if outs["json"][0] == 0 else {"rows": []}
+            dims = [r["input_dims"] for r in d["rows"]]
+            chk.check(dims and not any("\n" in x for x in dims) and "[[888, 2880], [888, 2880], [2880], []]" in dims,
+                      "vLLM: --by shape folds multi-line Input Dims to one line (JSON)", repr(dims[:2]))
+            chk.check(all(rc == 0 for rc, _, _ in outs.values()) and "\\x0a" not in outs["text"][1]
+                      and "[[888, 2880]" in outs["text"][1],
+                      "vLLM: --by shape text shows the Input Dims on one line, no \\x0a", outs["text"][1][:400])
+            rows = outs["csv"][1].splitlines()
+            chk.check(len(rows) == len(dims) + 1, "vLLM: --by shape CSV has one line a row",
+                      "%d lines for %d rows" % (len(rows), len(dims)))
     else:
         print("skip  real pair: no folder %s" % args.real)
 

@@ -285,6 +285,17 @@ def check_text(args, chk, label, trace, extra=()):
     unbalanced = [ln.strip()[:120] for ln in out.splitlines()
                   if "Input Dims" in ln and ln.count("[") != ln.count("]")]
     chk.check(not unbalanced, "%s: show text: Input Dims folded to one line" % label, " | ".join(unbalanced[:3]))
+    # a copy's or memset's size is the trace's own: its bytes line never
+    # blames shapes (issue 20 item 11)
+    kind, blamed = None, []
+    for ln in out.splitlines():
+        m = re.match(r"#\d+\s+(\w+)\s", ln)
+        if m:
+            kind = m.group(1)
+        elif kind in ("memcpy", "memset") and "bytes moved" in ln and "shapes" in ln:
+            blamed.append("%s: %s" % (kind, ln.strip()[:120]))
+    chk.check(not blamed, "%s: a copy's or memset's bytes line names its own reason, not shapes" % label,
+              " | ".join(blamed[:3]))
 
 
 # (recount key, what the line is about): R9; the number a line gives is its
