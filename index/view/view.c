@@ -148,6 +148,11 @@ int tix_view_col(const struct tix_view *v, const char *key)
 	return -1;
 }
 
+const char *tix_view_what(const struct tix_view *v, int col)
+{
+	return v->k->what && col >= 0 && col < v->k->ncols ? v->k->what[col] : NULL;
+}
+
 int tix_view_rank(const struct tix_view *v)
 {
 	return v->k->rank_col;

@@ -135,6 +135,9 @@ const struct tix_view_scope *tix_view_scope(const struct tix_view *v);
 const struct tix_col *tix_view_columns(const struct tix_view *v, int *ncols);
 int tix_view_col(const struct tix_view *v, const char *key);
 int tix_view_rank(const struct tix_view *v);
+/* What column col means, for `?` and the docs ("GPU busy over the longer
+ * of Wall and GPU span"), or NULL when its title says it. */
+const char *tix_view_what(const struct tix_view *v, int col);
 /* The same for a kind before a view is open (a compare kind: as when its
  * two traces have the same number of steps). */
 const struct tix_col *tix_view_cols(enum tix_view_kind kind, int *ncols);
