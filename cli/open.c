@@ -412,7 +412,11 @@ static int reuse(const char *out, const struct open_opts *o, const struct source
 	struct tix_source_info si;
 	tix_index_source(old, &si);
 	const char *want = o->step_marker ? o->step_marker : "";
-	if (same_source(&si, id) && strcmp(si.step_marker, want) == 0 &&
+	struct tix_summary_info sum;
+	tix_index_summary(old, &sum);
+	/* an index an older tix wrote is read as it is when given, but rebuilt
+	 * from its trace: its labels and figures follow older rules */
+	if (sum.format_version == TIX_INDEX_VERSION && same_source(&si, id) && strcmp(si.step_marker, want) == 0 &&
 	    strcmp(si.capture_sources, o->capture_sources ? o->capture_sources : "") == 0) {
 		*ix = old;
 		return 0;
@@ -423,10 +427,9 @@ static int reuse(const char *out, const struct open_opts *o, const struct source
 
 /* What the build noticed (a salvaged tail, skipped events, GPU work before
  * the trace...), said every time the index opens, one line each: an index
- * reused from the cache must not hide what the first run said. */
-/* The index's warnings, one line each.  A trace opened as the capture of
- * another gets no advice to give it a capture of its own: its replays are
- * said as what they are. */
+ * reused from the cache must not hide what the first run said.  A trace
+ * opened as the capture of another gets no advice to give it a capture of
+ * its own: its replays are said as what they are. */
 static void warn_on_open(const char *path, struct tix_index *ix, int as_capture)
 {
 	struct tix_summary_info si;

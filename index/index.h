@@ -19,6 +19,11 @@
 #ifndef TIX_INDEX_H
 #define TIX_INDEX_H
 
+/* The version of the .tix files this tix writes (index/format.h says what
+ * each brought).  It reads older ones given to it as they are; an older
+ * one in the cache is rebuilt from its trace. */
+#define TIX_INDEX_VERSION 5u
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,7 +93,7 @@ struct tix_summary_info {
 	uint64_t file_size;
 	const char *warnings;         /* "" when none */
 	const char *step_rule;        /* how steps were found, e.g. "ProfilerStep#N" */
-	uint32_t format_version;      /* of the .tix file */
+	uint32_t format_version;      /* of the .tix file (TIX_INDEX_VERSION: this tix's) */
 	uint32_t gpu_before_trace;    /* GPU work launched before the trace's CPU window */
 	uint32_t corr_collisions;     /* correlation ids carried by several launch calls */
 	uint32_t replayed;            /* GPU work replayed from a CUDA graph */
@@ -340,6 +345,13 @@ size_t tix_short_name(const char *name, size_t len, char *out, size_t cap);
  * argument ("cutlass::device_kernel<..., Sm90, ...>"): what the build uses
  * to tell apart kernels whose short names would be equal. */
 size_t tix_short_name_arg(const char *name, size_t len, int keep_arg, char *out, size_t cap);
+/* Labels for n names whose short labels are equal: each shows the template
+ * arguments in which the names differ, however deep, the rest as "..."
+ * ("cutlass::device_kernel<GemmUniversal<..., CollectiveMma<Mainloop...<5,
+ * ...>, ...>, ...>>").  labels[k] (each NULL or malloc'd, replaced) may
+ * still be equal where the names differ outside their first template list.
+ * 0, or -1 when memory runs out. */
+int tix_labels_apart(const char *const *names, const size_t *lens, uint32_t n, char **labels);
 /* The one rule for communication GPU work: a name that contains, ignoring
  * case, one of nccl, rccl, msccl, nvshmem, deep_ep, allreduce, all_reduce,
  * allgather, all_gather, reducescatter, reduce_scatter, alltoall,

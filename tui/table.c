@@ -320,6 +320,110 @@ const char *name_fit(const struct app *a, const char *s, int width, char *buf, s
 	return buf;
 }
 
+/* s cut to width around the bytes d[0..nd) (ascending), where it differs
+ * from names that a plain cut would show alike: its name up to the
+ * template arguments, then a window from a little before each d, so that
+ * the rows stay apart. */
+static const char *name_fit_at(const struct app *a, const char *s, const size_t *d, int nd, int width, char *buf,
+                               size_t cap)
+{
+	const char *ell = draw_glyphs(a)->ellipsis;
+	int ew = text_width(a, ell), n = count_chars(s);
+	int lt = (int)strcspn(s, "<(");
+	int head = lt + 1 < width / 4 ? lt + 1 : width / 4;
+	int len = nd ? (width - head - (nd + 1) * ew) / nd : 0;
+	if (n <= width || nd == 0 || len < 4)
+		return name_fit(a, s, width, buf, cap);
+	size_t used = 0;
+	const char *h_end = skip_chars(s, head);
+	used += (size_t)snprintf(buf, cap, "%.*s", (int)(h_end - s), s);
+	int at = head; /* characters of s shown so far */
+	for (int k = 0; k < nd && used < cap; k++) {
+		char pre[1024];
+		snprintf(pre, sizeof pre, "%.*s", (int)(d[k] < sizeof pre ? d[k] : sizeof pre - 1), s);
+		int from = count_chars(pre) - 3;
+		from = from > at ? from : at;
+		if (from >= n)
+			break;
+		int take = from + len < n ? len : n - from;
+		const char *w_from = skip_chars(s, from), *w_end = skip_chars(s, from + take);
+		used += (size_t)snprintf(buf + used, cap - used, "%s%.*s", from > at ? ell : "", (int)(w_end - w_from), w_from);
+		at = from + take;
+	}
+	if (at < n && used < cap)
+		snprintf(buf + used, cap - used, "%s", ell);
+	return buf;
+}
+
+static int cmp_size(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* The names of the rows on screen (pos top.. for h rows) cut to width:
+ * where a cut would show two different names alike, each is cut around
+ * where it differs from the others, until no two rows read the same (a few
+ * rounds: a new cut may meet another row's).  NULL for the rows a plain
+ * cut serves. */
+static char **names_apart(struct app *a, struct view *v, int col, int width, int h)
+{
+	enum { MAXD = 8 };
+	uint32_t n = v->nvis - v->top < (uint32_t)h ? v->nvis - v->top : (uint32_t)h;
+	char **full = calloc(n + 1, sizeof *full), **text = calloc(n + 1, sizeof *text);
+	size_t (*d)[MAXD] = calloc(n + 1, sizeof *d);
+	int *nd = calloc(n + 1, sizeof *nd);
+	char buf[1024], fit[1024];
+	int ok = full && text && d && nd;
+	for (uint32_t k = 0; ok && k < n; k++) {
+		const char *s = v->ops->cell(a, v, v->order[v->top + k], col, buf, sizeof buf);
+		full[k] = strdup(s);
+		text[k] = strdup(name_fit(a, s, width, fit, sizeof fit));
+		ok = full[k] && text[k];
+	}
+	for (int round = 0, clash = 1; ok && clash && round < 4; round++) {
+		clash = 0;
+		for (uint32_t k = 0; k < n; k++) {
+			int more = 0;
+			for (uint32_t m = 0; m < n && nd[k] < MAXD; m++) {
+				if (m == k || strcmp(text[k], text[m]) || !strcmp(full[k], full[m]))
+					continue;
+				size_t p = 0;
+				while (full[k][p] && full[k][p] == full[m][p])
+					p++;
+				int dup = 0;
+				for (int i = 0; i < nd[k]; i++)
+					dup |= d[k][i] == p;
+				if (!dup)
+					d[k][nd[k]++] = p, more = 1;
+			}
+			if (!more)
+				continue;
+			clash = 1;
+			qsort(d[k], (size_t)nd[k], sizeof d[k][0], cmp_size);
+			char *t = strdup(name_fit_at(a, full[k], d[k], nd[k], width, fit, sizeof fit));
+			if (t) {
+				free(text[k]);
+				text[k] = t;
+			}
+		}
+	}
+	char **out = ok ? calloc(n + 1, sizeof *out) : NULL;
+	for (uint32_t k = 0; k < n; k++) {
+		if (out && nd[k]) /* cut apart: the text to draw */
+			out[k] = text[k], text[k] = NULL;
+		if (full)
+			free(full[k]);
+		if (text)
+			free(text[k]);
+	}
+	free(full);
+	free(text);
+	free(d);
+	free(nd);
+	return out;
+}
+
 void table_scroll(struct view *v, int h)
 {
 	if (h <= 0)
@@ -397,9 +501,12 @@ int table_layout(struct app *a, const struct view *v, int width, int *w)
 }
 
 /* Screen lines a row takes: 1, or with full names (t) as many as its name
- * needs in the flexible column, at most max. */
+ * needs in the flexible column, at most max and WRAP_LINES. */
+#define WRAP_LINES 3
 static int row_lines(struct app *a, struct view *v, uint32_t row, int flex, int fw, int max)
 {
+	if (max > WRAP_LINES)
+		max = WRAP_LINES;
 	if (!a->full_names || flex < 0 || fw <= 0 || max <= 1)
 		return 1;
 	char buf[1024];
@@ -445,22 +552,24 @@ static int match_span(const struct app *a, const char *s, int *len)
 /* The flexible (name) column: scrolled by v->hscroll, fitted or (full
  * names) wrapped over `lines` lines, with the search match highlighted. */
 static void draw_name(struct app *a, struct view *v, uint32_t row, int col, int y, int x, int w,
-                      int lines, int attr)
+                      int lines, int attr, const char *apart)
 {
 	char buf[1024], fit[1024];
 	const struct glyphs *g = draw_glyphs(a);
 	const char *s = v->ops->cell(a, v, row, col, buf, sizeof buf);
+	if (apart && lines <= 1 && v->hscroll <= 0) /* cut where it differs from another row */
+		s = apart;
 	int lead = 0;
 	if (v->hscroll > 0 && s[0]) {
 		s = skip_chars(s, v->hscroll);
 		lead = draw_text(a, y, x, w, g->ellipsis, 0);
 	}
 	if (lines <= 1) {
-		if (v->cols[col].flags & TIX_COL_NAME || !a->full_names)
+		if ((v->cols[col].flags & TIX_COL_NAME || !a->full_names) && s != apart)
 			s = name_fit(a, s, w - lead, fit, sizeof fit);
 		draw_text(a, y, x + lead, w - lead, s, 1);
 	} else {
-		/* wrap: w columns a line */
+		/* wrap: w columns a line, at most WRAP_LINES (the detail has it whole) */
 		const char *p = s;
 		for (int k = 0; k < lines && *p; k++) {
 			int used = draw_text(a, y + k, x + (k ? 0 : lead), w - (k ? 0 : lead), p, 1);
@@ -469,6 +578,9 @@ static void draw_name(struct app *a, struct view *v, uint32_t row, int col, int 
 			for (; used > 0 && *p; used--) /* past the characters drawn */
 				for (p++; (*p & 0xc0) == 0x80; p++)
 					;
+			if (k == lines - 1 && *p && w > 1) /* more than the lines hold: say so */
+				draw_text(a, y + k, x + w - text_width(a, g->ellipsis), text_width(a, g->ellipsis),
+				          g->ellipsis, 0);
 		}
 		return;
 	}
@@ -565,6 +677,7 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 		return;
 	}
 	char buf[1024], fit[1024];
+	char **apart = flex >= 0 && !a->full_names ? names_apart(a, v, flex, w[flex], h) : NULL;
 	for (int y = 0, pos = (int)v->top; y < h && (uint32_t)pos < v->nvis; pos++) {
 		uint32_t row = v->order[pos];
 		int lines = row_lines(a, v, row, flex, flex >= 0 ? w[flex] : 0, h - y);
@@ -593,7 +706,8 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 				if ((uint32_t)pos == v->cursor)
 					attron(attr);
 			} else if (i == flex) {
-				draw_name(a, v, row, i, y0 + y, x, w[i], lines, attr);
+				draw_name(a, v, row, i, y0 + y, x, w[i], lines, attr,
+				          apart ? apart[pos - (int)v->top] : NULL);
 			} else {
 				const char *s = v->ops->cell(a, v, row, i, buf, sizeof buf);
 				if (!(cols[i].flags & TIX_COL_RIGHT)) /* cut visibly, never silently */
@@ -620,4 +734,7 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 		attroff(attr);
 		y += lines;
 	}
+	for (uint32_t k = 0; apart && k < (uint32_t)h && k + v->top < v->nvis; k++)
+		free(apart[k]);
+	free(apart);
 }

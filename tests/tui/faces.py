@@ -805,6 +805,33 @@ def check_compare(args, views, name, base, new):
         scr.close()
 
 
+def check_names_apart(args, name, path, extra):
+    """At 80, 120 and 160 columns, no two rows of the Kernels view of all
+    steps read the same name: a cut keeps where names differ (issue 20
+    item 6; the labels are distinct in full, summary --top 0 says so)."""
+    env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", TZ="UTC", HOME=args.work,
+               XDG_CACHE_HOME=os.path.join(args.work, "xdg-cache"), TERM="screen")
+    for width in (80, 120, 160):
+        scr = Screen(args.work, args.tix, env, width, 60, [path] + extra)
+        try:
+            scr.wait(lambda ls: ls[-2].startswith("Steps:"), "the steps")
+            scr.keys("Enter")
+            lines = scr.view("Kernels")
+            at = lines[1].find("Name")
+            names = [ln[at:].strip() for ln in lines[2:-2] if ln.strip() and at >= 0]
+            seen = {}
+            for i, nm in enumerate(names):
+                seen.setdefault(nm, []).append(i + 1)
+            same = {nm: rows for nm, rows in seen.items() if len(rows) > 1}
+            CHECKS[0] += 1
+            if at < 0 or same:
+                fail("%s: Kernels at %d columns: rows read the same name: %s"
+                     % (name, width, "; ".join("%r on rows %s" % (k, v) for k, v in list(same.items())[:3])))
+            scr.text("q")
+        finally:
+            scr.close()
+
+
 def check_ranks(args, views, name, traces):
     """The Ranks view (tix RANK0 RANK1 ...) against summary --by rank: the
     same rows, columns and figures (both print the ranks view of index/view).
@@ -899,6 +926,7 @@ def main():
     for name, path, extra, step in traces:
         try:
             check_trace(args, views, name, path, extra, step)
+            check_names_apart(args, name, path, extra)
         except (RuntimeError, subprocess.SubprocessError, OSError, KeyError, ValueError) as e:
             fail("%s: %s" % (name, e))
     # the compare view: the decode story before and after the fix; the
