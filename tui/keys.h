@@ -64,6 +64,7 @@
 	X(ZOOM_IN, NULL, 0, "timeline: zoom in around the selected event", '+', '=', KEY_SR) \
 	X(ZOOM_OUT, NULL, 0, "timeline: zoom out", '-', KEY_SF)                             \
 	X(ZOOM_FIT, NULL, 0, "timeline: show the whole step", 'z')                          \
+	X(PYTHON, NULL, 0, "timeline: show or hide python frames (hidden where there are CPU ops)", 'P') \
 	X(COMPARE, "compare", 13, "compare this trace with the next one open (as tix --diff BASE NEW)", 'D') \
 	X(RANKS, "ranks", 14, "ranks: the open traces as the ranks of one run, side by side", 'R') \
 	X(PREV_TRACE, NULL, 0, "switch to the previous trace (several on the command line)", '[') \

@@ -167,6 +167,7 @@ struct app {
 	int utf8, color;
 	int full_names;                /* t toggles */
 	enum tix_timeunit timeunit;    /* u cycles; every duration column in one unit */
+	int python_shown;              /* P: the timeline draws python frames too */
 	int quit;
 	int body_h;                    /* rows available to a view body */
 	char search[256];
