@@ -814,7 +814,7 @@ def check_names_apart(args, name, path, extra):
     for width in (80, 120, 160):
         scr = Screen(args.work, args.tix, env, width, 60, [path] + extra)
         try:
-            scr.wait(lambda ls: ls[-2].startswith("Steps:"), "the steps")
+            scr.wait(lambda ls: any(x.lstrip().startswith("all ") for x in ls[2:4]), "the steps")
             scr.keys("Enter")
             lines = scr.view("Kernels")
             at = lines[1].find("Name")
