@@ -6,6 +6,7 @@
  */
 #include "tui/table.h"
 
+#include <ctype.h>
 #include <curses.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,6 +356,27 @@ static const char *name_fit_at(const struct app *a, const char *s, const size_t 
 	return buf;
 }
 
+/* s without its namespaces, inner ones too: "device_kernel<GemmUniversal<
+ * GroupProblemShape<...>, ...>>" of the cutlass:: ... label; what a cut
+ * that must keep where names differ works on. */
+static void strip_namespaces(const char *s, char *out, size_t cap)
+{
+	size_t j = 0;
+	int start = 1; /* at the start of a name: of s, after "<", ", ", "(", or a dropped qualifier */
+	for (size_t i = 0; s[i] && j + 1 < cap;) {
+		size_t k = i;
+		while (start && (isalnum((unsigned char)s[k]) || s[k] == '_'))
+			k++;
+		if (start && k > i && s[k] == ':' && s[k + 1] == ':') { /* a qualifier: drop it */
+			i = k + 2;
+			continue;
+		}
+		start = strchr("<, (", s[i]) != NULL;
+		out[j++] = s[i++];
+	}
+	out[j] = 0;
+}
+
 static int cmp_size(const void *x, const void *y)
 {
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
@@ -377,7 +399,9 @@ static char **names_apart(struct app *a, struct view *v, int col, int width, int
 	int ok = full && text && d && nd;
 	for (uint32_t k = 0; ok && k < n; k++) {
 		const char *s = v->ops->cell(a, v, v->order[v->top + k], col, buf, sizeof buf);
-		full[k] = strdup(s);
+		char bare[1024];
+		strip_namespaces(s, bare, sizeof bare);
+		full[k] = strdup(bare); /* the rows apart are cut from it */
 		text[k] = strdup(name_fit(a, s, width, fit, sizeof fit));
 		ok = full[k] && text[k];
 	}

@@ -627,11 +627,10 @@ const char *tix_compare_note(const struct tix_view *v, char *buf, size_t cap)
 	if (cap)
 		buf[0] = 0;
 	if (t.normalised)
-		snprintf(buf, cap, "%u vs %u steps: counts and times below are per step (each side's total "
-		         "over its steps)", t.steps[0], t.steps[1]);
+		snprintf(buf, cap, "%u vs %u steps: counts and times below are per step", t.steps[0], t.steps[1]);
 	else if (v->kind == TIX_VIEW_CMP_STEPS && t.steps[0] != t.steps[1])
-		snprintf(buf, cap, "%u vs %u steps, matched by position: a step one side lacks is '-' there",
-		         t.steps[0], t.steps[1]);
+		snprintf(buf, cap, "%u vs %u steps, matched by position: '-' where a side lacks one", t.steps[0],
+		         t.steps[1]);
 	return buf;
 }
 

@@ -782,8 +782,8 @@ def check_compare(args, views, name, base, new):
                 scr.text(key)
             lines = scr.view("Compare", ": " + label)
             CHECKS[0] += 1
-            totals = lines[1].split("  ", 1)
-            if len(totals) != 2 or not per_step.startswith(totals[1].strip()):
+            totals = lines[1]
+            if not per_step.startswith(totals.strip()):
                 fail("%s: compare %s: the totals line %r is not diff's %r"
                      % (name, label, lines[1], per_step))
             visit("%s: Compare %s (diff --by %s)" % (name, label, by), lines, views[kind],

@@ -27,6 +27,9 @@ mkdir -p "$WORK" && cd "$WORK" || exit 1
 [ -f small.json.gz ] || python3 "$GEN" -o small.json.gz --steps 4 --layers 6 -q || exit 1
 # the bundled sample (python frames, SGLang steps): what make demo opens
 [ -f glm5_decode.json.gz ] || cp "$HERE/../../samples/glm5_decode.json.gz" . || exit 1
+# and the same after the gather-then-cast fix (the generator wrote the sample)
+[ -f glm5_fixed.json.gz ] || python3 "$GEN" -o glm5_fixed.json.gz --marker sglang --steps 6 --python-frames \
+	--fixed -q || exit 1
 [ -f glmfix.json.gz ] || python3 "$GEN" -o glmfix.json.gz --steps 4 --fixed -q || exit 1
 [ -f tp8/tp8-rank7.json ] || { mkdir -p tp8 && python3 "$GEN" -o tp8/tp8.json --ranks 8 --slow-rank 5 \
 	--steps 2 --layers 3 -q; } || exit 1
