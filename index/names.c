@@ -356,9 +356,9 @@ static int split_args(const char *s, size_t open, size_t close, size_t *from, si
 	return k;
 }
 
-/* The '<' of arg [f, t) when the argument is HEAD<...> and nothing after
- * it, else 0. */
-static size_t arg_group(const char *s, size_t f, size_t t)
+/* The first '<' of s[f, t) outside operator names, before any '(': 0
+ * when there is none. */
+static size_t first_angle(const char *s, size_t f, size_t t)
 {
 	for (size_t i = f; i < t; i++) {
 		size_t j = skip_operator(s, t, i);
@@ -369,9 +369,17 @@ static size_t arg_group(const char *s, size_t f, size_t t)
 		if (s[i] == '(')
 			return 0;
 		if (s[i] == '<')
-			return skip_group(s, t, i) == t && i > f ? i : 0;
+			return i;
 	}
 	return 0;
+}
+
+/* The '<' of arg [f, t) when the argument is HEAD<...> and nothing after
+ * it, else 0. */
+static size_t arg_group(const char *s, size_t f, size_t t)
+{
+	size_t i = first_angle(s, f, t);
+	return i > f && skip_group(s, t, i) == t ? i : 0;
 }
 
 /* The first template list of a name: its '<' and past its '>', or 0. */
@@ -379,20 +387,10 @@ static size_t first_list(const char *s, size_t len, size_t *close)
 {
 	size_t f, t;
 	name_span(s, len, &f, &t);
-	for (size_t i = f; i < t; i++) {
-		size_t j = skip_operator(s, t, i);
-		if (j != i) {
-			i = j - 1;
-			continue;
-		}
-		if (s[i] == '(')
-			return 0;
-		if (s[i] == '<') {
-			*close = skip_group(s, t, i);
-			return i;
-		}
-	}
-	return 0;
+	size_t i = first_angle(s, f, t);
+	if (i)
+		*close = skip_group(s, t, i);
+	return i;
 }
 
 /* Where the lists at a[ao..ac) and b[bo..bc) first differ, appended to p;

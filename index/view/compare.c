@@ -35,19 +35,28 @@ struct crow *cmp_add(struct cmp *c)
 	return r;
 }
 
-const char *cmp_own(struct cmp *c, const char *s)
+/* Hands the string d to c (which frees it); 0, or -1 when memory runs out. */
+static int cmp_take(struct cmp *c, char *d)
 {
 	if (c->nowned == c->capowned) {
 		size_t cap = c->capowned ? c->capowned * 2 : 64;
 		char **p = realloc(c->owned, cap * sizeof *p);
 		if (!p)
-			return NULL;
+			return -1;
 		c->owned = p;
 		c->capowned = cap;
 	}
+	c->owned[c->nowned++] = d;
+	return 0;
+}
+
+const char *cmp_own(struct cmp *c, const char *s)
+{
 	char *d = strdup(s);
-	if (d)
-		c->owned[c->nowned++] = d;
+	if (d && cmp_take(c, d) != 0) {
+		free(d);
+		d = NULL;
+	}
 	return d;
 }
 
@@ -63,19 +72,10 @@ void cmp_done(struct cmp *c)
 /* out takes over the strings of from */
 static int cmp_take_strings(struct cmp *out, struct cmp *from)
 {
-	for (size_t i = 0; i < from->nowned; i++) {
-		if (out->nowned == out->capowned) {
-			size_t cap = out->capowned ? out->capowned * 2 : 64;
-			char **p = realloc(out->owned, cap * sizeof *p);
-			if (!p)
-				return -1;
-			out->owned = p;
-			out->capowned = cap;
-		}
-		out->owned[out->nowned++] = from->owned[i];
-		from->owned[i] = NULL;
+	for (; from->nowned > 0; from->nowned--) {
+		if (cmp_take(out, from->owned[from->nowned - 1]) != 0)
+			return -1; /* from still owns the rest */
 	}
-	from->nowned = 0;
 	return 0;
 }
 
