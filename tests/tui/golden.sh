@@ -51,9 +51,10 @@ session() {
 		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC HOME=$WORK $* $TIX $tr; sleep 600"
 }
 
-# snap NAME TEXT: the screen once it shows TEXT and two captures agree
+# snap NAME TEXT: the screen once it shows TEXT and two captures agree (at
+# most 90 s: a first open indexes the traces, slow under ASan on a busy machine)
 snap() {
-	name=$1 want=$2 n=300 prev=
+	name=$1 want=$2 n=900 prev=
 	while [ $n -gt 0 ]; do
 		cur=$(screen)
 		case $cur in *"$want"*) [ "$cur" = "$prev" ] && break ;; esac
