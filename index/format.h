@@ -48,8 +48,12 @@
  * 3: each step's compute and communication time (STEPS records of 80 B).
  * 4: checksums by blocks (BLOCK_SUMS), so that opening costs the same at
  * any size; the rows of each name (NAMES, NAME_ROWS), so that a search by
- * name reads only the rows that match; an index of version 3 is rebuilt. */
-#define TIX_FORMAT_VERSION 4u
+ * name reads only the rows that match; an index of version 3 is rebuilt.
+ * 5: the same layout; labels that tell kernels apart by the template
+ * arguments in which they differ, however deep, and short Tensile names,
+ * so that a cached version-4 index is rebuilt (cli/open.c), a given one
+ * read as it is. */
+#define TIX_FORMAT_VERSION TIX_INDEX_VERSION
 #define TIX_MIN_READER_VERSION 4u
 #define TIX_ENDIAN_MARK 0x01020304u
 #define TIX_SECTION_ALIGN 64u
