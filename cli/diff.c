@@ -11,7 +11,8 @@
 #include "cli/args.h"
 #include "cli/rows.h"
 
-static void header(const char *const paths[2], const struct tix_compare_totals *t, int json)
+static void header(const char *const paths[2], const struct tix_view *cv, const struct tix_compare_totals *t,
+                   int json)
 {
 	const double *w = t->per_step_wall_ns, *b = t->per_step_gpu_busy_ns, *kn = t->per_step_kernel_ns;
 	if (json) {
@@ -29,14 +30,16 @@ static void header(const char *const paths[2], const struct tix_compare_totals *
 		tix_fmt_dur(x[2 * i], 32, (int64_t)v[i][0]);
 		tix_fmt_dur(x[2 * i + 1], 32, (int64_t)v[i][1]);
 	}
-	printf("base %s (%u steps)  ->  new %s (%u steps)\n", tix_printable(paths[0], pb[0], sizeof pb[0]),
-	       t->steps[0], tix_printable(paths[1], pb[1], sizeof pb[1]), t->steps[1]);
+	printf("base %s (%u step%s)  ->  new %s (%u step%s)\n", tix_printable(paths[0], pb[0], sizeof pb[0]),
+	       t->steps[0], t->steps[0] == 1 ? "" : "s", tix_printable(paths[1], pb[1], sizeof pb[1]), t->steps[1],
+	       t->steps[1] == 1 ? "" : "s");
 	printf("per step: wall %s -> %s (%+.1f%%), GPU busy %s -> %s (%+.1f%%), kernel time %s -> %s (%+.1f%%)\n",
 	       x[0], x[1], w[0] > 0 ? 100.0 * (w[1] - w[0]) / w[0] : 0.0, x[2], x[3],
 	       b[0] > 0 ? 100.0 * (b[1] - b[0]) / b[0] : 0.0, x[4], x[5],
 	       kn[0] > 0 ? 100.0 * (kn[1] - kn[0]) / kn[0] : 0.0);
-	if (t->normalised)
-		printf("the traces have different numbers of steps: times below are per step\n");
+	char note[256];
+	if (*tix_compare_note(cv, note, sizeof note))
+		printf("%s\n", note);
 }
 
 /* After the rows: the base's findings and what the new trace saved of
@@ -180,7 +183,7 @@ int cmd_diff(int argc, char **argv)
 			printf("%ld, ", a.step);
 		else
 			printf("null, ");
-		header(paths, &t, 1);
+		header(paths, cv, &t, 1);
 		printf(", \"rows\": ");
 		rows_json(stdout, cv, order, nr);
 		if (kind != TIX_VIEW_CMP_FINDINGS && findings_section(ix, &sc, 1, NULL) != 0)
@@ -190,7 +193,7 @@ int cmd_diff(int argc, char **argv)
 		rows_csv(stdout, cv, order, nr);
 	} else {
 		struct tix_view_fmt fmt = {0, a.timeunit ? (enum tix_timeunit)tix_timeunit_parse(a.timeunit) : TIX_TU_AUTO};
-		header(paths, &t, 0);
+		header(paths, cv, &t, 0);
 		if (kind == TIX_VIEW_CMP_FINDINGS)
 			printf("the base's findings, and what the new trace saved of each (per step):\n");
 		rows_text(stdout, cv, order, nr, 0, &fmt);

@@ -149,6 +149,11 @@ int tix_view_col(const struct tix_view *v, const char *key)
 	return -1;
 }
 
+const char *tix_view_what(const struct tix_view *v, int col)
+{
+	return v->k->what && col >= 0 && col < v->k->ncols ? v->k->what[col] : NULL;
+}
+
 int tix_view_rank(const struct tix_view *v)
 {
 	return v->k->rank_col;
@@ -203,6 +208,24 @@ const char *tix_name_label(const struct tix_index *ix, uint32_t str, int full, c
 static const char *cell_text(const struct tix_view *v, const struct tix_cell *cp, enum tix_unit u,
                              const struct tix_view_fmt *f, char *buf, size_t cap);
 
+/* A signed count with thousands separators ("+1,440", "-3", "+0"), or, for
+ * a count per step, one decimal when it is not whole ("-0.5", "39.3"). */
+static char *fmt_count_signed(double d, int sign, int whole, char *buf, size_t cap)
+{
+	double a = d < 0 ? -d : d;
+	/* in tenths, rounded; a count is whole */
+	int64_t t = whole ? (int64_t)(a + 0.5) * 10 : (int64_t)(a * 10 + 0.5);
+	char n[48];
+	tix_fmt_count((uint64_t)(t / 10), n, sizeof n);
+	if (t % 10) {
+		size_t len = strlen(n);
+		snprintf(n + len, sizeof n - len, ".%d", (int)(t % 10));
+	}
+	const char *s = t == 0 ? (sign ? "+" : "") : d < 0 ? "-" : sign ? "+" : "";
+	snprintf(buf, cap, "%s%s", s, n);
+	return buf;
+}
+
 const char *tix_view_text(const struct tix_view *v, uint32_t row, int col,
                           const struct tix_view_fmt *f, char *buf, size_t cap)
 {
@@ -249,7 +272,9 @@ static const char *cell_text(const struct tix_view *v, const struct tix_cell *cp
 		return buf;
 	case TIX_UNIT_BYTES: return tix_fmt_scaled((double)c.i, "B", buf, cap);
 	case TIX_UNIT_BOOL: return c.i ? "yes" : "no";
-	case TIX_UNIT_DELTA: snprintf(buf, cap, "%+" PRId64, c.i); return buf;
+	case TIX_UNIT_DELTA: return fmt_count_signed((double)c.i, 1, 1, buf, cap);
+	case TIX_UNIT_FCOUNT: return fmt_count_signed(c.d, 0, 0, buf, cap);
+	case TIX_UNIT_FDELTA: return fmt_count_signed(c.d, 1, 0, buf, cap);
 	case TIX_UNIT_RATIO: snprintf(buf, cap, "%.2fx", c.d); return buf;
 	case TIX_UNIT_BAR: return "";
 	case TIX_UNIT_FLOPS: return tix_fmt_scaled(c.d, "FLOP", buf, cap);
@@ -290,6 +315,8 @@ int view_cmp_cells(const struct tix_view *v, int col, const struct tix_cell *px,
 	if (cd->flags & TIX_COL_SIGNED) { /* the largest change first, either way */
 		x.i = x.i < 0 ? -x.i : x.i;
 		y.i = y.i < 0 ? -y.i : y.i;
+		x.d = x.d < 0 ? -x.d : x.d;
+		y.d = y.d < 0 ? -y.d : y.d;
 	}
 	switch (cd->unit) {
 	case TIX_UNIT_TEXT: return strcmp(x.s ? x.s : "", y.s ? y.s : "");
@@ -301,6 +328,8 @@ int view_cmp_cells(const struct tix_view *v, int col, const struct tix_cell *px,
 		              tix_name_label(y.ix ? y.ix : v->ix, (uint32_t)y.i, 0, by, sizeof by));
 	}
 	case TIX_UNIT_PCT:
+	case TIX_UNIT_FCOUNT:
+	case TIX_UNIT_FDELTA:
 	case TIX_UNIT_RATIO:
 	case TIX_UNIT_FLOPS:
 	case TIX_UNIT_FLOP_RATE:

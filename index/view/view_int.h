@@ -10,6 +10,7 @@ struct view_kind_ops {
 	const struct tix_col *cols;
 	int ncols;
 	int rank_col;      /* what --top ranks by */
+	const char *const *what; /* per column, what it means (NULL: the title says it) */
 	/* Sets v->nrows, v->pinned and v->priv; 0, or -1 with err set. */
 	int (*open)(struct tix_view *v, struct tix_error *err);
 	void (*close)(struct tix_view *v);
