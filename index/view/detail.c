@@ -193,6 +193,34 @@ static size_t cat_fraction(char *buf, size_t len, size_t cap, const struct tix_d
 	return bound ? cat(buf, len, cap, " (above the roofline: not its work alone)") : len;
 }
 
+/* What the roofline line says, for its JSON object too. */
+struct roof {
+	const char *op, *formula, *over, *bound;
+	double flops, bytes, gpu_ns, fps, bps, fraction;
+};
+
+/* The "roofline" item: its text, and its figures for JSON ("roofline":
+ * {op, formula, flops, bytes, over, gpu_ns, flops_per_s, bytes_per_s,
+ * peak_fraction, bound}, null where unknown). */
+static void emit_roofline(struct tix_detail *d, const char *text, const struct roof *r)
+{
+	struct tix_detail_item *it = add_kv(d, 2, "roofline", text, TIX_DETAIL_NOTE);
+	if (!it)
+		return;
+	raw_open(it, "roofline", TIX_RAW_OBJECT);
+	data_str(d, "op", r->op);
+	data_str(d, "formula", r->formula && r->formula[0] ? r->formula : NULL);
+	raw_num(detail_add(d, 0, NULL, NULL, TIX_DETAIL_DATA), "flops", r->flops, 0);
+	raw_num(detail_add(d, 0, NULL, NULL, TIX_DETAIL_DATA), "bytes", r->bytes, 0);
+	data_str(d, "over", r->over);
+	raw_num(detail_add(d, 0, NULL, NULL, TIX_DETAIL_DATA), "gpu_ns", r->gpu_ns, 0);
+	raw_num(detail_add(d, 0, NULL, NULL, TIX_DETAIL_DATA), "flops_per_s", r->fps, 1);
+	raw_num(detail_add(d, 0, NULL, NULL, TIX_DETAIL_DATA), "bytes_per_s", r->bps, 1);
+	raw_num(detail_add(d, 0, NULL, NULL, TIX_DETAIL_DATA), "peak_fraction", r->fraction, 6);
+	data_str(d, "bound", r->bound);
+	data_end(d);
+}
+
 /* The roofline of the innermost modelled op above the launch
  * (docs/FINDINGS.md, section 3): its cost, and its rate over this kernel
  * when it launched only this one, else over every call of its shape. */
@@ -215,10 +243,11 @@ static void add_roofline(const struct dctx *a, struct tix_detail *d, const uint3
 	}
 	if (!found)
 		return;
-	size_t len = cat(buf, 0, sizeof buf, "%s: ", tix_str(a->ix, op.name));
+	struct roof r = {tix_str(a->ix, op.name), c.formula, NULL, NULL, c.flops, c.bytes, -1, -1, -1, -1};
+	size_t len = cat(buf, 0, sizeof buf, "%s: ", r.op);
 	if (c.flops < 0 && c.bytes < 0) {
 		cat(buf, len, sizeof buf, "n/a (%s)", c.why_not ? c.why_not : "not modelled");
-		add_kv(d, 2, "roofline", buf, TIX_DETAIL_NOTE);
+		emit_roofline(d, buf, &r);
 		return;
 	}
 	len = cat(buf, len, sizeof buf, "%s", c.formula);
@@ -233,22 +262,25 @@ static void add_roofline(const struct dctx *a, struct tix_detail *d, const uint3
 	uint32_t beneath = tix_event_gpu_beneath(a->ix, op.row);
 	if (beneath == 1 && gpu_ev->dur_ns > 0) { /* this kernel is all the op did */
 		double t = (double)gpu_ev->dur_ns;
-		double fps = c.flops >= 0 ? c.flops * 1e9 / t : -1, bps = c.bytes >= 0 ? c.bytes * 1e9 / t : -1;
+		r.over = "this kernel";
+		r.gpu_ns = t;
+		r.fps = c.flops >= 0 ? c.flops * 1e9 / t : -1;
+		r.bps = c.bytes >= 0 ? c.bytes * 1e9 / t : -1;
 		enum tix_peak as;
-		double pf = c.flops >= 0 ? tix_device_peak_flops(&dev, c.peak, fps, &as) : -1;
+		double pf = c.flops >= 0 ? tix_device_peak_flops(&dev, c.peak, r.fps, &as) : -1;
 		double tf = pf > 0 ? c.flops * 1e9 / pf : -1;
 		double tb = c.bytes >= 0 && dev.peak_Bps > 0 ? c.bytes * 1e9 / dev.peak_Bps : -1;
-		double fraction = -1;
-		const char *bound = NULL;
 		if (tb >= 0 && (tf >= 0 || !tix_op_class_is_compute(c.cls))) {
 			double roof = tf > tb ? tf : tb;
-			bound = tf > tb ? "compute" : "memory";
-			fraction = roof <= t ? roof / t : -1;
+			r.bound = tf > tb ? "compute" : "memory";
+			r.fraction = roof <= t ? roof / t : -1;
 		}
 		len = cat(buf, len, sizeof buf, " in %s = ", fmt_dur(a, gpu_ev->dur_ns, z, sizeof z));
-		len = cat_rates(buf, len, sizeof buf, fps, bps);
-		cat_fraction(buf, len, sizeof buf, &dev, fraction, bound);
-		add_kv(d, 2, "roofline", buf, TIX_DETAIL_NOTE);
+		len = cat_rates(buf, len, sizeof buf, r.fps, r.bps);
+		cat_fraction(buf, len, sizeof buf, &dev, r.fraction, r.bound);
+		if (r.fraction < 0)
+			r.bound = NULL; /* above the roofline: no bound to quote */
+		emit_roofline(d, buf, &r);
 		return;
 	}
 	uint32_t shape = shape_of_instance(a->ix, &op);
@@ -257,14 +289,20 @@ static void add_roofline(const struct dctx *a, struct tix_detail *d, const uint3
 	const struct tix_op_shape *os = tix_op_shape_get(a->ix, shape);
 	if (!os || f.gpu_ns <= 0) {
 		cat(buf, len, sizeof buf, "; it launched %u GPU events: its rate is not this one's alone", beneath);
-		add_kv(d, 2, "roofline", buf, TIX_DETAIL_NOTE);
+		emit_roofline(d, buf, &r);
 		return;
 	}
+	r.over = "every call of its shape";
+	r.gpu_ns = (double)f.gpu_ns;
+	r.fps = f.flops_per_s;
+	r.bps = f.bytes_per_s;
+	r.fraction = f.peak_fraction;
+	r.bound = f.peak_fraction >= 0 ? f.bound : NULL;
 	len = cat(buf, len, sizeof buf, "; it launched %u GPU events: over the %u calls of this shape, ", beneath,
 	          os->calls);
 	len = cat_rates(buf, len, sizeof buf, f.flops_per_s, f.bytes_per_s);
 	cat_fraction(buf, len, sizeof buf, &dev, f.peak_fraction, f.bound);
-	add_kv(d, 2, "roofline", buf, TIX_DETAIL_NOTE);
+	emit_roofline(d, buf, &r);
 }
 
 /* The story in four lines, before the sections: which op launched this,
