@@ -207,11 +207,13 @@ def split_text(lines, cols, what):
 
 def text_table(out, first):
     """The table's lines of a text output: from its header (which starts
-    with `first`) to the end."""
+    with `first`) to the end, or to the blank line before what follows it
+    (diff's findings section)."""
     lines = out.rstrip("\n").split("\n")
     for i, s in enumerate(lines):
         if s.lstrip().startswith(first):
-            return lines[i:]
+            rest = lines[i:]
+            return rest[:rest.index("")] if "" in rest else rest
     raise RuntimeError("no table header starting %r in:\n%s" % (first, out))
 
 
