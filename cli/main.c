@@ -220,6 +220,8 @@ int main(int argc, char **argv)
 		return cmd_completion(argc - 1, argv + 1);
 	if (!strcmp(verb, "index"))
 		return cmd_index(argc - 1, argv + 1);
+	if (!strcmp(verb, "dump"))
+		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(verb, "summary"))
 		return cli_wants_ranks(argc - 1, argv + 1) ? cmd_summary_ranks(argc - 1, argv + 1)
 		                                          : cmd_summary(argc - 1, argv + 1);
