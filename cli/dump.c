@@ -25,7 +25,8 @@ int cmd_dump(int argc, char **argv)
 			return cli_help(stdout, "dump") == 0 ? EXIT_OK : EXIT_USAGE;
 		if (!strcmp(a, "--section")) {
 			if (i + 1 >= argc)
-				return usage_error("--section needs a value (a section's name or id)", NULL);
+				return usage_error(
+					"--section needs a value (a section's name or id)", NULL);
 			section = argv[++i];
 		} else if (!strncmp(a, "--section=", 10)) {
 			section = a + 10;

@@ -25,6 +25,8 @@
 
 #include "index/reader_int.h"
 
+/* The tables below are laid out by hand, a row per line of meaning. */
+/* clang-format off */
 enum ftype {
 	F_U8, F_U16, F_U32, F_I32, F_U64, F_I64,
 	F_X32, F_X64,  /* hexadecimal: marks, hashes, checksums */
@@ -248,7 +250,7 @@ static const struct field fields_SYNCS[] = {
 static const struct field fields_OP_SHAPES[] = {
 	H(name, F_STR), H(op_info, F_REF), H(step, F_REF), H(shape, F_REF), H(calls, F_U32),
 	H(calls_in_steps, F_U32), H(gpu_events, F_U32), H(example_row, F_REF), H(gpu_ns, F_I64),
-	H(groups_first, F_U32), H(groups_count, F_U32), H(cls, F_U8), H(pad, F_PAD),
+	H(groups_first, F_REF), H(groups_count, F_U32), H(cls, F_U8), H(pad, F_PAD),
 };
 #undef H
 #define fields_STEP_OP_SHAPES fields_OP_SHAPES
@@ -261,6 +263,8 @@ static const struct field fields_OP_MODELS[] = {
 };
 #undef L
 #endif
+
+/* clang-format on */
 
 struct fields {
 	const char *name;
@@ -283,12 +287,15 @@ static int fields_cover(const struct field *f, unsigned n, size_t size, const ch
 	size_t at = 0;
 	for (unsigned i = 0; i < n; i++) {
 		if (f[i].off != at || f[i].size == 0 || f[i].size % width[f[i].type])
-			return tix_error_set(err, "internal: tix dump's fields of %s: %s at byte %u, "
-			                     "expected %zu", what, f[i].name, f[i].off, at);
+			return tix_error_set(err,
+			                     "internal: tix dump's fields of %s: %s at byte %u, "
+			                     "expected %zu",
+			                     what, f[i].name, f[i].off, at);
 		at += f[i].size;
 	}
 	if (at != size)
-		return tix_error_set(err, "internal: tix dump's fields of %s cover %zu of its %zu bytes",
+		return tix_error_set(err,
+		                     "internal: tix dump's fields of %s cover %zu of its %zu bytes",
 		                     what, at, size);
 	return 0;
 }
@@ -302,8 +309,8 @@ static int all_fields_cover(struct tix_error *err)
 		return -1;
 	for (unsigned id = 1; id <= TIX_SEC_MAX; id++)
 		if (sections[id].name &&
-		    fields_cover(sections[id].f, sections[id].n, tix_section_elem[id], sections[id].name,
-		                 err) != 0)
+		    fields_cover(sections[id].f, sections[id].n, tix_section_elem[id],
+		                 sections[id].name, err) != 0)
 			return -1;
 	return 0;
 }
@@ -353,7 +360,12 @@ static void put_value(const struct tix_index *ix, FILE *out, enum ftype t, const
 	float f32;
 	double f64;
 	switch (t) {
-	case F_U8: case F_FLAGS: case F_KIND: case F_MATCH: case F_CHARS: case F_PAD:
+	case F_U8:
+	case F_FLAGS:
+	case F_KIND:
+	case F_MATCH:
+	case F_CHARS:
+	case F_PAD:
 		memcpy(&u8, p, 1);
 		if (t == F_KIND && u8 < TIX_KIND_COUNT)
 			fputs(tix_kind_label((enum tix_kind)u8), out);
@@ -366,7 +378,11 @@ static void put_value(const struct tix_index *ix, FILE *out, enum ftype t, const
 		memcpy(&u16, p, 2);
 		fprintf(out, "%u", u16);
 		break;
-	case F_U32: case F_I32: case F_X32: case F_STR: case F_REF:
+	case F_U32:
+	case F_I32:
+	case F_X32:
+	case F_STR:
+	case F_REF:
 		memcpy(&u32, p, 4);
 		if ((t == F_STR || t == F_REF) && u32 == TIX_NONE) {
 			fputs("none", out);
@@ -382,7 +398,9 @@ static void put_value(const struct tix_index *ix, FILE *out, enum ftype t, const
 			}
 		}
 		break;
-	case F_U64: case F_I64: case F_X64:
+	case F_U64:
+	case F_I64:
+	case F_X64:
 		memcpy(&u64, p, 8);
 		if (t == F_I64)
 			fprintf(out, "%" PRId64, (int64_t)u64);
@@ -409,7 +427,8 @@ static void put_fields(const struct tix_index *ix, FILE *out, const struct field
 		unsigned w = width[f[i].type], count = f[i].size / w;
 		if (f[i].type == F_CHARS) {
 			fprintf(out, " %s=", f[i].name);
-			put_quoted(out, (const char *)p, strnlen((const char *)p, f[i].size), f[i].size);
+			put_quoted(out, (const char *)p, strnlen((const char *)p, f[i].size),
+			           f[i].size);
 			continue;
 		}
 		if (f[i].type == F_PAD) { /* the writer zeroes them: shown when it did not */
@@ -433,17 +452,17 @@ static void put_fields(const struct tix_index *ix, FILE *out, const struct field
 /* The file's section table, with what the dump adds to each entry. */
 struct entry {
 	struct tix_section_disk s;
-	const char *name;          /* format.h's, NULL for an id this tix does not know */
+	const char *name; /* format.h's, NULL for an id this tix does not know */
 	uint64_t nrec, nblocks;
-	uint64_t first_sum;        /* its first block's place in BLOCK_SUMS */
+	uint64_t first_sum; /* its first block's place in BLOCK_SUMS */
 };
 
 struct dump {
 	const struct tix_index *ix;
 	FILE *out;
 	struct tix_header_disk h;
-	struct entry *e;           /* h.section_count of them, in the file's order */
-	const uint64_t *sums;      /* BLOCK_SUMS */
+	struct entry *e;      /* h.section_count of them, in the file's order */
+	const uint64_t *sums; /* BLOCK_SUMS */
 	uint64_t nsums;
 };
 
@@ -485,9 +504,12 @@ static int read_entries(struct dump *d, struct tix_error *err)
 		uint64_t per = (uint64_t)e->s.elem_size << tix_block_shift(e->s.elem_size);
 		for (uint64_t b = 0; b < e->nblocks; b++) {
 			uint64_t lo = b * per, n = e->s.size - lo < per ? e->s.size - lo : per;
-			if (tix_hash64(ix->map + e->s.offset + lo, (size_t)n, 0) != d->sums[e->first_sum + b])
-				return tix_error_set(err, "%s: damaged index (checksum of section %u, block %llu)",
-				                     ix->path, e->s.id, (unsigned long long)b);
+			if (tix_hash64(ix->map + e->s.offset + lo, (size_t)n, 0) !=
+			    d->sums[e->first_sum + b])
+				return tix_error_set(
+					err,
+					"%s: damaged index (checksum of section %u, block %llu)",
+					ix->path, e->s.id, (unsigned long long)b);
 		}
 	}
 	return 0;
@@ -507,7 +529,8 @@ static void put_sum_owner(const struct dump *d, uint64_t i)
 {
 	for (uint32_t k = 0; k < d->h.section_count; k++) {
 		const struct entry *e = &d->e[k];
-		if (e->s.id != TIX_SEC_BLOCK_SUMS && i >= e->first_sum && i - e->first_sum < e->nblocks) {
+		if (e->s.id != TIX_SEC_BLOCK_SUMS && i >= e->first_sum &&
+		    i - e->first_sum < e->nblocks) {
 			char nb[32];
 			fprintf(d->out, " section=%s block=%" PRIu64, entry_name(e, nb, sizeof nb),
 			        i - e->first_sum);
@@ -537,7 +560,8 @@ static void dump_section(const struct dump *d, const struct entry *e)
 	const char *name = entry_name(e, nb, sizeof nb);
 	const unsigned char *base = ix->map + e->s.offset;
 	if (e->s.id == TIX_SEC_STRING_DATA) { /* by string: the bytes are their text */
-		fprintf(out, "\nsection %s id=%u elem_size=%u bytes=%" PRIu64 " strings=%" PRIu32 "\n",
+		fprintf(out,
+		        "\nsection %s id=%u elem_size=%u bytes=%" PRIu64 " strings=%" PRIu32 "\n",
 		        name, e->s.id, e->s.elem_size, e->nrec, ix->nstr);
 		dump_strings(d);
 		return;
@@ -590,7 +614,8 @@ static long find_entry(const struct dump *d, const char *section)
 	int by_id = section[0] >= '0' && section[0] <= '9' && !*end && !errno;
 	for (uint32_t i = 0; i < d->h.section_count; i++) {
 		char nb[32];
-		if (by_id ? d->e[i].s.id == id : !strcasecmp(entry_name(&d->e[i], nb, sizeof nb), section))
+		if (by_id ? d->e[i].s.id == id
+		          : !strcasecmp(entry_name(&d->e[i], nb, sizeof nb), section))
 			return i;
 	}
 	return -1;
@@ -607,7 +632,8 @@ static int no_such_section(const struct dump *d, const char *section, struct tix
 		                 entry_name(&d->e[i], nb, sizeof nb));
 		n += k > 0 ? (size_t)k : 0;
 	}
-	tix_error_set(err, "%s: no section '%s' (it has: %s; or give an id)", d->ix->path, section, list);
+	tix_error_set(err, "%s: no section '%s' (it has: %s; or give an id)", d->ix->path, section,
+	              list);
 	return 1;
 }
 

@@ -67,7 +67,8 @@ int main(int argc, char **argv)
 	}
 	struct tix_header_disk h;
 	memcpy(&h, good, sizeof h);
-	size_t tab = sizeof h, old_end = tab + (size_t)h.section_count * sizeof(struct tix_section_disk);
+	size_t tab = sizeof h,
+	       old_end = tab + (size_t)h.section_count * sizeof(struct tix_section_disk);
 	/* the sections move down by a multiple of the alignment, so that one
 	 * more table entry fits; the new section and a longer BLOCK_SUMS go
 	 * after the end (the old BLOCK_SUMS bytes stay, unreferenced) */
