@@ -69,6 +69,7 @@ static int add_folder(const char *dir, const char **paths, int *n, int max, char
 			names[k++] = strdup(nm);
 	}
 	closedir(d);
+	/* cppcheck-suppress uninitvar ; with k == 0 qsort reads none of names */
 	qsort(names, (size_t)k, sizeof *names, by_name);
 	int added = 0;
 	for (int i = 0; i < k; i++) {
