@@ -200,8 +200,9 @@ def main():
         "--step": "0", "--top": "3", "--limit": "2", "--jobs": "2", "--sort": sort_key,
         "--kernel": ".", "--range": "0:1000", "--step-marker": "ProfilerStep",
         "--graph-capture": cap, "--delay": "0", "--duration": "1", "--nvtx": "step",
-        "--flush-ms": "100", "--wait": "0", "--section": "STEPS",
+        "--flush-ms": "100", "--wait": "0",
     }
+    sample["--section"] = "STEPS"  # tix dump
     pending_seen = set()
 
     def value_for(c, name):
