@@ -5,20 +5,23 @@
                 [--traces SHARED_TRACES] [--update]
 
 1. Golden dumps, tests/core/golden/dump/NAME.txt: the index of a seeded
-   generated trace (steps, a step before the trace, CUDA graph replays with
-   their capture, a chain of ancestors: every section but LONG_DUR holds
-   records) and of a small real one from the shared corpus
+   generated trace (steps, a step before the trace, CUDA graph replays, a
+   chain of ancestors) and of a small real one from the shared corpus
    (triton_inductor.json.gz; skipped, not failed, when the corpus is absent).
+   The replays' capture is not given to the golden one: the index records a
+   capture by its real path, the work folder's.
    Each index is built in the work folder from a relative name, so only what
    the file system gives the index differs from one machine to the next: the
    source's mtime, device, inode and ctime in META, and so META's block sum,
    its checksum, BLOCK_SUMS's and the header's.  Those are normalised to
    <varies>; everything else must be byte for byte the golden.
-2. The same dumps against a reading of the file of this script's own (the
-   struct module on format.h's layout, no tix code): the header, every
-   section table entry, every ROWS record field by field, every string of
-   STRING_DATA (escaped as the dump's rule says), the shown prefix of each
-   row's name, and each block sum with its section and block.
+2. The same dumps, and that of the generated trace indexed with its capture
+   (CAPTURE_CHAINS and CAPTURE_FRAMES filled), against a reading of the file
+   of this script's own (the struct module on format.h's layout, no tix
+   code): the header, every section table entry, every ROWS and
+   CAPTURE_FRAMES record field by field, every string of STRING_DATA
+   (escaped as the dump's rule says), the shown prefix of each string after
+   its id, and each block sum with its section and block.
 3. --section: by name in any case and by id, the same lines as in the whole
    dump; an unknown name or id: exit 1, one line listing the sections.
 4. A section of a later format (tix_future: id 40, 3 records of 12 bytes):
@@ -50,6 +53,7 @@ SHOWN = 64  # index/dump.c: bytes of a string shown after its id in a record
 HEADER = struct.Struct("<8sIIIIIIQQQ8s")
 ENTRY = struct.Struct("<IIQQQ")
 ROW = struct.Struct("<qIIIIIBBH")
+FRAME = struct.Struct("<IIIB3x")
 BLOCK_SUMS = 22
 BLOCK_BYTES = 65536
 
@@ -108,8 +112,9 @@ def read_index(path):
     data = b[sec[3][2]:sec[3][2] + sec[3][3]]
     strings = [data[offs[i]:offs[i + 1] - 1] for i in range(len(offs) - 1)]
     rows = [ROW.unpack_from(b, sec[5][2] + i * ROW.size) for i in range(sec[5][3] // ROW.size)]
+    frames = [FRAME.unpack_from(b, sec[21][2] + i * FRAME.size) for i in range(sec[21][3] // FRAME.size)]
     sums = struct.unpack_from("<%dQ" % (sec[BLOCK_SUMS][3] // 8), b, sec[BLOCK_SUMS][2])
-    return b, h, entries, offs, strings, rows, sums
+    return b, h, entries, offs, strings, rows, frames, sums
 
 
 def blocks_of(size, elem):
@@ -126,7 +131,7 @@ def records(dump, name):
 
 
 def check_against_file(chk, what, dump, path):
-    b, h, entries, offs, strings, rows, sums = read_index(path)
+    b, h, entries, offs, strings, rows, frames, sums = read_index(path)
     head = ("header magic=\"%s\" version=%d min_reader_version=%d header_size=%d endian=0x%08x "
             "section_count=%d flags=0x%08x section_table_offset=%d file_size=%d checksum=0x%016x"
             % (h[0].rstrip(b"\0").decode(), *h[1:10]))
@@ -166,6 +171,16 @@ def check_against_file(chk, what, dump, path):
             bad.append("%r != %r" % (got.get(i), want))
     chk.check(not bad and len(got) == len(rows), "%s: all %d rows, field by field" % (what, len(rows)),
               bad[0] if bad else "%d rows in the dump" % len(got))
+    got = records(dump, "CAPTURE_FRAMES")
+    bad = []
+    for i, (name, dims, types, kind) in enumerate(frames):
+        s = lambda v: "none" if v == 0xFFFFFFFF else "%d %s" % (v, quoted(strings[v], SHOWN))
+        want = "CAPTURE_FRAMES[%d] name=%s dims=%s types=%s kind=%s" % (i, s(name), s(dims), s(types),
+                                                                      labels[kind])
+        if got.get(i) != want:
+            bad.append("%r != %r" % (got.get(i), want))
+    chk.check(not bad and len(got) == len(frames), "%s: all %d capture frames, field by field"
+              % (what, len(frames)), bad[0] if bad else "%d in the dump" % len(got))
     got = records(dump, "BLOCK_SUMS")
     bad = [k for k, s in enumerate(sums)
            if got.get(k) != "BLOCK_SUMS[%d] sum=0x%016x section=%s block=%d"
@@ -308,14 +323,21 @@ def main():
     finally:
         os.chdir(cwd)
     gen = os.path.join(args.work, "gen.tix")
-    rc, _, err = tixtest.tix(args, "index", "gen.json", "--graph-capture", "gen-capture.json",
-                             "-o", "gen.tix", cwd=args.work)
+    rc, _, err = tixtest.tix(args, "index", "gen.json", "-o", "gen.tix", cwd=args.work)
     if not chk.check(rc == 0, "index the generated trace", err):
         return chk.done()
     dump = golden(chk, args, "generated", gen, seen)
     if dump is not None:
         check_against_file(chk, "generated", dump, gen)
         sections(chk, args, gen, dump)
+    cap = os.path.join(args.work, "gen-capture.tix")
+    rc, _, err = tixtest.tix(args, "index", "gen.json", "--graph-capture", "gen-capture.json",
+                             "-o", cap, cwd=args.work)
+    if chk.check(rc == 0, "index the generated trace with its capture", err):
+        rc, dump, err = tixtest.tix(args, "dump", cap)
+        if chk.check(rc == 0 and not err and re.search(r"(?m)^CAPTURE_FRAMES\[0\] ", dump),
+                     "tix dump of it: exit 0, capture frames", err.strip()[:300]):
+            check_against_file(chk, "with its capture", dump, cap)
 
     real = os.path.join(args.traces, REAL)
     if os.path.exists(real):
