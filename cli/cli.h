@@ -135,6 +135,7 @@ int cmd_info(int argc, char **argv);
 int cmd_findings(int argc, char **argv);                    /* cli/findings.c */
 int cmd_index(int argc, char **argv);
 int cmd_capture(int argc, char **argv, const char *exe); /* cli/capture.c */
+int cmd_dump(int argc, char **argv);                      /* cli/dump.c */
 /* summary --by rank (cli/ranks.c): several traces of one run.  main()
  * routes `summary` there when cli_wants_ranks(): argv has --by rank. */
 int cli_wants_ranks(int argc, char **argv);

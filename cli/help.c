@@ -105,6 +105,12 @@ static const struct cli_opt info_opts[] = {
 	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
 };
 
+static const struct cli_opt dump_opts[] = {
+	{"--section", NULL, "S", CLI_V_NONE, 0,
+	 "only section S: its name (ROWS, STEPS, ...; any case) or its id (5, or one a later tix wrote)"},
+	OPT_HELP, OPT_END,
+};
+
 static const struct cli_opt capture_opts[] = {
 	{"-o", "--output", "OUT", CLI_V_DIR, 0,
 	 "the folder for journals and indexes (default tix-capture-DATE-TIME)"},
@@ -188,6 +194,13 @@ static const struct cli_cmd commands[] = {
 	 "graph replays, the trace's top-level keys and the build's warnings.",
 	 info_opts, CLI_V_TRACE, NULL,
 	 {"tix info trace.json.gz.tix", "tix info trace.json.gz"}},
+	{"dump", "an index's sections, record by record, as text",
+	 {"tix dump FILE.tix [--section S]"},
+	 "Prints what FILE.tix holds: its header and section table, then each section's records, "
+	 "every field by name, string ids followed by the string (docs/FORMAT.md says what each "
+	 "means). A section of a later format is shown in hex; a damaged file gets one line, exit 2.",
+	 dump_opts, CLI_V_FILE, NULL,
+	 {"tix dump trace.json.gz.tix | less", "tix dump trace.json.gz.tix --section STEPS"}},
 	{"capture", "record a CUDA program with CUPTI",
 	 {"tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE] [--cuda-profiler-api] "
 	  "[--flush-ms N] [--wait S] [--step-marker REGEX] -- CMD [ARGS...]"},

@@ -67,6 +67,7 @@ int cli_folder_traces(const char *dir, char **paths, int *n, int max)
 			names[k++] = strdup(nm);
 	}
 	closedir(d);
+	/* cppcheck-suppress uninitvar ; with k == 0 qsort reads none of names */
 	qsort(names, (size_t)k, sizeof *names, by_name);
 	size_t dl = strlen(dir);
 	while (dl > 1 && dir[dl - 1] == '/') /* "tp8/" and "tp8" name the same files */
@@ -239,6 +240,8 @@ int main(int argc, char **argv)
 		return cmd_completion(argc - 1, argv + 1);
 	if (!strcmp(verb, "index"))
 		return cmd_index(argc - 1, argv + 1);
+	if (!strcmp(verb, "dump"))
+		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(verb, "summary"))
 		return cli_wants_ranks(argc - 1, argv + 1) ? cmd_summary_ranks(argc - 1, argv + 1)
 		                                          : cmd_summary(argc - 1, argv + 1);

@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "index/sink.h"
 
@@ -58,6 +59,15 @@ void tix_index_on_damage(struct tix_index *ix, tix_damage_fn fn, void *ctx);
 /* Checks every block not checked yet: 0, or -1 with the first damage in
  * *err (what tix_index_open of format 2 refused at open: tix info). */
 int tix_index_check_all(const struct tix_index *ix, struct tix_error *err);
+/* tix dump: writes to out what ix holds, in the text form docs/CLI.md
+ * shows (the header, the section table, then each section record by
+ * record, every field by name; a section of a later format as hex), after
+ * checking every block as the queries would.  section: NULL for all, or
+ * one section by its name (format.h's, any case) or id.  0; 1 when the file
+ * has no such section (err names those it has; nothing written); -1 with
+ * err set when the file is damaged (nothing written) or out fails. */
+int tix_index_dump(const struct tix_index *ix, const char *section, FILE *out,
+                   struct tix_error *err);
 /* Checks the blocks not checked yet on a thread of its own, so that a query
  * that later reads the whole trace finds them checked (the TUI, after open).
  * What it finds damaged is reported when a query reads it.  Stopped by

@@ -7,6 +7,7 @@ set(TIX_INDEX_SOURCES
   common.c
   names.c
   reader.c
+  dump.c
   check.c
   find.c
   export.c

@@ -486,6 +486,7 @@ static error_code read_args(shim_parser *p, ondemand::document &doc, ondemand::o
 
 static void reset(shim_event &ev)
 {
+	/* cppcheck-suppress memsetClassFloat ; its floats are set below, and zero bits are 0.0f in IEEE 754 */
 	memset(&ev, 0, sizeof(ev));
 	ev.correlation = -1;
 	ev.registers = ev.shared_mem = -1;

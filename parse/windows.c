@@ -52,7 +52,7 @@ static enum scan scan_string(const char *b, size_t p, size_t n, size_t *end)
  * not the grammar of numbers and literals (simdjson does that). */
 static enum scan scan_value(const char *b, size_t p, size_t n, size_t *end, size_t *bad_at)
 {
-	uint8_t stack[MAX_NESTING / 8]; /* one bit a level: 1 for '{' */
+	uint8_t stack[MAX_NESTING / 8] = {0}; /* one bit a level: 1 for '{' */
 	int depth = 0;
 	p = parse_skip_ws(b, p, n);
 	if (p >= n)

@@ -246,6 +246,7 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 			struct tix_op_info oi;
 			const struct tix_str *f[4] = {&ev->op->dims, &ev->op->types, &ev->op->strides,
 			                              &ev->op->concrete};
+			/* cppcheck-suppress uninitvar ; their addresses, each written below */
 			uint32_t *o[4] = {&oi.dims, &oi.types, &oi.strides, &oi.concrete};
 			for (int i = 0; i < 4; i++) {
 				*o[i] = TIX_NONE;

@@ -257,6 +257,7 @@ void view_cmp_launches_ref(const struct tix_view *v, uint32_t row, struct tix_co
 	out->side = k;
 	out->group[0] = v->cmp.group[0];
 	out->group[1] = v->cmp.group[1];
+	out->event = TIX_NONE; /* a side's summary row: no launch */
 	if (inner != TIX_NONE) {
 		struct tix_view_ref r;
 		tix_view_ref(p->side[k], inner, &r);

@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 	}
 	CHECK_EQ_INT(off, n); /* the writer's output is whole */
 	CHECK(nb > 8);
-	uint64_t ref[256];
+	uint64_t ref[256] = {0}; /* ref[0] is read when the chunk count check failed */
 	for (size_t b = 1; b < nb; b++) {
 		struct outcome o = read_prefix(p, bounds[b]);
 		CHECK_EQ_INT(o.rc, 0);

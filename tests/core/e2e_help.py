@@ -40,7 +40,7 @@ REFUSED = re.compile(r"does not apply here|unknown option|unknown or incomplete 
                      r"unknown --format|--by takes|--timeunit takes|unexpected argument|"
                      r"needs a value|takes a number|unknown command")
 
-COMMANDS = ["tui", "index", "summary", "show", "export", "diff", "info", "capture",
+COMMANDS = ["tui", "index", "summary", "show", "export", "diff", "info", "dump", "capture",
             "completion", "help"]
 
 
@@ -191,7 +191,7 @@ def main():
     base = {
         "tui": [trace], "index": [trace], "summary": [trace],
         "show": [trace, "--kernel", "."], "export": [trace, "-o", out_json],
-        "diff": [trace, trace2], "info": [trace], "capture": [],
+        "diff": [trace, trace2], "info": [trace], "dump": [trace + ".tix"], "capture": [],
         "completion": ["bash"], "help": [],
     }
     rc, csv, _ = tixtest.tix(args, "summary", trace, "--format", "csv")
@@ -202,6 +202,7 @@ def main():
         "--graph-capture": cap, "--delay": "0", "--duration": "1", "--nvtx": "step",
         "--flush-ms": "100", "--wait": "0",
     }
+    sample["--section"] = "STEPS"  # tix dump
     pending_seen = set()
 
     def value_for(c, name):
