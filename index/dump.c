@@ -215,8 +215,7 @@ static const struct field fields_NAMES[] = {
 	F(struct tix_names_disk, pad, F_PAD),
 };
 
-/* Format 5's sections (branch findings): these lists take effect when its
- * format.h lands; fold them in above and drop the #if then. */
+/* Format 5's sections: what findings read (docs/FORMAT.md, 25-31). */
 #define B(m, t) F(struct tix_breakdown, m, t)
 static const struct field fields_BREAKDOWNS[] = {
 	B(span_start, F_I64), B(span_end, F_I64), B(busy_ns, F_I64), B(compute_ns, F_I64),
