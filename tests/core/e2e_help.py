@@ -40,7 +40,7 @@ REFUSED = re.compile(r"does not apply here|unknown option|unknown or incomplete 
                      r"unknown --format|--by takes|--timeunit takes|unexpected argument|"
                      r"needs a value|takes a number|unknown command")
 
-COMMANDS = ["tui", "index", "summary", "show", "export", "diff", "info", "dump", "capture",
+COMMANDS = ["tui", "index", "summary", "show", "export", "diff", "findings", "info", "dump", "capture",
             "completion", "help"]
 
 
@@ -191,7 +191,8 @@ def main():
     base = {
         "tui": [trace], "index": [trace], "summary": [trace],
         "show": [trace, "--kernel", "."], "export": [trace, "-o", out_json],
-        "diff": [trace, trace2], "info": [trace], "dump": [trace + ".tix"], "capture": [],
+        "diff": [trace, trace2], "findings": [trace], "info": [trace], "dump": [trace + ".tix"],
+        "capture": [],
         "completion": ["bash"], "help": [],
     }
     rc, csv, _ = tixtest.tix(args, "summary", trace, "--format", "csv")
@@ -200,7 +201,7 @@ def main():
         "--step": "0", "--top": "3", "--limit": "2", "--jobs": "2", "--sort": sort_key,
         "--kernel": ".", "--range": "0:1000", "--step-marker": "ProfilerStep",
         "--graph-capture": cap, "--delay": "0", "--duration": "1", "--nvtx": "step",
-        "--flush-ms": "100", "--wait": "0",
+        "--flush-ms": "100", "--wait": "0", "--peak-bw": "3.35T", "--peak-flops": "bf16=989T",
     }
     sample["--section"] = "STEPS"  # tix dump
     pending_seen = set()
