@@ -47,6 +47,10 @@ static const struct cli_opt summary_opts[] = {
 	 "every duration in text in this unit, named in the header (default: each in its own)"},
 	{"--format", NULL, "text|csv|json", CLI_V_WORDS, 0,
 	 "aligned text (default), CSV with one header line, or JSON (--by rank: text or json)"},
+	{"--peak-bw", NULL, "B/S", CLI_V_NONE, 0,
+	 "with --by op: the device's memory bandwidth for the roofline columns (4.8e12, 4.8T)"},
+	{"--peak-flops", NULL, "F", CLI_V_NONE, 0,
+	 "with --by op: the device's dense FLOP/s, one for every dtype (989T) or per dtype (bf16=989T)"},
 	{"--jobs", NULL, "N", CLI_V_NONE, 0,
 	 "with --by rank: index at most N traces at once (default: the CPUs)"},
 	{"--rank-from", NULL, "info|name|order", CLI_V_WORDS, 0,
@@ -148,7 +152,7 @@ static const struct cli_cmd commands[] = {
 	 {"tix index trace.json.gz", "tix index trace.json.gz -o /tmp/trace.tix"}},
 	{"summary", "GPU time by kernel, step, CPU op or rank",
 	 {"tix summary TRACE [--by kernel|step|op] [--step N] [--top N] [--sort COL] "
-	  "[--timeunit ns|us|ms|s] [--format text|csv|json]",
+	  "[--timeunit ns|us|ms|s] [--format text|csv|json] [--peak-bw B/S] [--peak-flops F]",
 	  "tix summary TRACE...|DIR --by rank [--jobs N] [--step N] [--rank-from info|name|order] "
 	  "[--timeunit ns|us|ms|s] [--format text|csv|json]"},
 	 "Prints the rows of the TUI's views: GPU work ranked by total time (nsys stats' columns), "

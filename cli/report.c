@@ -120,6 +120,15 @@ static int summary_ops(struct tix_index *ix, const struct args *a)
 	struct tix_view_scope sc = tix_view_scope_all();
 	if (a->has_step)
 		sc.step = (uint32_t)a->step;
+	/* the roofline columns' peaks: the device's, or --peak-bw / --peak-flops */
+	struct tix_device dev;
+	const char *why;
+	tix_index_device(ix, -1, &dev);
+	if (tix_device_override(&dev, a->peak_bw, a->peak_flops, &why) != 0) {
+		fprintf(stderr, "tix summary: %s\n", why);
+		return EXIT_USAGE;
+	}
+	sc.device = &dev;
 	struct tix_error err;
 	struct tix_view *v = tix_view_new(ix, TIX_VIEW_OPS, &sc, &err);
 	if (!v) {
@@ -171,7 +180,9 @@ static int cmd_summary_run(struct args *ap)
 int cmd_summary(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_BY | ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_CSV | ARG_SORT | ARG_TIMEUNIT) != 0 ? EXIT_USAGE : cmd_summary_run(&a);
+	int rc = args_parse(argc, argv, &a, ARG_BY | ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_CSV | ARG_SORT | ARG_TIMEUNIT | ARG_PEAK) != 0
+	             ? EXIT_USAGE
+	             : cmd_summary_run(&a);
 	cli_open_opts_done(&a.open);
 	return rc;
 }
