@@ -37,6 +37,14 @@ struct shape_acc {
 	int64_t gpu_ns;
 };
 
+/* A modelled op instance the walk met. */
+struct inst {
+	uint32_t row, shape;
+	int64_t ns;                /* GPU time beneath it */
+	uint8_t leaf;              /* counted as a leaf already */
+	uint8_t pad[7];
+};
+
 struct pair_key {              /* (shape, kernel group) and (shape, step) */
 	uint32_t shape, other;
 };
@@ -56,14 +64,13 @@ struct state {
 	struct dedup groups, steps; /* struct pair_key: (shape, group), (shape, step) */
 	struct pair_acc *gacc, *sacc;
 	uint32_t gcap, scap;
-	/* per row, written when the walk first meets the row (nma UNKNOWN
-	 * until then), so that rows no GPU work is beneath cost nothing */
-	uint32_t *nma;             /* nearest modelled ancestor-or-self, TIX_NONE */
-	uint32_t *shape_of;        /* its shape, TIX_NONE: not modelled */
-	int64_t *inst_ns;          /* modelled rows: GPU time beneath them */
-	uint8_t *is_leaf;          /* modelled rows: counted as a leaf already */
-	uint32_t *modelled;        /* the modelled rows met, in the order met */
-	uint32_t nmodelled, modelled_cap;
+	/* per row, written when the walk first meets the row (UNKNOWN until
+	 * then), so that rows no GPU work is beneath cost nothing: the
+	 * modelled instance (insts) that is its nearest modelled
+	 * ancestor-or-self, TIX_NONE when it has none */
+	uint32_t *nma;
+	struct inst *insts;        /* the modelled instances met, in the order met */
+	uint32_t ninsts, insts_cap;
 	/* per detail: the shape of rows of that detail and name (most details
 	 * belong to one op name), so a row costs no hashing */
 	uint32_t *detail_name, *detail_shape;
@@ -71,7 +78,7 @@ struct state {
 	 * the same value written with other white space is one text */
 	struct intern canon;       /* canonical texts (not written) */
 	uint32_t *canon_of;        /* string id -> canon id + 1, 0 unknown */
-	struct linker_buf b_shape, b_nma, b_ns, b_leaf;
+	struct linker_buf b_nma;
 };
 
 static int grow(void **p, uint32_t *cap, uint32_t id, size_t elem)
@@ -179,22 +186,6 @@ memo:
 	return 0;
 }
 
-/* Row r met for the first time: its shape, and for a modelled row its
- * counters.  0, or -1 when out of memory. */
-static int visit(struct state *st, uint32_t r)
-{
-	if (shape_row(st, r, &st->shape_of[r]) != 0)
-		return -1;
-	if (st->shape_of[r] == TIX_NONE)
-		return 0;
-	st->inst_ns[r] = 0;
-	st->is_leaf[r] = 0;
-	if (grow((void **)&st->modelled, &st->modelled_cap, st->nmodelled, sizeof(*st->modelled)))
-		return -1;
-	st->modelled[st->nmodelled++] = r;
-	return 0;
-}
-
 /* The parent of row as the rules walk it: its link, or for a row whose
  * ancestors are listed, the first of the list. */
 static uint32_t parent_of(const struct state *st, uint32_t row)
@@ -206,9 +197,26 @@ static uint32_t parent_of(const struct state *st, uint32_t row)
 	return st->v.rows[row].link;
 }
 
-/* The nearest modelled ancestor-or-self of row, through the memo: rows met
- * for the first time are visited on the way up.  *oom set when out of
- * memory. */
+/* Row r met for the first time: its instance when it is modelled (*id),
+ * else TIX_NONE.  0, or -1 when out of memory. */
+static int visit(struct state *st, uint32_t r, uint32_t *id)
+{
+	uint32_t shape;
+	*id = TIX_NONE;
+	if (shape_row(st, r, &shape) != 0)
+		return -1;
+	if (shape == TIX_NONE)
+		return 0;
+	if (grow((void **)&st->insts, &st->insts_cap, st->ninsts, sizeof(*st->insts)))
+		return -1;
+	st->insts[st->ninsts] = (struct inst){.row = r, .shape = shape};
+	*id = st->ninsts++;
+	return 0;
+}
+
+/* The nearest modelled ancestor-or-self of row, as an instance, through
+ * the memo: rows met for the first time are visited on the way up.  *oom
+ * set when out of memory. */
 static uint32_t nearest_modelled(struct state *st, uint32_t row, int *oom)
 {
 	uint32_t path[64], n = 0, r = row, found = TIX_NONE;
@@ -217,13 +225,13 @@ static uint32_t nearest_modelled(struct state *st, uint32_t row, int *oom)
 			found = st->nma[r];
 			break;
 		}
-		if (visit(st, r) != 0) {
+		uint32_t id;
+		if (visit(st, r, &id) != 0) {
 			*oom = 1;
 			return TIX_NONE;
 		}
-		if (st->shape_of[r] != TIX_NONE) {
-			found = r;
-			st->nma[r] = r;
+		if (id != TIX_NONE) {
+			found = st->nma[r] = id;
 			break;
 		}
 		if (n == 64) { /* a deep stack: the rest in a call of its own */
@@ -281,26 +289,27 @@ static int attribute_run(struct state *st, uint32_t g, uint32_t step, const uint
 			continue;
 		}
 		int64_t dur = row_dur(L, row);
-		uint32_t shape = st->shape_of[leaf];
+		struct inst *in = &st->insts[leaf];
+		uint32_t shape = in->shape;
 		struct shape_acc *a = &st->acc[shape];
 		a->gpu_events++;
 		a->gpu_ns = tix_sat_add(a->gpu_ns, dur);
-		uint32_t new_call = !st->is_leaf[leaf];
+		uint32_t new_call = !in->leaf;
 		if (new_call) {
-			st->is_leaf[leaf] = 1;
+			in->leaf = 1;
 			a->calls++;
-			uint32_t call_step = tix_rule_step_of(&st->v, leaf);
+			uint32_t call_step = tix_rule_step_of(&st->v, in->row);
 			a->calls_in_steps += call_step != TIX_NONE && call_step != L->before_trace_step;
-			if (a->example_row == TIX_NONE || leaf < a->example_row)
-				a->example_row = leaf;
+			if (a->example_row == TIX_NONE || in->row < a->example_row)
+				a->example_row = in->row;
 		}
 		if (pair_add(&st->groups, &st->gacc, &st->gcap, &gc, shape, g, dur, 0) != 0 ||
 		    (step != TIX_NONE &&
 		     pair_add(&st->steps, &st->sacc, &st->scap, &sc, shape, step, dur, new_call) != 0))
 			return -1;
 		for (uint32_t p = leaf; p != TIX_NONE;) {
-			st->inst_ns[p] = tix_sat_add(st->inst_ns[p], dur);
-			uint32_t up = parent_of(st, p);
+			st->insts[p].ns = tix_sat_add(st->insts[p].ns, dur);
+			uint32_t up = parent_of(st, st->insts[p].row);
 			p = up == TIX_NONE ? TIX_NONE : nearest_modelled(st, up, &oom);
 		}
 		if (oom)
@@ -355,12 +364,12 @@ static int op_models(struct state *st, struct tix_error *err)
 		m->cls = (uint8_t)class_of_name(st, L->ops[i].name);
 		m->peak = TIX_PEAK_NONE;
 	}
-	for (uint32_t i = 0; i < st->nmodelled; i++) {
-		uint32_t row = st->modelled[i];
-		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, row);
-		if (st->inst_ns[row] <= 0)
+	for (uint32_t i = 0; i < st->ninsts; i++) {
+		const struct inst *in = &st->insts[i];
+		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, in->row);
+		if (in->ns <= 0)
 			continue;
-		const struct shape_acc *a = &st->acc[st->shape_of[row]];
+		const struct shape_acc *a = &st->acc[in->shape];
 		uint32_t op = op_of_name[r->name];
 		if (op == TIX_NONE)
 			continue;
@@ -374,7 +383,7 @@ static int op_models(struct state *st, struct tix_error *err)
 		/* a sum is unknown when one of its terms is */
 		m->flops = m->flops >= 0 && a->cost.flops >= 0 ? m->flops + a->cost.flops : -1;
 		m->bytes = m->bytes >= 0 && a->cost.bytes >= 0 ? m->bytes + a->cost.bytes : -1;
-		m->gpu_ns = tix_sat_add(m->gpu_ns, st->inst_ns[row]);
+		m->gpu_ns = tix_sat_add(m->gpu_ns, in->ns);
 		m->calls++;
 	}
 	for (uint32_t i = 0; i < L->nops; i++)
@@ -536,11 +545,8 @@ int linker_op_shapes(struct linker *L, struct tix_error *err)
 		tix_error_env(err, "out of memory");
 		goto out;
 	}
-	st.shape_of = linker_buf(L, &st.b_shape, L->nrows, sizeof(uint32_t), err);
-	st.nma = st.shape_of ? linker_buf(L, &st.b_nma, L->nrows, sizeof(uint32_t), err) : NULL;
-	st.inst_ns = st.nma ? linker_buf(L, &st.b_ns, L->nrows, sizeof(int64_t), err) : NULL;
-	st.is_leaf = st.inst_ns ? linker_buf(L, &st.b_leaf, L->nrows, 1, err) : NULL;
-	if (!st.is_leaf)
+	st.nma = linker_buf(L, &st.b_nma, L->nrows, sizeof(uint32_t), err);
+	if (!st.nma)
 		goto out;
 	size_t nd = L->b->c.details.n;
 	st.detail_name = malloc((nd + 1) * sizeof(uint32_t));
@@ -561,7 +567,7 @@ int linker_op_shapes(struct linker *L, struct tix_error *err)
 	rc = 0;
 out:
 	free(st.name_class);
-	free(st.modelled);
+	free(st.insts);
 	free(st.detail_name);
 	free(st.detail_shape);
 	free(st.canon_of);
@@ -572,9 +578,6 @@ out:
 	dedup_done(&st.shapes);
 	dedup_done(&st.groups);
 	dedup_done(&st.steps);
-	linker_buf_done(L, &st.b_shape);
 	linker_buf_done(L, &st.b_nma);
-	linker_buf_done(L, &st.b_ns);
-	linker_buf_done(L, &st.b_leaf);
 	return rc;
 }
