@@ -320,6 +320,30 @@ const char *name_fit(const struct app *a, const char *s, int width, char *buf, s
 	return buf;
 }
 
+const char *text_fit(const struct app *a, const char *s, int width, char *buf, size_t cap)
+{
+	if (text_width(a, s) <= width || width < 4)
+		return s;
+	/* the head says what it is about, the tail its figures */
+	const char *ell = draw_glyphs(a)->ellipsis;
+	int keep = width - text_width(a, ell);
+	int head = keep - keep / 3;
+	const char *h_end = skip_chars(s, head);
+	const char *t_from = skip_chars(s, count_chars(s) - (keep - head));
+	snprintf(buf, cap, "%.*s%s%s", (int)(h_end - s), s, ell, t_from);
+	return buf;
+}
+
+/* A cell's text fitted to its column: words cut in the middle, names as
+ * name_fit cuts them. */
+static const char *cell_fit(const struct app *a, const struct view *v, int col, const char *s, int width,
+                            char *buf, size_t cap)
+{
+	if (v->cols[col].flags & TIX_COL_PROSE)
+		return text_fit(a, s, width, buf, cap);
+	return name_fit(a, s, width, buf, cap);
+}
+
 void table_scroll(struct view *v, int h)
 {
 	if (h <= 0)
@@ -439,8 +463,8 @@ static void draw_name(struct app *a, struct view *v, uint32_t row, int col, int 
 		lead = draw_text(a, y, x, w, g->ellipsis, 0);
 	}
 	if (lines <= 1) {
-		if (v->cols[col].flags & TIX_COL_NAME || !a->full_names)
-			s = name_fit(a, s, w - lead, fit, sizeof fit);
+		if (v->cols[col].flags & (TIX_COL_NAME | TIX_COL_PROSE) || !a->full_names)
+			s = cell_fit(a, v, col, s, w - lead, fit, sizeof fit);
 		draw_text(a, y, x + lead, w - lead, s, 1);
 	} else {
 		/* wrap: w columns a line */
@@ -578,7 +602,7 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 			} else {
 				const char *s = v->ops->cell(a, v, row, i, buf, sizeof buf);
 				if (!(cols[i].flags & TIX_COL_RIGHT)) /* cut visibly, never silently */
-					s = name_fit(a, s, w[i], fit, sizeof fit);
+					s = cell_fit(a, v, i, s, w[i], fit, sizeof fit);
 				int tw = (cols[i].flags & TIX_COL_RIGHT) ? text_width(a, s) : 0;
 				int sign = signed_color(a, v, row, i, (uint32_t)pos == v->cursor);
 				if (sign)
