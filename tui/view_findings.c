@@ -124,6 +124,13 @@ static const char *group_name(struct app *a, uint32_t group, char *buf, size_t c
 	return g ? app_name(a, g->name, buf, cap) : "-";
 }
 
+/* The same, at most 32 columns, for a line that says where Enter goes. */
+static const char *group_short(struct app *a, uint32_t group, char *buf, size_t cap)
+{
+	char name[1024];
+	return name_fit(a, group_name(a, group, name, sizeof name), 32, buf, cap);
+}
+
 static void drill_ops(struct app *a, const struct tix_findings *F, const struct tix_finding *f, struct drill *d)
 {
 	char k[512];
@@ -141,7 +148,7 @@ static void drill_ops(struct app *a, const struct tix_findings *F, const struct 
 	d->step = F->step;
 	d->group = f->group;
 	d->op = op_named(a, name);
-	snprintf(d->what, sizeof d->what, "launches of %s%s%s%s", group_name(a, f->group, k, sizeof k),
+	snprintf(d->what, sizeof d->what, "launches of %s%s%s%s", group_short(a, f->group, k, sizeof k),
 	         d->op != TIX_NONE ? " beneath " : "", d->op != TIX_NONE ? tix_str(a->ix, name) : "",
 	         F->step != TIX_NONE ? ", in the step" : ", all steps");
 }
@@ -218,9 +225,8 @@ static void drill_comm(struct app *a, const struct tix_findings *F, struct drill
 	d->to = TO_KERNELS;
 	d->step = F->step;
 	d->group = g->group;
-	snprintf(d->what, sizeof d->what, "kernels%s, at the largest of %u communication kernel%s: %s",
-	         F->step != TIX_NONE ? " of the step" : " of all steps", count, count == 1 ? "" : "s",
-	         group_name(a, g->group, k, sizeof k));
+	snprintf(d->what, sizeof d->what, "kernels, at the largest of %u communication kernel%s: %s", count,
+	         count == 1 ? "" : "s", group_short(a, g->group, k, sizeof k));
 }
 
 /* The step whose wall time exceeds its GPU busy time most. */
@@ -369,24 +375,27 @@ struct item {
 	const char *label; /* "how:", or NULL: the text from column 0 */
 	char text[1024];
 	int attr;
+	int hang;          /* without a label: where its next lines start */
 };
 
 /* Lines item takes at the screen's width; with draw, drawn from y (at most
- * max lines; the last one drawn ends with an ellipsis when the item goes on). */
-static int item_lines(struct app *a, const struct item *it, int y, int max, int draw)
+ * max lines; the last one drawn ends with an ellipsis when the item, or
+ * with more the items after it, go on). */
+static int item_lines(struct app *a, const struct item *it, int y, int max, int draw, int more)
 {
-	int x0 = it->label ? LABEL_W : 0, w = COLS - x0, n = 0;
-	if (w < 8)
-		w = 8;
+	int x0 = it->label ? LABEL_W : 0, n = 0;
 	const char *p = it->text;
 	do {
+		if (n == 1 && !it->label)
+			x0 = it->hang;
+		int w = COLS - x0 < 8 ? 8 : COLS - x0;
 		size_t len = wrap_len(a, p, w);
 		if (draw && n < max) {
 			if (it->attr)
 				attron(it->attr);
 			if (n == 0 && it->label)
 				draw_text(a, y, 0, LABEL_W, it->label, 1);
-			int last = n == max - 1 && p[len];
+			int last = n == max - 1 && (p[len] || more);
 			const char *ell = draw_glyphs(a)->ellipsis;
 			int used = draw_textn(a, y + n, x0, w - (last ? text_width(a, ell) : 0), p, len, 0);
 			if (last)
@@ -406,14 +415,14 @@ static int items_lines(struct app *a, const struct item *it, int n)
 {
 	int lines = 0;
 	for (int i = 0; i < n; i++)
-		lines += item_lines(a, &it[i], 0, 0, 0);
+		lines += item_lines(a, &it[i], 0, 0, 0, 0);
 	return lines;
 }
 
 static void items_draw(struct app *a, const struct item *it, int n, int y, int h)
 {
 	for (int i = 0; i < n && h > 0; i++) {
-		int used = item_lines(a, &it[i], y, h, 1);
+		int used = item_lines(a, &it[i], y, h, 1, i + 1 < n);
 		used = used < h ? used : h;
 		y += used;
 		h -= used;
@@ -427,12 +436,13 @@ static int header_items(struct app *a, const struct view *v, struct item *it, in
 	for (int k = 0; n < max - 1; k++) {
 		it[n].label = NULL;
 		it[n].attr = 0;
+		it[n].hang = LABEL_W; /* its words go on under its text, not its label ("idle:     ") */
 		if (!tix_findings_header(a->ix, F, k, it[n].text, sizeof it[n].text))
 			break;
 		n++;
 	}
 	if (F->n && n < max) {
-		it[n].label = NULL;
+		it[n].label = "total:";
 		it[n].attr = draw_attr(a, CR_LABEL);
 		tix_findings_total(F, it[n].text, sizeof it[n].text);
 		n++;
@@ -449,6 +459,7 @@ __attribute__((format(printf, 5, 6))) static struct item *add_item(struct item *
 	struct item *p = &it[(*n)++];
 	p->label = label;
 	p->attr = 0;
+	p->hang = 0;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(p->text, sizeof p->text, fmt, ap);
