@@ -615,7 +615,8 @@ void findings_first_screen(struct app *a)
 		return;
 	char tail[96], fit[400], save[48];
 	if (!F->n) {
-		app_msg(a, "no findings (7: the GPU time breakdown, and what could not be computed)");
+		app_msg(a, "%s", text_fit(a, "no findings (7: the GPU time breakdown, and what could not be computed)",
+		                          COLS - 1, fit, sizeof fit));
 		tix_findings_free(F);
 		return;
 	}
