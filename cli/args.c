@@ -106,9 +106,9 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		case 'b':
 			a->by = optarg;
 			if (strcmp(a->by, "kernel") && strcmp(a->by, "step") && strcmp(a->by, "op") &&
-			    (strcmp(argv[0], "diff") || strcmp(a->by, "shape"))) {
+			    (strcmp(argv[0], "diff") || (strcmp(a->by, "shape") && strcmp(a->by, "findings")))) {
 				fprintf(stderr, "tix %s: --by takes kernel, step or op%s\n", argv[0],
-				        strcmp(argv[0], "diff") ? "" : " or shape");
+				        strcmp(argv[0], "diff") ? "" : ", shape or findings");
 				return -1;
 			}
 			break;

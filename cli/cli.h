@@ -36,6 +36,7 @@ struct open_opts {
 	char **captures;
 	int ncaptures;
 	char *capture_sources;
+	int as_capture;          /* this trace is opened as another's --graph-capture */
 };
 
 /* Where the index of a trace lives (docs/CLI.md, "Where the index lives"). */
@@ -60,6 +61,16 @@ void cli_open_opts_done(struct open_opts *o);
  * with err set; the exit status is then cli_exit_status(err). */
 int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
                    int *built, struct tix_error *err);
+/* What cli_open_trace checks first: path is there and a regular file.
+ * 0, or -1 with err set (exit status cli_exit_status(err)). */
+int cli_check_trace(const char *path, struct tix_error *err);
+
+/* tix DIR, tix summary DIR --by rank: the traces in the folder (the ranks
+ * of one run, say), in name order: .json, .json.gz and capture journals,
+ * and a .tix only where its trace is not there too; "DIR/NAME" with one
+ * slash between them.  Appends to paths[*n .. max-1], each malloc'd (the
+ * caller frees them).  The number added, or -1 when dir cannot be read. */
+int cli_folder_traces(const char *dir, char **paths, int *n, int max);
 
 /* Formatting shared by the reports. */
 void json_str(FILE *f, const char *s, size_t n);      /* a JSON string literal */

@@ -21,7 +21,8 @@ static const char *fmt_dur(int64_t ns, char *b, size_t cap)
 	return b;
 }
 
-/* The short label of a kernel group, or its name. */
+/* The short label of a kernel group (text), or its full demangled name
+ * (JSON: what a program matches on). */
 static const char *group_label(const struct tix_index *ix, uint32_t group)
 {
 	const struct tix_group *g = tix_group_get(ix, group);
@@ -31,37 +32,55 @@ static const char *group_label(const struct tix_index *ix, uint32_t group)
 	return tix_str(ix, s != TIX_NONE ? s : g->name);
 }
 
+/* A kernel group's name as the trace gives it (JSON). */
+static const char *group_name(const struct tix_index *ix, uint32_t group)
+{
+	const struct tix_group *g = tix_group_get(ix, group);
+	return g ? tix_str(ix, g->name) : "";
+}
+
+/* Whether some GPU work has a launch call: without any, host wait and what
+ * follows from it are unknown (null), not 0. */
+static int has_launches(const struct tix_index *ix)
+{
+	struct tix_summary_info si;
+	tix_index_summary(ix, &si);
+	uint32_t gpu = si.kind_counts[TIX_KIND_KERNEL] + si.kind_counts[TIX_KIND_MEMCPY] +
+	               si.kind_counts[TIX_KIND_MEMSET];
+	return si.gpu_without_launch < gpu;
+}
+
 static void print_text_header(const struct tix_index *ix, const char *path, const struct tix_findings *F,
                               const struct tix_breakdown *bd)
 {
 	char a[48], b[48], c[48], d[48], e[48], pb[300];
-	printf("findings: %s\n", tix_printable(path, pb, sizeof pb));
+	printf("findings  %s\n", tix_printable(path, pb, sizeof pb));
 	if (F->step != TIX_NONE) {
 		const struct tix_step *st = tix_step_get(ix, F->step);
-		printf("step:     %u, %s, wall %s, GPU time %s\n", F->step,
+		printf("step      %u, %s, wall %s, GPU time %s\n", F->step,
 		       tix_printable(tix_str(ix, st ? st->name : TIX_NONE), pb, sizeof pb),
 		       fmt_dur(F->basis.wall_ns, a, sizeof a), fmt_dur(F->basis.gpu_ns, b, sizeof b));
 	} else {
-		printf("per step: averaged over %u step%s of %s wall, %s of GPU time each\n", F->basis.steps,
+		printf("per step  averaged over %u step%s of %s wall, %s of GPU time each\n", F->basis.steps,
 		       F->basis.steps == 1 ? "" : "s", fmt_dur(F->basis.wall_ns, a, sizeof a),
 		       fmt_dur(F->basis.gpu_ns, b, sizeof b));
 	}
 	const struct tix_device *dv = &F->device;
 	if (dv->known)
-		printf("device:   %s%s%s: %s memory bandwidth, BF16 %s dense%s\n",
+		printf("device    %s%s%s: %s memory bandwidth, BF16 %s dense%s\n",
 		       dv->name[0] ? tix_printable(dv->name, pb, sizeof pb) : "(given)",
 		       dv->model ? " as " : "", dv->model ? dv->model : "",
 		       dv->peak_Bps > 0 ? tix_fmt_scaled(dv->peak_Bps, "B/s", a, sizeof a) : "-",
 		       dv->peak_flops[TIX_PEAK_BF16] > 0 ? tix_fmt_scaled(dv->peak_flops[TIX_PEAK_BF16], "FLOP/s", b, sizeof b) : "-",
 		       dv->overridden ? " (from --peak-bw / --peak-flops)" : "");
 	else
-		printf("device:   %s: no peaks known\n", dv->name[0] ? tix_printable(dv->name, pb, sizeof pb) : "not named");
+		printf("device    %s: no peaks known\n", dv->name[0] ? tix_printable(dv->name, pb, sizeof pb) : "not named");
 	int64_t span = bd->span_end - bd->span_start;
 	if (span > 0) {
-		printf("GPU time: span %s = compute %s + exposed comm %s + memory %s + idle %s\n",
+		printf("GPU time  span %s = compute %s + exposed comm %s + memory %s + idle %s\n",
 		       fmt_dur(span, a, sizeof a), fmt_dur(bd->compute_ns, b, sizeof b), fmt_dur(bd->comm_ns, c, sizeof c),
 		       fmt_dur(bd->memory_ns, d, sizeof d), fmt_dur(bd->idle_ns, e, sizeof e));
-		printf("idle:     host wait %s, kernel wait %s, other %s; %s of it while a synchronising call ran\n",
+		printf("idle      host wait %s, kernel wait %s, other %s; %s of it while a synchronising call ran\n",
 		       fmt_dur(bd->idle_host_ns, a, sizeof a), fmt_dur(bd->idle_kernel_ns, b, sizeof b),
 		       fmt_dur(bd->idle_other_ns, c, sizeof c), fmt_dur(bd->idle_sync_ns, d, sizeof d));
 	}
@@ -87,7 +106,8 @@ static void print_text(struct tix_index *ix, const char *path, const struct tix_
                        const struct tix_breakdown *bd, long top)
 {
 	char a[48], b[48], pb[400];
-	print_text_header(ix, path, F, bd);
+	(void)bd;
+	print_text_header(ix, path, F, &F->per_step);
 	struct tix_error verr;
 	struct tix_view *fv = F->n ? tix_view_findings(ix, F, &verr) : NULL;
 	if (F->n && !fv) {
@@ -127,7 +147,7 @@ static void print_text(struct tix_index *ix, const char *path, const struct tix_
 	}
 	tix_view_free(fv);
 	for (int i = 0; i < F->nnotes; i++)
-		printf("%s %s\n", i ? "      " : "\nnotes:", tix_printable(F->notes[i], pb, sizeof pb));
+		printf("%s%s\n", i ? "          " : "\nnotes     ", tix_printable(F->notes[i], pb, sizeof pb));
 }
 
 /* ---- JSON ---- */
@@ -157,7 +177,47 @@ static void jns(int64_t v)
 	printf("%lld", (long long)v);
 }
 
-static void json_breakdown(const struct tix_breakdown *bd, int64_t wall)
+/* A JSON text of the trace's (Input Dims, Input type, Concrete Inputs) as a
+ * string in one canonical line: no white space but a space after each
+ * comma and colon (as Python's json.dumps writes it), so a value written
+ * over many lines (vLLM's) reads and compares as one. */
+static void jtext(const char *t)
+{
+	if (!t) { /* the trace gave none */
+		fputs("null", stdout);
+		return;
+	}
+	size_t n = strlen(t);
+	char *out = malloc(2 * n + 1);
+	if (!out) {
+		jstr(t);
+		return;
+	}
+	size_t k = 0;
+	int in_str = 0;
+	for (const char *p = t; *p; p++) {
+		if (in_str) {
+			out[k++] = *p;
+			if (*p == '\\' && p[1])
+				out[k++] = *++p;
+			else if (*p == '"')
+				in_str = 0;
+			continue;
+		}
+		if (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+			continue;
+		out[k++] = *p;
+		if (*p == '"')
+			in_str = 1;
+		else if (*p == ',' || *p == ':')
+			out[k++] = ' ';
+	}
+	out[k] = 0;
+	jstr(out);
+	free(out);
+}
+
+static void json_breakdown(const struct tix_breakdown *bd, int64_t wall, int launches)
 {
 	jkey("wall_ns");
 	if (wall >= 0)
@@ -181,7 +241,11 @@ static void json_breakdown(const struct tix_breakdown *bd, int64_t wall)
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
 		printf("%s", i ? ", " : "");
 		jkey(f[i].k);
-		jns(f[i].v);
+		if (!launches && (!strcmp(f[i].k, "idle_host_ns") || !strcmp(f[i].k, "idle_sync_ns") ||
+		                  !strncmp(f[i].k, "launch_bound", 12)))
+			fputs("null", stdout);
+		else
+			jns(f[i].v);
 	}
 }
 
@@ -232,45 +296,78 @@ static void json_device(const struct tix_device *d)
 	printf("%s}", d->overridden ? "true" : "false");
 }
 
-static void json_streams(const struct tix_index *ix, const struct tix_breakdown *bd)
+/* A stream's label: "stream N" by its number, else its track's name. */
+static void stream_label(const struct tix_index *ix, const struct tix_track *t, char *buf, size_t cap)
+{
+	if (t->stream >= 0)
+		snprintf(buf, cap, "stream %d", t->stream);
+	else
+		snprintf(buf, cap, "%s", tix_str(ix, t->name));
+}
+
+static void json_streams(const struct tix_index *ix, const struct tix_breakdown *bd, int launches)
 {
 	const struct tix_stream_idle *si = tix_stream_idle(ix, bd->streams_first, bd->streams_count);
 	printf("[");
 	for (uint32_t i = 0; si && i < bd->streams_count; i++) {
 		const struct tix_track *t = tix_track_get(ix, si[i].track);
+		char label[160];
+		stream_label(ix, t, label, sizeof label);
 		printf("%s{", i ? ", " : "");
 		jkey("stream");
-		jstr(tix_str(ix, t->name));
-		printf(", \"device\": %d, \"stream_id\": %d, \"gaps\": %u, ", t->device, t->stream, si[i].gaps);
-		printf("\"host_wait_ns\": %lld, \"kernel_wait_ns\": %lld, \"other_ns\": %lld, "
-		       "\"launch_bound_idle_ns\": %lld}",
-		       (long long)si[i].host_wait_ns, (long long)si[i].kernel_wait_ns, (long long)si[i].other_ns,
-		       (long long)si[i].launch_bound_idle_ns);
+		jstr(label);
+		printf(", \"device\": ");
+		if (t->device >= 0)
+			printf("%d", t->device);
+		else
+			fputs("null", stdout);
+		printf(", \"stream_id\": ");
+		if (t->stream >= 0)
+			printf("%d", t->stream);
+		else
+			fputs("null", stdout);
+		printf(", \"gaps\": %u, \"host_wait_ns\": ", si[i].gaps);
+		if (launches)
+			jns(si[i].host_wait_ns);
+		else
+			fputs("null", stdout);
+		printf(", \"kernel_wait_ns\": %lld, \"other_ns\": %lld, \"launch_bound_idle_ns\": ",
+		       (long long)si[i].kernel_wait_ns, (long long)si[i].other_ns);
+		if (launches)
+			jns(si[i].launch_bound_idle_ns);
+		else
+			fputs("null", stdout);
+		printf("}");
 	}
 	printf("]");
 }
 
+/* The op-shape groups over the trace, or of one step (its own records). */
 static void json_shapes(const struct tix_index *ix, const struct tix_findings *F, long top)
 {
-	uint32_t n = tix_op_shape_count(ix), shown = 0;
+	uint32_t n = tix_op_shape_count(ix), shown = 0, nstep = 0;
 	uint32_t limit = top > 0 ? (uint32_t)top : (top == 0 ? UINT32_MAX : 10);
+	const struct tix_op_shape *step = F->step != TIX_NONE ? tix_step_op_shapes(ix, F->step, &nstep) : NULL;
+	if (step)
+		n = nstep;
 	printf("[");
 	for (uint32_t i = 0; i < n && shown < limit; i++) {
-		const struct tix_op_shape *o = tix_op_shape_get(ix, i);
+		const struct tix_op_shape *o = step ? &step[i] : tix_op_shape_get(ix, i);
 		struct tix_shape_figures sf;
-		tix_shape_figures(ix, &F->device, i, F->step, &sf);
-		if (F->step != TIX_NONE && sf.gpu_ns == 0)
-			continue;
+		tix_shape_figures(ix, &F->device, o->shape, F->step, &sf);
 		const struct tix_op_info *oi = tix_op_info_get(ix, o->op_info);
 		printf("%s{", shown++ ? ", " : "");
 		jkey("op");
 		jstr(tix_str(ix, o->name));
 		printf(", ");
 		jkey("dims");
-		jstr(oi && oi->dims != TIX_NONE ? tix_str(ix, oi->dims) : "");
+		jtext(oi && oi->dims != TIX_NONE ? tix_str(ix, oi->dims) : NULL);
 		printf(", ");
 		jkey("types");
-		jstr(oi && oi->types != TIX_NONE ? tix_str(ix, oi->types) : "");
+		jtext(oi && oi->types != TIX_NONE ? tix_str(ix, oi->types) : NULL);
+		printf(", ");
+		jkey("concrete");
+		jtext(oi && oi->concrete != TIX_NONE ? tix_str(ix, oi->concrete) : NULL);
 		printf(", \"class\": \"%s\", ", tix_op_class_name((enum tix_op_class)o->cls));
 		printf("\"calls\": %u, \"calls_per_step\": ", o->calls);
 		jnum(sf.calls);
@@ -283,10 +380,10 @@ static void json_shapes(const struct tix_index *ix, const struct tix_findings *F
 		jnum(sf.peak_fraction >= 0 ? sf.peak_fraction : NAN);
 		printf(", \"kernels\": [");
 		uint32_t gc;
-		const struct tix_op_group *gs = tix_op_shape_groups(ix, i, &gc);
+		const struct tix_op_group *gs = tix_op_shape_groups(ix, o->shape, &gc);
 		for (uint32_t k = 0; k < gc; k++) {
 			printf("%s", k ? ", " : "");
-			jstr(group_label(ix, gs[k].group));
+			jstr(group_name(ix, gs[k].group));
 		}
 		printf("]}");
 	}
@@ -311,10 +408,10 @@ static void json_finding(const struct tix_index *ix, const struct tix_finding *f
 	for (int k = 0; k < f->noverlaps; k++)
 		printf("%s%d", k ? ", " : "", f->overlaps[k] + 1);
 	printf("], \"kernels\": [");
-	if (f->group != TIX_NONE)
-		jstr(group_label(ix, f->group));
+	if (ix && f->group != TIX_NONE)
+		jstr(group_name(ix, f->group));
 	printf("], \"ops\": [");
-	for (uint32_t k = 0; k < f->nops; k++) {
+	for (uint32_t k = 0; ix && k < f->nops; k++) {
 		printf("%s", k ? ", " : "");
 		jstr(tix_str(ix, f->ops[k]));
 	}
@@ -333,6 +430,7 @@ static void json_finding(const struct tix_index *ix, const struct tix_finding *f
 static void print_json(const struct tix_index *ix, const char *path, const struct tix_findings *F,
                        const struct tix_breakdown *bd, long top)
 {
+	int launches = has_launches(ix);
 	printf("{");
 	jkey("trace");
 	jstr(path);
@@ -348,28 +446,35 @@ static void print_json(const struct tix_index *ix, const char *path, const struc
 	jkey("breakdown");
 	printf("{");
 	const struct tix_step *st = F->step != TIX_NONE ? tix_step_get(ix, F->step) : NULL;
-	json_breakdown(bd, st ? st->dur_ns : -1);
+	json_breakdown(bd, st ? st->dur_ns : -1, launches);
 	printf("}");
 	if (F->step == TIX_NONE) {
 		printf(", ");
 		jkey("per_step");
 		printf("[");
-		uint32_t ns = tix_step_count(ix) + (tix_step_before_trace(ix) != TIX_NONE);
-		for (uint32_t s = 0; s < ns; s++) {
+		/* "(before the trace)" first, as summary --by step lists it */
+		uint32_t real = tix_step_count(ix), before = tix_step_before_trace(ix), k = 0;
+		for (uint32_t i = 0; i < real + (before != TIX_NONE); i++) {
+			uint32_t s = before != TIX_NONE ? (i == 0 ? before : i - 1) : i;
 			const struct tix_step *sp = tix_step_get(ix, s);
 			const struct tix_breakdown *sb = tix_breakdown_get(ix, s);
-			printf("%s{\"step\": %u, ", s ? ", " : "", s);
+			printf("%s{\"step\": ", k++ ? ", " : "");
+			if (s == before)
+				fputs("null", stdout);
+			else
+				printf("%u", s);
+			printf(", ");
 			jkey("name");
 			jstr(tix_str(ix, sp->name));
 			printf(", ");
-			json_breakdown(sb, sp->dur_ns);
+			json_breakdown(sb, sp->dur_ns, launches);
 			printf("}");
 		}
 		printf("]");
 	}
 	printf(", ");
 	jkey("idle");
-	json_streams(ix, bd);
+	json_streams(ix, bd, launches);
 	printf(", ");
 	jkey("op_shapes");
 	json_shapes(ix, F, top);
@@ -394,19 +499,14 @@ static void print_json(const struct tix_index *ix, const char *path, const struc
 	printf("]}\n");
 }
 
-int cmd_findings(int argc, char **argv)
+/* One trace's findings, printed; 0, or an exit status. */
+static int one_trace(const char *path, struct args *a, struct tix_rank_trace **rank_out, int json)
 {
-	struct args a;
-	if (args_parse(argc, argv, &a, ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_PEAK) != 0)
-		return EXIT_USAGE;
-	if (a.help) {
-		cli_help(stdout, "findings");
-		return EXIT_OK;
-	}
 	struct tix_index *ix;
-	if (args_open(&a, &ix) != 0)
-		return a.exit_status;
-	struct tix_findings_opts o = {a.has_step ? (uint32_t)a.step : TIX_NONE, a.peak_bw, a.peak_flops};
+	a->trace = path;
+	if (args_open(a, &ix) != 0)
+		return a->exit_status;
+	struct tix_findings_opts o = {a->has_step ? (uint32_t)a->step : TIX_NONE, a->peak_bw, a->peak_flops};
 	struct tix_findings *F;
 	struct tix_error err;
 	if (tix_findings_compute(ix, &o, &F, &err) != 0) {
@@ -414,13 +514,135 @@ int cmd_findings(int argc, char **argv)
 		tix_index_close(ix);
 		return cli_exit_status(&err);
 	}
+	if (rank_out && !(*rank_out = tix_rank_trace_new(ix, path, &err))) {
+		fprintf(stderr, "tix findings: %s\n", err.msg);
+		tix_findings_free(F);
+		tix_index_close(ix);
+		return cli_exit_status(&err);
+	}
 	const struct tix_breakdown *bd = tix_breakdown_get(ix, o.step);
-	long top = a.top >= 0 ? a.top : (strcmp(a.format, "json") ? 10 : 0);
-	if (!strcmp(a.format, "json"))
-		print_json(ix, a.trace, F, bd, top);
+	long top = a->top >= 0 ? a->top : (json ? 0 : 10);
+	if (json)
+		print_json(ix, path, F, bd, top);
 	else
-		print_text(ix, a.trace, F, bd, top);
+		print_text(ix, path, F, bd, top);
 	tix_findings_free(F);
 	tix_index_close(ix);
 	return EXIT_OK;
+}
+
+/* The rank set's own finding (the straggler), after every trace's. */
+static int rank_set(struct tix_rank_trace **traces, uint32_t n, int json)
+{
+	struct tix_error err;
+	struct tix_rank_set *rs = tix_rank_set_new(traces, n, TIX_RANK_AUTO, &err);
+	if (!rs) {
+		fprintf(stderr, "tix findings: %s\n", err.msg);
+		return cli_exit_status(&err);
+	}
+	struct tix_finding f;
+	int has = tix_rank_straggler_finding(rs, &f);
+	char a[48], pb[400];
+	if (json) {
+		printf("{\"ranks\": %u, \"rank_rule\": ", tix_rank_count(rs));
+		jstr(tix_rank_rule_key(rs));
+		printf(", \"findings\": [");
+		if (has)
+			json_finding(NULL, &f, 1);
+		printf("]}");
+	} else {
+		printf("rank set  %u traces, ranks by %s\n", tix_rank_count(rs), tix_rank_rule_text(rs));
+		if (has) {
+			printf("%3u  %11s  %4.1f%%w %-13s  %s\n", 1u, fmt_dur(f.saving_ns, a, sizeof a), 100 * f.share,
+			       tix_rule_name(f.rule), tix_printable(f.title, pb, sizeof pb));
+			printf("%30s how: %s\n", "", tix_printable(f.basis, pb, sizeof pb));
+		} else {
+			printf("no straggler: no rank is waited for longer than %.0f%% of a step\n",
+			       100 * TIX_FIND_MIN_SHARE);
+		}
+	}
+	tix_rank_set_free(rs);
+	return EXIT_OK;
+}
+
+int cmd_findings(int argc, char **argv)
+{
+	/* tix findings TRACE... [options]: the traces are the arguments that
+	 * are neither options nor an option's value */
+	static const char *const with_value[] = {"--step", "--top", "--format", "--peak-bw", "--peak-flops",
+	                                         "--step-marker", "--graph-capture", NULL};
+	char **v = calloc((size_t)argc + 2, sizeof *v);
+	const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+	int n = 0, np = 0, rc = EXIT_OK;
+	if (!v || !paths) {
+		free(v);
+		free(paths);
+		fprintf(stderr, "tix findings: out of memory\n");
+		return EXIT_ENV;
+	}
+	v[n++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		int takes = 0;
+		for (int k = 0; with_value[k]; k++)
+			takes |= !strcmp(argv[i], with_value[k]);
+		if (takes && i + 1 < argc) {
+			v[n++] = argv[i++];
+			v[n++] = argv[i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			v[n++] = argv[i];
+		} else {
+			paths[np++] = argv[i];
+		}
+	}
+	if (np)
+		v[n++] = (char *)paths[0]; /* args_parse checks the options over one */
+	struct args a;
+	if (args_parse(n, v, &a, ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_PEAK) != 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (a.help) {
+		cli_help(stdout, "findings");
+		goto out;
+	}
+	int json = !strcmp(a.format, "json");
+	if (np == 1) {
+		rc = one_trace(paths[0], &a, NULL, json);
+		goto out;
+	}
+	/* the ranks of one run: each trace's findings, then the set's */
+	struct tix_rank_trace **traces = calloc((size_t)np, sizeof *traces);
+	if (!traces) {
+		rc = EXIT_ENV;
+		goto out;
+	}
+	if (json)
+		printf("{\"traces\": [");
+	int got = 0;
+	for (int i = 0; i < np && rc == EXIT_OK; i++) {
+		if (json && i)
+			printf(", ");
+		else if (!json && i)
+			printf("\n");
+		rc = one_trace(paths[i], &a, &traces[i], json);
+		got += rc == EXIT_OK;
+	}
+	if (rc == EXIT_OK) {
+		if (json)
+			printf("], \"rank_set\": ");
+		else
+			printf("\n");
+		rc = rank_set(traces, (uint32_t)np, json); /* the set owns the traces now */
+		if (json)
+			printf("}\n");
+	} else {
+		for (int i = 0; i < got; i++)
+			tix_rank_trace_free(traces[i]);
+	}
+	free(traces);
+out:
+	cli_open_opts_done(&a.open);
+	free(v);
+	free(paths);
+	return rc;
 }

@@ -29,6 +29,8 @@
 static const struct cli_opt tui_opts[] = {
 	{"--diff", NULL, NULL, CLI_V_NONE, 0,
 	 "with two traces BASE NEW: open on the compare view (what tix diff prints)"},
+	{"--timeunit", NULL, "ns|us|ms|s", CLI_V_WORDS, 0,
+	 "every duration in this unit, named in the column headers (default: each in its own; u cycles)"},
 	{"--help-keys", NULL, NULL, CLI_V_NONE, 0, "print the TUI's keys and exit"},
 	{"--version", NULL, NULL, CLI_V_NONE, 0, "print tix's version and exit"},
 	OPT_PEAK_BW, OPT_PEAK_FLOPS,
@@ -82,9 +84,10 @@ static const struct cli_opt export_opts[] = {
 };
 
 static const struct cli_opt diff_opts[] = {
-	{"--by", NULL, "kernel|op|step|shape", CLI_V_WORDS, 0,
-	 "match GPU work by name (default), CPU ops by name, steps by position, or ops by Input Dims"},
-	{"--step", NULL, "N", CLI_V_NONE, 0, "compare step N of both traces (with --by kernel)"},
+	{"--by", NULL, "kernel|op|step|shape|findings", CLI_V_WORDS, 0,
+	 "match GPU work by name (default), CPU ops by name, steps by position, ops by Input Dims, or "
+	 "the base's findings with what NEW saved of each"},
+	{"--step", NULL, "N", CLI_V_NONE, 0, "compare step N of both traces (with --by kernel or findings)"},
 	{"--top", NULL, "N", CLI_V_NONE, 0,
 	 "the N rows that changed most, or the N largest by --sort (text: 25 by default; csv/json and 0: all)"},
 	{"--sort", NULL, "COL", CLI_V_NONE, 0,
@@ -128,7 +131,7 @@ static const struct cli_opt help_opts[] = {OPT_HELP, OPT_END};
 
 static const struct cli_cmd commands[] = {
 	{"tui", "open the explorer (the TUI) on one or more traces",
-	 {"tix TRACE...|DIR [--step-marker REGEX] [--graph-capture CAPTURE] [--no-cache] "
+	 {"tix TRACE...|DIR [--timeunit ns|us|ms|s] [--step-marker REGEX] [--graph-capture CAPTURE] [--no-cache] "
 	  "[--peak-bw B/S] [--peak-flops F]",
 	  "tix --diff BASE NEW", "tix --help-keys | --version | --help"},
 	 "Opens the TUI on each TRACE (.json, .json.gz, .tix, or a capture journal .tixj), or on "
@@ -148,8 +151,8 @@ static const struct cli_cmd commands[] = {
 	{"summary", "GPU time by kernel, step, CPU op or rank",
 	 {"tix summary TRACE [--by kernel|step|op] [--step N] [--top N] [--sort COL] "
 	  "[--timeunit ns|us|ms|s] [--format text|csv|json]",
-	  "tix summary TRACE... --by rank [--jobs N] [--step N] [--rank-from info|name|order] "
-	  "[--format text|json]"},
+	  "tix summary TRACE...|DIR --by rank [--jobs N] [--step N] [--rank-from info|name|order] "
+	  "[--timeunit ns|us|ms|s] [--format text|csv|json]"},
 	 "Prints the rows of the TUI's views: GPU work ranked by total time (nsys stats' columns), "
 	 "the steps, the CPU ops by the GPU time launched beneath them, or one row per rank.",
 	 summary_opts, CLI_V_TRACE, NULL,

@@ -183,7 +183,7 @@ uint64_t tix_hash64(const void *data, size_t len, uint64_t seed)
 const char *tix_fold_ws(const char *s, char *buf, size_t cap)
 {
 	size_t j = 0;
-	int space = 0;
+	int space = 0, in_str = 0;
 	if (!cap)
 		return buf;
 	for (; *s && j + 1 < cap; s++) {
@@ -192,9 +192,16 @@ const char *tix_fold_ws(const char *s, char *buf, size_t cap)
 			space = j > 0;
 			continue;
 		}
-		if (space && j + 2 < cap)
+		/* outside strings, no blank inside brackets: a pretty-printed
+		 * [\n  [\n 888,\n 2880\n ]\n] reads [[888, 2880]], as Kineto
+		 * writes it on one line */
+		char last = j ? buf[j - 1] : 0;
+		int tight = !in_str && (last == '[' || last == '{' || c == ']' || c == '}' || c == ',' || c == ':');
+		if (space && !tight && j + 2 < cap)
 			buf[j++] = ' ';
 		space = 0;
+		if (c == '"' && (j == 0 || buf[j - 1] != '\\'))
+			in_str = !in_str;
 		buf[j++] = (char)c;
 	}
 	buf[j] = 0;

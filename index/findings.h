@@ -95,6 +95,9 @@ struct tix_findings {
 	struct tix_device device;
 	uint32_t step;             /* as asked */
 	struct tix_step_basis basis;
+	/* the step's breakdown, or the real steps' averaged (its span_start 0,
+	 * span_end the span's length) */
+	struct tix_breakdown per_step;
 	struct tix_finding *items; /* ranked, largest saving first */
 	uint32_t n;
 	int64_t total_saving_ns;   /* counted once (docs/FINDINGS.md, section 6) */
@@ -111,6 +114,22 @@ void tix_findings_free(struct tix_findings *f);
 /* Adds f->items[n] (a rule computed elsewhere, the straggler of a rank
  * set), keeping the ranking and the total; 0, or -1 out of memory. */
 int tix_findings_add(struct tix_findings *f, const struct tix_finding *item);
+
+/* What NEW did about one of BASE's findings (docs/FINDINGS.md, section 8):
+ * the time the finding is about, per step, on each side, matched by what
+ * it is about (the op and its dtypes, whatever its shape became; the idle
+ * of the same cause; ...). */
+struct tix_finding_outcome {
+	int64_t base_ns;           /* BASE: the finding's gpu_ns */
+	int64_t new_ns;            /* NEW: the same thing per step, -1: not found */
+	int64_t saved_ns;          /* base_ns - new_ns (negative: it grew); when new_ns >= 0 */
+	char matched[200];         /* how NEW's side was found, in a few words */
+};
+/* One outcome per finding of fb (BASE's, computed with the options o,
+ * whose step NEW is taken at too), into out[0 .. fb->n). */
+void tix_findings_outcomes(const struct tix_index *base, const struct tix_findings *fb,
+                           const struct tix_index *nw, const struct tix_findings_opts *o,
+                           struct tix_finding_outcome *out);
 
 /* An op-shape group's figures per step (averaged over the real steps, or
  * of one step): what its findings and the faces quote. */

@@ -51,8 +51,11 @@
  * name reads only the rows that match; an index of version 3 is rebuilt.
  * 5: what findings read (docs/FINDINGS.md): each step's breakdown and idle
  * causes (BREAKDOWNS, STREAM_IDLE, SYNCS), the op-shape groups (OP_SHAPES,
- * STEP_OP_SHAPES, OP_SHAPE_GROUPS) and the op model per op (OP_MODELS). */
-#define TIX_FORMAT_VERSION 5u
+ * STEP_OP_SHAPES, OP_SHAPE_GROUPS) and the op model per op (OP_MODELS); and
+ * labels that tell kernels apart by the template arguments in which they
+ * differ, however deep, and short Tensile names.  An index of version 4 is
+ * rebuilt. */
+#define TIX_FORMAT_VERSION TIX_INDEX_VERSION
 #define TIX_MIN_READER_VERSION 5u
 #define TIX_ENDIAN_MARK 0x01020304u
 #define TIX_SECTION_ALIGN 64u

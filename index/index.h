@@ -19,6 +19,11 @@
 #ifndef TIX_INDEX_H
 #define TIX_INDEX_H
 
+/* The version of the .tix files this tix writes (index/format.h says what
+ * each brought).  It refuses older ones ("older than this tix reads"): the
+ * CLI rebuilds them from their trace. */
+#define TIX_INDEX_VERSION 5u
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,7 +93,7 @@ struct tix_summary_info {
 	uint64_t file_size;
 	const char *warnings;         /* "" when none */
 	const char *step_rule;        /* how steps were found, e.g. "ProfilerStep#N" */
-	uint32_t format_version;      /* of the .tix file */
+	uint32_t format_version;      /* of the .tix file (TIX_INDEX_VERSION: this tix's) */
 	uint32_t gpu_before_trace;    /* GPU work launched before the trace's CPU window */
 	uint32_t corr_collisions;     /* correlation ids carried by several launch calls */
 	uint32_t replayed;            /* GPU work replayed from a CUDA graph */
@@ -454,6 +459,13 @@ size_t tix_short_name(const char *name, size_t len, char *out, size_t cap);
  * argument ("cutlass::device_kernel<..., Sm90, ...>"): what the build uses
  * to tell apart kernels whose short names would be equal. */
 size_t tix_short_name_arg(const char *name, size_t len, int keep_arg, char *out, size_t cap);
+/* Labels for n names whose short labels are equal: each shows the template
+ * arguments in which the names differ, however deep, the rest as "..."
+ * ("cutlass::device_kernel<GemmUniversal<..., CollectiveMma<Mainloop...<5,
+ * ...>, ...>, ...>>").  labels[k] (each NULL or malloc'd, replaced) may
+ * still be equal where the names differ outside their first template list.
+ * 0, or -1 when memory runs out. */
+int tix_labels_apart(const char *const *names, const size_t *lens, uint32_t n, char **labels);
 /* The one rule for communication GPU work: a name that contains, ignoring
  * case, one of nccl, rccl, msccl, nvshmem, deep_ep, allreduce, all_reduce,
  * allgather, all_gather, reducescatter, reduce_scatter, alltoall,
@@ -476,6 +488,7 @@ struct tix_traffic {
 	int elem_sizes[2];
 	const char *device;        /* the device's name from the trace, NULL */
 	char device_buf[128];
+	int kind;                  /* enum tix_kind of the GPU work (a memset's size is its own) */
 };
 /* Fills *out for GPU work row; returns 1 when bytes are known, else 0. */
 int tix_event_traffic(const struct tix_index *ix, uint32_t row, struct tix_traffic *out);
@@ -506,7 +519,7 @@ enum tix_op_class {
 	TIX_OPC_COPY, TIX_OPC_ELEMENTWISE, TIX_OPC_REDUCTION, TIX_OPC_NORM, /* bytes */
 	TIX_OPC_COUNT
 };
-/* "gemm", "attention", "conv", "copy", "elementwise", "reduction", "norm", "none". */
+/* "gemm", "attention", "convolution", "copy", "elementwise", "reduction", "norm", "none". */
 const char *tix_op_class_name(enum tix_op_class c);
 /* GEMM, attention and convolution: measured by their FLOPs. */
 int tix_op_class_is_compute(enum tix_op_class c);
@@ -574,8 +587,10 @@ int tix_device_override(struct tix_device *d, const char *bw, const char *flops,
  * (*as set to TIX_PEAK_TF32).  r < 0: no rate to go by. */
 double tix_device_peak_flops(const struct tix_device *d, enum tix_peak p, double r, enum tix_peak *as);
 
-/* s with every run of white space (newlines of a pretty-printed value)
- * made one space and the ends trimmed, cut to cap.  Returns buf. */
+/* s on one line: every run of white space (newlines of a pretty-printed
+ * value) made one space, none just inside brackets or before a comma
+ * outside strings ([[888, 2880], []]), the ends trimmed, cut to cap.
+ * Returns buf. */
 const char *tix_fold_ws(const char *s, char *buf, size_t cap);
 
 /* A duration for people: "812 ns", "828.51 us", "64.61 ms", "1.937 s".
@@ -597,7 +612,8 @@ struct tix_export_sel {
 	const uint32_t *rows;      /* explicit GPU (or any) rows, or NULL */
 	size_t nrows;
 };
-/* Returns the number of events written, or -1 with err set. */
+/* Returns the number of traceEvents written (events, flow starts and ends,
+ * process and thread names), or -1 with err set. */
 long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *sel,
                      const char *out_path, struct tix_error *err);
 

@@ -41,6 +41,8 @@ static const struct {
 	{"int64_t", 8, TIX_PEAK_NONE},
 	{"int", 4, TIX_PEAK_NONE},
 	{"unsigned int", 4, TIX_PEAK_NONE},
+	{"unsigned long", 8, TIX_PEAK_NONE},
+	{"unsigned short", 2, TIX_PEAK_NONE},
 	{"short int", 2, TIX_PEAK_NONE},
 	{"short", 2, TIX_PEAK_NONE},
 	{"signed char", 1, TIX_PEAK_INT8},
@@ -148,6 +150,18 @@ static void dims_item(void *ctx, int i, const char *p)
 		in->rank[i] = rank;
 }
 
+/* The Input type tags Kineto writes for arguments that are no tensor. */
+static int non_tensor_tag(const char *s, size_t n)
+{
+	static const char *const tags[] = {"", "Scalar", "ScalarType", "ScalarList", "TensorList",
+	                                   "GenericList", "Int", "Double", "Bool", "None", "String",
+	                                   "Device"};
+	for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
+		if (strlen(tags[i]) == n && !memcmp(tags[i], s, n))
+			return 1;
+	return 0;
+}
+
 static void types_item(void *ctx, int i, const char *p)
 {
 	struct tix_op_inputs *in = ctx;
@@ -159,8 +173,7 @@ static void types_item(void *ctx, int i, const char *p)
 	int d = dtype_find(s, (size_t)(e - s));
 	in->size[i] = d >= 0 ? dtypes[d].size : 0;
 	in->peak[i] = d >= 0 ? dtypes[d].peak : TIX_PEAK_NONE;
-	in->scalar[i] = (e - s == 6 && !memcmp(s, "Scalar", 6)) ||
-	                (e - s == 10 && !memcmp(s, "ScalarType", 10));
+	in->scalar[i] = non_tensor_tag(s, (size_t)(e - s));
 }
 
 static void concrete_item(void *ctx, int i, const char *p)
@@ -420,6 +433,10 @@ static int model_attention(const char *op, const struct tix_op_inputs *in, struc
 	       nk = (double)k[n], d = (double)q[3], dv = (double)v[3];
 	if (k[0] != q[0] || v[n] != k[n] || k[3] != q[3] || Hkv <= 0)
 		return -1;
+	/* without its is_causal the pairs are not known: not modelled */
+	char cb[16];
+	if (!in->concrete[causal_at] || !concrete_str(in, causal_at, cb, sizeof cb)[0])
+		return -1;
 	int causal = concrete_true(in, causal_at);
 	double pairs = causal ? causal_pairs(nq, nk, bottom_right) : nq * nk;
 	int e = bpe(in, 0);
@@ -442,8 +459,12 @@ static int model_conv(const char *op, const struct tix_op_inputs *in, struct tix
 	 * conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups) */
 	int full = !strcmp(op, "aten::convolution") || !strcmp(op, "aten::_convolution");
 	int nd = !strcmp(op, "aten::conv1d") || !strcmp(op, "aten::conv2d") || !strcmp(op, "aten::conv3d");
-	if (!full && !nd)
+	/* cudnn_convolution(self, weight, padding, stride, dilation, groups, ...) */
+	int cudnn = !strcmp(op, "aten::cudnn_convolution");
+	if (!full && !nd && !cudnn)
 		return 1;
+	int at_stride = 3, at_pad = cudnn ? 2 : 4, at_dil = cudnn ? 4 : 5;
+	int at_groups = full ? 8 : cudnn ? 5 : 6;
 	if (!is_tensor(in, 0) || !is_tensor(in, 1) || in->rank[0] != in->rank[1] || in->rank[0] < 3 ||
 	    in->rank[0] > 5)
 		return -1;
@@ -459,16 +480,16 @@ static int model_conv(const char *op, const struct tix_op_inputs *in, struct tix
 		else if (got != sp)                                  \
 			return -1;                                   \
 	} while (0)
-	SPATIAL(3, stride);
-	SPATIAL(4, pad);
-	SPATIAL(5, dil);
+	SPATIAL(at_stride, stride);
+	SPATIAL(at_pad, pad);
+	SPATIAL(at_dil, dil);
 	int transposed = full && concrete_true(in, 6);
 	if (transposed)
 		SPATIAL(7, outpad);
 #undef SPATIAL
 	const int64_t *x = in->dims[0], *w = in->dims[1];
 	int64_t groups[1];
-	if (concrete_ints(in, full ? 8 : 6, groups, 1) != 1 || groups[0] <= 0)
+	if (concrete_ints(in, at_groups, groups, 1) != 1 || groups[0] <= 0)
 		return -1;
 	double out = (double)x[0] * (double)(transposed ? w[1] * groups[0] : w[0]);
 	for (int s = 0; s < sp; s++) {
@@ -522,14 +543,16 @@ static const char *const norm_ops[] = {
 	"aten::group_norm", "aten::native_group_norm", "aten::batch_norm", "aten::native_batch_norm",
 	NULL};
 
-/* The broadcast of the tensor inputs' shapes: its element count, or -1. */
-static double broadcast_elems(const struct tix_op_inputs *in)
+/* The broadcast of the shapes of the tensors among inputs 0 .. arity-1
+ * (an out= tensor after them is not an operand): its element count, or -1. */
+static double broadcast_elems(const struct tix_op_inputs *in, int arity)
 {
 	int64_t shape[TIX_MODEL_MAX_RANK];
-	int rank = 0;
-	for (int i = 0; i < in->n; i++) {
+	int rank = 0, tensors = 0;
+	for (int i = 0; i < in->n && i < arity; i++) {
 		if (!is_tensor(in, i))
 			continue;
+		tensors++;
 		int r = in->rank[i];
 		if (r > rank) { /* right-align the shorter shape */
 			int64_t s2[TIX_MODEL_MAX_RANK];
@@ -545,18 +568,18 @@ static double broadcast_elems(const struct tix_op_inputs *in)
 			shape[rank - r + d] = a > b ? a : b;
 		}
 	}
-	double n = 1;
+	double n = 1; /* 0-d tensors only: one element */
 	for (int d = 0; d < rank; d++)
 		n *= (double)shape[d];
-	return rank ? n : -1;
+	return tensors ? n : -1;
 }
 
-/* Σ prod·bpe of the tensor inputs from first; -1 when a dtype is unknown. */
-static double input_bytes(const struct tix_op_inputs *in, int first, int *max_bpe)
+/* Σ prod·bpe of the tensor inputs first .. end-1; -1 when a dtype is unknown. */
+static double input_bytes(const struct tix_op_inputs *in, int first, int end, int *max_bpe)
 {
 	double b = 0;
 	*max_bpe = 0;
-	for (int i = first; i < in->n; i++) {
+	for (int i = first; i < in->n && i < end; i++) {
 		if (!is_tensor(in, i))
 			continue;
 		int e = bpe(in, i);
@@ -592,8 +615,8 @@ static int model_memory(const char *op, const struct tix_op_inputs *in, struct t
 	}
 	if (name_in(op, unary_ops) || name_in(op, binary_ops)) {
 		c->cls = TIX_OPC_ELEMENTWISE;
-		int maxe;
-		double nout = broadcast_elems(in), rd = input_bytes(in, 0, &maxe);
+		int maxe, arity = name_in(op, unary_ops) ? 1 : !strcmp(op, "aten::where") ? 3 : 2;
+		double nout = broadcast_elems(in, arity), rd = input_bytes(in, 0, arity, &maxe);
 		if (nout < 0)
 			return -1;
 		set(c, nout, rd >= 0 ? rd + nout * maxe : -1, TIX_PEAK_NONE);
@@ -604,12 +627,18 @@ static int model_memory(const char *op, const struct tix_op_inputs *in, struct t
 		c->cls = TIX_OPC_REDUCTION;
 		if (!is_tensor(in, 0))
 			return -1;
+		/* max(a, b) and min(a, b) of two tensors are elementwise, not modelled */
+		if ((!strcmp(op, "aten::max") || !strcmp(op, "aten::min")) && is_tensor(in, 1))
+			return -1;
 		double nout = 1;
 		if (name_in(op, softmax_ops)) {
 			nout = n0;
 		} else {
 			int64_t dims[TIX_MODEL_MAX_RANK];
-			int nd = concrete_ints(in, 1, dims, TIX_MODEL_MAX_RANK);
+			/* the dim argument: norm(self, p, dim, ...), linalg_vector_norm(self,
+			 * ord, dim, ...); the others (self, dim, ...) */
+			int at = !strcmp(op, "aten::norm") || !strcmp(op, "aten::linalg_vector_norm") ? 2 : 1;
+			int nd = concrete_ints(in, at, dims, TIX_MODEL_MAX_RANK);
 			if (nd > 0) { /* the input without the reduced dims */
 				nout = n0;
 				for (int k = 0; k < nd; k++) {
@@ -629,7 +658,7 @@ static int model_memory(const char *op, const struct tix_op_inputs *in, struct t
 		if (!is_tensor(in, 0))
 			return -1;
 		int maxe;
-		double w = input_bytes(in, 1, &maxe);
+		double w = input_bytes(in, 1, in->n, &maxe);
 		set(c, 5 * n0, e0 && w >= 0 ? 2 * n0 * e0 + w : -1, TIX_PEAK_NONE);
 		FORMULA(c, "2 x %.0f elements x %d bytes + %.0f bytes of weights", n0, e0, w);
 		return 0;
@@ -641,7 +670,7 @@ static int model_memory(const char *op, const struct tix_op_inputs *in, struct t
 
 static const char *const class_names[TIX_OPC_COUNT] = {
 	[TIX_OPC_NONE] = "none",           [TIX_OPC_GEMM] = "gemm",
-	[TIX_OPC_ATTENTION] = "attention", [TIX_OPC_CONV] = "conv",
+	[TIX_OPC_ATTENTION] = "attention", [TIX_OPC_CONV] = "convolution",
 	[TIX_OPC_COPY] = "copy",           [TIX_OPC_ELEMENTWISE] = "elementwise",
 	[TIX_OPC_REDUCTION] = "reduction", [TIX_OPC_NORM] = "norm",
 };

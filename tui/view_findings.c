@@ -436,13 +436,13 @@ static int header_items(struct app *a, const struct view *v, struct item *it, in
 	for (int k = 0; n < max - 1; k++) {
 		it[n].label = NULL;
 		it[n].attr = 0;
-		it[n].hang = LABEL_W; /* its words go on under its text, not its label ("idle:     ") */
+		it[n].hang = LABEL_W; /* its words go on under its text, not its label ("idle      ") */
 		if (!tix_findings_header(a->ix, F, k, it[n].text, sizeof it[n].text))
 			break;
 		n++;
 	}
 	if (F->n && n < max) {
-		it[n].label = "total:";
+		it[n].label = "total";
 		it[n].attr = draw_attr(a, CR_LABEL);
 		tix_findings_total(F, it[n].text, sizeof it[n].text);
 		n++;
@@ -514,7 +514,7 @@ static int pane_items(struct app *a, const struct view *v, struct item *it, int 
 		}
 	}
 	for (int i = 0; i < F->nnotes; i++)
-		ITEM("note:", "%s", F->notes[i]);
+		ITEM(i ? "" : "notes", "%s", F->notes[i]);
 #undef ITEM
 	return n;
 }

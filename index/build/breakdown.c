@@ -251,10 +251,16 @@ struct span_acc {
 struct stream_state {
 	int has_prev;
 	int64_t end;                /* the latest end so far */
-	uint32_t prev_step;
-	uint32_t run, run_step;     /* the launch-bound stretch being built */
-	int64_t run_idle;
+	uint32_t end_row;           /* the event that reached it */
+	uint32_t prev_step;         /* the step of the event before */
 	uint32_t rec_trace, rec_step, rec_step_of; /* records: over the trace, of rec_step_of */
+	/* the launch-bound stretch being built: counted once it is long
+	 * enough, its first members held until then */
+	uint32_t run, run_last;     /* members; the last one's row */
+	uint32_t held_step[TIX_LAUNCH_RUN_MIN];         /* the held members' steps */
+	int64_t held_gap[TIX_LAUNCH_RUN_MIN];           /* the gaps before them (0: none) */
+	uint32_t held_gap_step[TIX_LAUNCH_RUN_MIN];     /* the step both sides of it share */
+	uint32_t held_rec[TIX_LAUNCH_RUN_MIN];          /* that step's stream record */
 };
 
 static uint32_t stream_rec(struct state *st, uint32_t track, uint32_t step, struct tix_error *err)
@@ -284,27 +290,51 @@ static void add_gap(struct tix_stream_idle *r, enum tix_idle_cause c, int64_t ga
 	}
 }
 
-/* A launch-bound stretch ends: counted when long enough. */
-static void end_run(struct state *st, struct stream_state *ss)
+/* A member of a launch-bound stretch long enough to count: the kernel in
+ * its step, the gap before it (ns, the step its two sides share, that
+ * step's stream record) in the trace and in that step. */
+static void count_member(struct state *st, struct stream_state *ss, uint32_t step, int64_t gap,
+                         uint32_t gap_step, uint32_t rec)
 {
 	struct linker *L = st->L;
-	if (ss->run >= TIX_LAUNCH_RUN_MIN) {
-		struct tix_breakdown *t = &L->breakdowns[L->nsteps];
-		t->launch_bound_idle_ns += ss->run_idle;
-		t->launch_bound_kernels += ss->run;
-		st->stream_acc[ss->rec_trace].launch_bound_idle_ns += ss->run_idle;
-		if (ss->run_step != TIX_NONE) {
-			struct tix_breakdown *b = &L->breakdowns[ss->run_step];
-			b->launch_bound_idle_ns += ss->run_idle;
-			b->launch_bound_kernels += ss->run;
-		}
+	struct tix_breakdown *t = &L->breakdowns[L->nsteps];
+	t->launch_bound_kernels++;
+	t->launch_bound_idle_ns += gap;
+	st->stream_acc[ss->rec_trace].launch_bound_idle_ns += gap;
+	if (step != TIX_NONE && step < L->nsteps)
+		L->breakdowns[step].launch_bound_kernels++;
+	if (gap_step != TIX_NONE && gap_step < L->nsteps) {
+		L->breakdowns[gap_step].launch_bound_idle_ns += gap;
+		if (rec != TIX_NONE)
+			st->stream_acc[rec].launch_bound_idle_ns += gap;
 	}
-	ss->run = 0;
-	ss->run_idle = 0;
+}
+
+/* A launch-bound kernel joins the stretch (gap: the host-wait gap before
+ * it, 0 for the first). */
+static void run_add(struct state *st, struct stream_state *ss, uint32_t row, uint32_t step, int64_t gap,
+                    uint32_t gap_step, uint32_t rec)
+{
+	if (ss->run < TIX_LAUNCH_RUN_MIN - 1) {
+		ss->held_step[ss->run] = step;
+		ss->held_gap[ss->run] = gap;
+		ss->held_gap_step[ss->run] = gap_step;
+		ss->held_rec[ss->run] = rec;
+	} else if (ss->run == TIX_LAUNCH_RUN_MIN - 1) { /* long enough: the held ones count */
+		for (uint32_t i = 0; i < ss->run; i++)
+			count_member(st, ss, ss->held_step[i], ss->held_gap[i], ss->held_gap_step[i], ss->held_rec[i]);
+		count_member(st, ss, step, gap, gap_step, rec);
+	} else {
+		count_member(st, ss, step, gap, gap_step, rec);
+	}
+	ss->run++;
+	ss->run_last = row;
 }
 
 /* One GPU work event on its stream: the stream's gap before it, and the
- * launch-bound stretch it may continue. */
+ * launch-bound stretch it may continue (a stretch: launch-bound kernels in
+ * a row on one stream, each after a host-wait gap left by the one before
+ * it, docs/FINDINGS.md section 2). */
 static int on_stream(struct state *st, struct stream_state *ss, uint32_t t, uint32_t row, uint32_t step,
                      int64_t s, int64_t e, int64_t launch_ns, int launch_bound, struct tix_error *err)
 {
@@ -315,29 +345,29 @@ static int on_stream(struct state *st, struct stream_state *ss, uint32_t t, uint
 			return -1;
 		ss->rec_step_of = step;
 	}
-	/* a gap continues a stretch only when the CPU was what the GPU waited for */
-	int continues = 1;
+	int64_t gap = 0;
+	enum tix_idle_cause cause = TIX_IDLE_OTHER;
+	uint32_t gap_step = TIX_NONE;
 	if (ss->has_prev && s > ss->end) {
-		int64_t gap = s - ss->end;
-		enum tix_idle_cause c = tix_rule_idle_cause(ss->end, gap, launch_ns);
-		continues = c == TIX_IDLE_HOST;
-		add_gap(&st->stream_acc[ss->rec_trace], c, gap, row);
-		if (step != TIX_NONE && ss->prev_step == step)
-			add_gap(&st->stream_acc[ss->rec_step], c, gap, row);
-		if (launch_bound && continues && ss->run && ss->run_step == step)
-			ss->run_idle += gap;
-	}
-	if (launch_bound && continues && ss->run && ss->run_step == step) {
-		ss->run++;
-	} else {
-		end_run(st, ss);
-		if (launch_bound) {
-			ss->run = 1;
-			ss->run_step = step;
+		gap = s - ss->end;
+		cause = tix_rule_idle_cause(ss->end, gap, launch_ns);
+		add_gap(&st->stream_acc[ss->rec_trace], cause, gap, row);
+		if (step != TIX_NONE && ss->prev_step == step) {
+			add_gap(&st->stream_acc[ss->rec_step], cause, gap, row);
+			gap_step = step;
 		}
 	}
-	if (!ss->has_prev || e > ss->end)
+	if (launch_bound && ss->run && gap > 0 && cause == TIX_IDLE_HOST && ss->end_row == ss->run_last) {
+		run_add(st, ss, row, step, gap, gap_step, gap_step != TIX_NONE ? ss->rec_step : TIX_NONE);
+	} else {
+		ss->run = 0;
+		if (launch_bound)
+			run_add(st, ss, row, step, 0, TIX_NONE, TIX_NONE);
+	}
+	if (!ss->has_prev || e > ss->end) {
 		ss->end = e;
+		ss->end_row = row;
+	}
 	ss->has_prev = 1;
 	ss->prev_step = step;
 	return 0;
@@ -399,12 +429,16 @@ static void span_done(const struct span_acc *a, struct tix_breakdown *bd)
 /* The GPU tracks merged by start: a binary heap of track cursors. */
 struct cursor {
 	uint32_t track, row, end;
-	int64_t start;
+	int64_t start, dur;
 };
 
+/* Start order; events that start together longer first (as rows are on
+ * one track), then by row. */
 static int cursor_before(const struct cursor *a, const struct cursor *b)
 {
-	return a->start != b->start ? a->start < b->start : a->row < b->row;
+	if (a->start != b->start)
+		return a->start < b->start;
+	return a->dur != b->dur ? a->dur > b->dur : a->row < b->row;
 }
 
 static void heap_down(struct cursor *h, uint32_t n, uint32_t i)
@@ -431,6 +465,7 @@ static int cursor_next(const struct linker *L, struct cursor *c)
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, c->row);
 		if (tix_kind_is_gpu_work(r->kind)) {
 			c->start = r->start_ns;
+			c->dur = row_dur(L, c->row);
 			return 1;
 		}
 	}
@@ -451,7 +486,7 @@ static int sweep(struct state *st, struct tix_error *err)
 	uint32_t n = 0;
 	for (uint32_t t = 0; t < L->ntracks; t++) {
 		ss[t].rec_trace = ss[t].rec_step = ss[t].rec_step_of = TIX_NONE;
-		struct cursor c = {t, L->tracks[t].first_row, L->tracks[t].first_row + L->tracks[t].row_count, 0};
+		struct cursor c = {t, L->tracks[t].first_row, L->tracks[t].first_row + L->tracks[t].row_count, 0, 0};
 		if (cursor_next(L, &c))
 			h[n++] = c;
 	}
@@ -492,9 +527,6 @@ static int sweep(struct state *st, struct tix_error *err)
 			h[0] = h[--n];
 		heap_down(h, n, 0);
 	}
-	for (uint32_t t = 0; t < L->ntracks; t++)
-		if (ss[t].rec_trace != TIX_NONE)
-			end_run(st, &ss[t]);
 	for (uint32_t s = 0; s <= L->nsteps; s++)
 		span_done(&acc[s], &L->breakdowns[s]);
 	rc = 0;

@@ -1,9 +1,11 @@
 /* The names phase: how each GPU work name is shown.  Mangled names
  * (_Z..., as ROCm's CK and aiter kernels come) are demangled once here;
  * then every name gets a short label, and labels that two different names
- * would share are made distinct: first by showing the first template
- * argument in which they differ ("<..., 256, ...>"), then, if that is not
- * enough, by numbering them ("#2").  The TUI and the CLI show these labels,
+ * would share are made distinct: first by showing the template arguments in
+ * which they differ, however deep ("<..., 256, ...>",
+ * "device_kernel<GemmUniversal<..., CollectiveMma<Mainloop...<5, ...>, ...>,
+ * ...>>", tix_labels_apart), then, if that is not enough, by numbering them
+ * ("#2").  The TUI and the CLI show these labels,
  * so no two kernels ever read the same. */
 #include "index/build/phases.h"
 
@@ -146,48 +148,55 @@ int linker_name_forms(struct linker *L, struct tix_error *err)
 		while (j < nf && strcmp(f[j].label, f[i].label) == 0)
 			j++;
 		if (j - i > 1) {
-			for (int arg = 0; arg < 16; arg++) {
-				char **try = calloc(j - i, sizeof(*try));
-				if (!try)
-					goto oom;
-				int distinct = 1, ok = 1;
-				for (uint32_t k = i; k < j && ok; k++) {
-					try[k - i] = label_of(intern_str(S, f[k].full), intern_len(S, f[k].full), arg);
-					ok = try[k - i] != NULL;
-				}
-				for (uint32_t a = 0; ok && a < j - i && distinct; a++)
-					for (uint32_t b = a + 1; b < j - i && distinct; b++)
-						distinct = strcmp(try[a], try[b]) != 0;
-				if (ok && distinct) {
-					for (uint32_t k = i; k < j; k++) {
-						free(f[k].label);
-						f[k].label = try[k - i];
-						try[k - i] = NULL;
-					}
-				}
-				for (uint32_t k = 0; k < j - i; k++)
-					free(try[k]);
-				free(try);
-				if (!ok)
-					goto oom;
-				if (distinct)
-					break;
+			/* the template arguments in which they differ, however deep */
+			const char **names = calloc(j - i, sizeof(*names));
+			size_t *lens = calloc(j - i, sizeof(*lens));
+			char **try = calloc(j - i, sizeof(*try));
+			int ok = names && lens && try;
+			for (uint32_t k = i; ok && k < j; k++) {
+				names[k - i] = intern_str(S, f[k].full);
+				lens[k - i] = intern_len(S, f[k].full);
 			}
-			/* Still equal (they differ outside the first argument list,
-			 * or in more than one argument): number the run, in the order
-			 * of the raw names' ids (first seen first). */
-			int numbered = 0;
-			for (uint32_t k = i + 1; k < j && !numbered; k++)
-				numbered = strcmp(f[k].label, f[i].label) == 0;
-			for (uint32_t k = i; numbered && k < j; k++) {
+			ok = ok && tix_labels_apart(names, lens, j - i, try) == 0;
+			for (uint32_t k = i; ok && k < j; k++) {
+				free(f[k].label);
+				f[k].label = try[k - i];
+				try[k - i] = NULL;
+			}
+			for (uint32_t k = 0; try && k < j - i; k++)
+				free(try[k]);
+			free(try);
+			free(names);
+			free(lens);
+			if (!ok)
+				goto oom;
+			/* Still equal (they differ outside the first argument list):
+			 * number the run, in the order of the raw names' ids (first
+			 * seen first). */
+			uint32_t *nth = calloc(j - i, sizeof(*nth));
+			if (!nth)
+				goto oom;
+			for (uint32_t k = i; k < j; k++) { /* its place among the labels still alike, 0: alone */
+				uint32_t before = 0, alike = 0;
+				for (uint32_t m = i; m < j; m++)
+					if (m != k && strcmp(f[m].label, f[k].label) == 0)
+						alike++, before += m < k;
+				nth[k - i] = alike ? before + 1 : 0;
+			}
+			for (uint32_t k = i; k < j; k++) {
+				if (!nth[k - i])
+					continue;
 				size_t ln = strlen(f[k].label);
 				char *l = malloc(ln + 16);
-				if (!l)
+				if (!l) {
+					free(nth);
 					goto oom;
-				snprintf(l, ln + 16, "%s #%u", f[k].label, k - i + 1);
+				}
+				snprintf(l, ln + 16, "%s #%u", f[k].label, nth[k - i]);
 				free(f[k].label);
 				f[k].label = l;
 			}
+			free(nth);
 		}
 		i = j;
 	}

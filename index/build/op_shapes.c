@@ -67,6 +67,10 @@ struct state {
 	/* per detail: the shape of rows of that detail and name (most details
 	 * belong to one op name), so a row costs no hashing */
 	uint32_t *detail_name, *detail_shape;
+	/* the texts of Input Dims, type, Concrete Inputs by their JSON value:
+	 * the same value written with other white space is one text */
+	struct intern canon;       /* canonical texts (not written) */
+	uint32_t *canon_of;        /* string id -> canon id + 1, 0 unknown */
 	struct linker_buf b_shape, b_nma, b_ns, b_leaf;
 };
 
@@ -94,6 +98,42 @@ static enum tix_op_class class_of_name(struct state *st, uint32_t name)
 	return (enum tix_op_class)(*c - 1);
 }
 
+/* The canonical id of string `id` (TIX_NONE stays): its JSON text without
+ * white space outside strings.  TIX_NONE - 1 on out of memory. */
+static uint32_t canon_id(struct state *st, uint32_t id)
+{
+	if (id == TIX_NONE)
+		return TIX_NONE;
+	if (st->canon_of[id])
+		return st->canon_of[id] - 1;
+	const char *t = intern_str(&st->L->b->c.strings, id);
+	size_t n = intern_len(&st->L->b->c.strings, id), k = 0;
+	char small[512] = "", *buf = n < sizeof small ? small : malloc(n + 1);
+	if (!buf)
+		return TIX_NONE - 1;
+	int in_str = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = t[i];
+		if (in_str) {
+			buf[k++] = c;
+			if (c == '\\' && i + 1 < n)
+				buf[k++] = t[++i];
+			else if (c == '"')
+				in_str = 0;
+		} else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
+			buf[k++] = c;
+			in_str = c == '"';
+		}
+	}
+	uint32_t c = intern_add(&st->canon, buf, k);
+	if (buf != small)
+		free(buf);
+	if (c == TIX_NONE)
+		return TIX_NONE - 1;
+	st->canon_of[id] = c + 1;
+	return c;
+}
+
 /* The shape of a CPU op row, TIX_NONE when not modelled; -1 on OOM. */
 static int shape_row(struct state *st, uint32_t row, uint32_t *out)
 {
@@ -112,21 +152,26 @@ static int shape_row(struct state *st, uint32_t row, uint32_t *out)
 	const struct tix_op_info *oi = &((const struct tix_op_info *)L->b->c.opinfos.recs)[d->op_info];
 	if (oi->dims == TIX_NONE)
 		goto memo;
-	struct shape_key k = {r->name, oi->dims, oi->types, oi->concrete};
+	struct shape_key k = {r->name, canon_id(st, oi->dims), canon_id(st, oi->types),
+	                      canon_id(st, oi->concrete)};
+	if (k.dims == TIX_NONE - 1 || k.types == TIX_NONE - 1 || k.concrete == TIX_NONE - 1)
+		return -1;
 	uint32_t before = st->shapes.n, id = dedup_add(&st->shapes, &k);
 	if (id == TIX_NONE || grow((void **)&st->acc, &st->acc_cap, id, sizeof(*st->acc)))
 		return -1;
 	if (st->shapes.n > before) {
 		const struct intern *s = &L->b->c.strings;
 		struct shape_acc *a = &st->acc[id];
-		tix_op_cost(intern_str(s, r->name), intern_str(s, oi->dims),
-		            oi->types != TIX_NONE ? intern_str(s, oi->types) : NULL,
-		            oi->concrete != TIX_NONE ? intern_str(s, oi->concrete) : NULL, &a->cost);
-		a->valid = a->cost.cls != TIX_OPC_NONE && a->cost.bytes >= 0 &&
-		           (!tix_op_class_is_compute(a->cost.cls) || a->cost.flops >= 0);
+		int rc = tix_op_cost(intern_str(s, r->name), intern_str(s, oi->dims),
+		                     oi->types != TIX_NONE ? intern_str(s, oi->types) : NULL,
+		                     oi->concrete != TIX_NONE ? intern_str(s, oi->concrete) : NULL, &a->cost);
+		/* modelled: the formula fits its inputs and gives a figure */
+		a->valid = rc == 0 && (a->cost.flops >= 0 || a->cost.bytes >= 0);
 		a->example_row = TIX_NONE;
 		a->op_info = d->op_info;
 	}
+	if (!st->acc[id].valid)
+		id = TIX_NONE; /* its GPU work goes to the modelled op above it, if any */
 	*out = id;
 memo:
 	st->detail_name[r->detail] = r->name;
@@ -317,19 +362,18 @@ static int op_models(struct state *st, struct tix_error *err)
 			continue;
 		const struct shape_acc *a = &st->acc[st->shape_of[row]];
 		uint32_t op = op_of_name[r->name];
-		if (!a->valid || op == TIX_NONE)
+		if (op == TIX_NONE)
 			continue;
 		struct tix_op_model *m = &L->op_models[op];
 		if (m->calls == 0) {
-			m->flops = tix_op_class_is_compute(a->cost.cls) ? 0 : -1;
-			m->bytes = 0;
+			m->flops = m->bytes = 0;
 			m->peak = (uint8_t)a->cost.peak;
 		} else if (m->peak != a->cost.peak) {
 			m->mixed = 1;
 		}
-		if (m->flops >= 0)
-			m->flops += a->cost.flops;
-		m->bytes += a->cost.bytes;
+		/* a sum is unknown when one of its terms is */
+		m->flops = m->flops >= 0 && a->cost.flops >= 0 ? m->flops + a->cost.flops : -1;
+		m->bytes = m->bytes >= 0 && a->cost.bytes >= 0 ? m->bytes + a->cost.bytes : -1;
 		m->gpu_ns = tix_sat_add(m->gpu_ns, st->inst_ns[row]);
 		m->calls++;
 	}
@@ -342,15 +386,28 @@ static int op_models(struct state *st, struct tix_error *err)
 
 /* ---- the records ---- */
 
+/* Larger GPU time first; ties by op name, Input Dims, Input type, Concrete
+ * Inputs as text, so the order follows the trace, not the build. */
 static int cmp_shape_rank(const void *x, const void *y, void *ctx)
 {
+	const struct state *st = ctx;
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	const struct shape_acc *p = &((const struct state *)ctx)->acc[a], *q = &((const struct state *)ctx)->acc[b];
+	const struct shape_acc *p = &st->acc[a], *q = &st->acc[b];
 	if (p->gpu_ns != q->gpu_ns)
 		return p->gpu_ns > q->gpu_ns ? -1 : 1;
-	if (p->calls != q->calls)
-		return p->calls > q->calls ? -1 : 1;
-	return p->example_row < q->example_row ? -1 : (p->example_row > q->example_row);
+	const uint32_t *ka = &((const struct shape_key *)st->shapes.recs)[a].name;
+	const uint32_t *kb = &((const struct shape_key *)st->shapes.recs)[b].name;
+	for (int i = 0; i < 4; i++) { /* the name a string, the rest canonical texts */
+		const struct intern *s = i ? &st->canon : &st->L->b->c.strings;
+		if (ka[i] == kb[i])
+			continue;
+		if (ka[i] == TIX_NONE || kb[i] == TIX_NONE)
+			return ka[i] == TIX_NONE ? -1 : 1;
+		int c = strcmp(intern_str(s, ka[i]), intern_str(s, kb[i]));
+		if (c)
+			return c;
+	}
+	return 0;
 }
 
 static int cmp_step_shape(const void *x, const void *y)
@@ -366,6 +423,7 @@ static int cmp_step_shape(const void *x, const void *y)
 struct shape_group {            /* a (shape, kernel group) pair being ordered */
 	uint32_t shape, group, count;
 	int64_t gpu_ns;
+	const char *name;          /* the group's name: ties go by it */
 };
 
 static int cmp_shape_group(const void *x, const void *y)
@@ -375,7 +433,8 @@ static int cmp_shape_group(const void *x, const void *y)
 		return a->shape < b->shape ? -1 : 1;
 	if (a->gpu_ns != b->gpu_ns)
 		return a->gpu_ns > b->gpu_ns ? -1 : 1;
-	return a->group < b->group ? -1 : (a->group > b->group);
+	int c = strcmp(a->name, b->name);
+	return c ? c : (a->group < b->group ? -1 : (a->group > b->group));
 }
 
 static int write_records(struct state *st, struct tix_error *err)
@@ -442,7 +501,8 @@ static int write_records(struct state *st, struct tix_error *err)
 	}
 	for (uint32_t i = 0; i < np; i++)
 		sg[i] = (struct shape_group){rank[gk[i].shape], gk[i].other, st->gacc[i].count,
-		                             st->gacc[i].gpu_ns};
+		                             st->gacc[i].gpu_ns,
+		                             intern_str(&L->b->c.strings, L->groups[gk[i].other].name)};
 	qsort(sg, np, sizeof(*sg), cmp_shape_group);
 	L->nop_shape_groups = np;
 	for (uint32_t i = 0; i < np; i++) {
@@ -490,6 +550,11 @@ int linker_op_shapes(struct linker *L, struct tix_error *err)
 		goto out;
 	}
 	memset(st.detail_name, 0xff, (nd + 1) * sizeof(uint32_t));
+	st.canon_of = calloc((size_t)L->b->c.strings.n + 1, sizeof(uint32_t));
+	if (!st.canon_of || intern_init(&st.canon) != 0) {
+		tix_error_env(err, "out of memory");
+		goto out;
+	}
 	memset(st.nma, 0xfe, (size_t)L->nrows * sizeof(uint32_t));
 	if (attribute(&st, err) != 0 || op_models(&st, err) != 0 || write_records(&st, err) != 0)
 		goto out;
@@ -499,6 +564,8 @@ out:
 	free(st.modelled);
 	free(st.detail_name);
 	free(st.detail_shape);
+	free(st.canon_of);
+	intern_done(&st.canon);
 	free(st.acc);
 	free(st.gacc);
 	free(st.sacc);

@@ -152,11 +152,11 @@ static void device_line(const struct tix_device *dv, char *buf, size_t cap)
 {
 	char a[48], b[48], pb[300];
 	if (!dv->known) {
-		snprintf(buf, cap, "device:   %s: no peaks known",
+		snprintf(buf, cap, "device    %s: no peaks known",
 		         dv->name[0] ? tix_printable(dv->name, pb, sizeof pb) : "not named");
 		return;
 	}
-	snprintf(buf, cap, "device:   %s%s%s: %s memory bandwidth, BF16 %s dense%s",
+	snprintf(buf, cap, "device    %s%s%s: %s memory bandwidth, BF16 %s dense%s",
 	         dv->name[0] ? tix_printable(dv->name, pb, sizeof pb) : "(given)", dv->model ? " as " : "",
 	         dv->model ? dv->model : "",
 	         dv->peak_Bps > 0 ? tix_fmt_scaled(dv->peak_Bps, "B/s", a, sizeof a) : "-",
@@ -169,17 +169,17 @@ const char *tix_findings_header(const struct tix_index *ix, const struct tix_fin
                                 char *buf, size_t cap)
 {
 	char a[48], b[48], c[48], d[48], e[48], pb[300];
-	const struct tix_breakdown *bd = tix_breakdown_get(ix, F->step);
-	int64_t span = bd ? bd->span_end - bd->span_start : 0;
+	const struct tix_breakdown *bd = &F->per_step; /* the step's, or the real steps' averaged */
+	int64_t span = bd->span_end - bd->span_start;
 	switch (k) {
 	case 0:
 		if (F->step != TIX_NONE) {
 			const struct tix_step *st = tix_step_get(ix, F->step);
-			snprintf(buf, cap, "step:     %u, %s, wall %s, GPU time %s", F->step,
+			snprintf(buf, cap, "step      %u, %s, wall %s, GPU time %s", F->step,
 			         tix_printable(tix_str(ix, st ? st->name : TIX_NONE), pb, sizeof pb),
 			         dur(F->basis.wall_ns, a, sizeof a), dur(F->basis.gpu_ns, b, sizeof b));
 		} else {
-			snprintf(buf, cap, "per step: averaged over %u step%s of %s wall, %s of GPU time each",
+			snprintf(buf, cap, "per step  averaged over %u step%s of %s wall, %s of GPU time each",
 			         F->basis.steps, F->basis.steps == 1 ? "" : "s", dur(F->basis.wall_ns, a, sizeof a),
 			         dur(F->basis.gpu_ns, b, sizeof b));
 		}
@@ -188,14 +188,14 @@ const char *tix_findings_header(const struct tix_index *ix, const struct tix_fin
 	case 2:
 		if (span <= 0)
 			return NULL;
-		snprintf(buf, cap, "GPU time: span %s = compute %s + exposed comm %s + memory %s + idle %s",
+		snprintf(buf, cap, "GPU time  span %s = compute %s + exposed comm %s + memory %s + idle %s",
 		         dur(span, a, sizeof a), dur(bd->compute_ns, b, sizeof b), dur(bd->comm_ns, c, sizeof c),
 		         dur(bd->memory_ns, d, sizeof d), dur(bd->idle_ns, e, sizeof e));
 		return buf;
 	case 3:
 		if (span <= 0)
 			return NULL;
-		snprintf(buf, cap, "idle:     host wait %s, kernel wait %s, other %s; %s of it while a synchronising call ran",
+		snprintf(buf, cap, "idle      host wait %s, kernel wait %s, other %s; %s of it while a synchronising call ran",
 		         dur(bd->idle_host_ns, a, sizeof a), dur(bd->idle_kernel_ns, b, sizeof b),
 		         dur(bd->idle_other_ns, c, sizeof c), dur(bd->idle_sync_ns, d, sizeof d));
 		return buf;

@@ -8,7 +8,11 @@
  * counts once for every distinct op name among its launch call's
  * ancestors, step markers left out; calls and CPU time are the instances
  * that began in the step.
+ *
+ * The roofline columns (docs/FINDINGS.md, section 3) are the index's op
+ * model over the whole trace (tix_op_roofline): unknown over one step.
  */
+#include "index/findings.h"
 #include "index/rules.h"
 #include "index/view/view_int.h"
 
@@ -16,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { C_PCT, C_GPU, C_EVENTS, C_CALLS, C_CPU, C_BAR, C_NAME, C_CAPTURED };
+enum {
+	C_PCT, C_GPU, C_EVENTS, C_CALLS, C_CPU, C_RATE, C_PEAK, C_BOUND, C_BAR, C_NAME, C_CAPTURED,
+	C_FLOPS, C_BYTES, C_MODEL_CALLS, C_MODEL_GPU, C_FLOP_RATE, C_BYTE_RATE, C_PEAK_FRACTION
+};
 
 static const struct tix_col cols[] = {
 	[C_PCT] = {"GPU%", 6, TIX_COL_RIGHT, 0, "gpu_pct", TIX_UNIT_PCT},
@@ -24,9 +31,20 @@ static const struct tix_col cols[] = {
 	[C_EVENTS] = {"GPU events", 10, TIX_COL_RIGHT, 0, "gpu_events", TIX_UNIT_COUNT},
 	[C_CALLS] = {"Calls", 8, TIX_COL_RIGHT, 0, "calls", TIX_UNIT_COUNT},
 	[C_CPU] = {"CPU time", 9, TIX_COL_RIGHT, 2, "cpu_ns", TIX_UNIT_DUR},
+	/* the rate that bounds it (FLOP/s when compute-bound, else B/s) */
+	[C_RATE] = {"Rate", 12, TIX_COL_RIGHT | TIX_COL_NOSORT, 3, NULL, TIX_UNIT_TEXT},
+	[C_PEAK] = {"Peak%", 6, TIX_COL_RIGHT, 3, NULL, TIX_UNIT_FRACTION},
+	[C_BOUND] = {"Bound", 7, 0, 4, "bound", TIX_UNIT_TEXT},
 	[C_BAR] = {"", 10, TIX_COL_BAR, 1, NULL, TIX_UNIT_BAR},
 	[C_NAME] = {"Op", 20, TIX_COL_FLEX | TIX_COL_ASC, 0, "name", TIX_UNIT_TEXT},
 	[C_CAPTURED] = {"Captured", 0, TIX_COL_DATA, 0, "captured", TIX_UNIT_BOOL},
+	[C_FLOPS] = {"FLOPs", 0, TIX_COL_DATA, 0, "flops", TIX_UNIT_FLOPS},
+	[C_BYTES] = {"Bytes", 0, TIX_COL_DATA, 0, "bytes", TIX_UNIT_FLOPS},
+	[C_MODEL_CALLS] = {"Modelled calls", 0, TIX_COL_DATA, 0, "model_calls", TIX_UNIT_COUNT},
+	[C_MODEL_GPU] = {"Modelled GPU time", 0, TIX_COL_DATA, 0, "model_gpu_ns", TIX_UNIT_DUR},
+	[C_FLOP_RATE] = {"FLOP/s", 0, TIX_COL_DATA, 0, "flops_per_s", TIX_UNIT_FLOP_RATE},
+	[C_BYTE_RATE] = {"B/s", 0, TIX_COL_DATA, 0, "bytes_per_s", TIX_UNIT_BYTE_RATE},
+	[C_PEAK_FRACTION] = {"Peak fraction", 0, TIX_COL_DATA, 0, "peak_fraction", TIX_UNIT_FRACTION},
 };
 
 struct op_row {
@@ -39,6 +57,9 @@ struct op_row {
 struct ops {
 	struct op_row *rows;
 	int64_t whole;               /* the 100% of GPU% */
+	struct tix_device device;    /* the roofline's peaks */
+	struct tix_op_roofline *roof; /* by op (tix_op numbering); NULL over one step */
+	char (*rate)[24];            /* the Rate column's text, by op */
 };
 
 static int cmp_row(const void *x, const void *y)
@@ -224,6 +245,29 @@ static int ops_open(struct tix_view *v, struct tix_error *err)
 	if (a.n)
 		qsort(a.rows, a.n, sizeof *a.rows, cmp_row);
 	free(a.slot);
+	if (v->scope.device)
+		p->device = *v->scope.device;
+	else
+		tix_index_device(ix, -1, &p->device);
+	if (v->scope.step == TIX_NONE) {
+		uint32_t nops = tix_op_count(ix);
+		p->roof = calloc((size_t)nops + 1, sizeof *p->roof);
+		p->rate = calloc((size_t)nops + 1, sizeof *p->rate);
+		if (!p->roof || !p->rate) {
+			free(p->roof);
+			free(p->rate);
+			a.slot = NULL;
+			goto oom;
+		}
+		for (uint32_t i = 0; i < nops; i++) {
+			const struct tix_op_roofline *r = &p->roof[i];
+			tix_op_roofline(ix, &p->device, i, &p->roof[i]);
+			if (r->bound && !strcmp(r->bound, "compute") && r->flops_per_s >= 0)
+				tix_fmt_scaled(r->flops_per_s, "FLOP/s", p->rate[i], sizeof p->rate[i]);
+			else if (r->bytes_per_s >= 0)
+				tix_fmt_scaled(r->bytes_per_s, "B/s", p->rate[i], sizeof p->rate[i]);
+		}
+	}
 	p->rows = a.rows;
 	v->nrows = a.n;
 	v->priv = p;
@@ -239,7 +283,44 @@ static void ops_close(struct tix_view *v)
 {
 	struct ops *p = v->priv;
 	free(p->rows);
+	free(p->roof);
+	free(p->rate);
 	free(p);
+}
+
+/* The op model's figure of column col, for a row of the trace's own ops. */
+static void roofline_cell(const struct ops *p, const struct op_row *r, int col, struct tix_cell *c)
+{
+	if (!p->roof || r->captured || r->op == TIX_NONE)
+		return;
+	const struct tix_op_roofline *m = &p->roof[r->op];
+	if (!m->modelled)
+		return;
+	double d = -1;
+	switch (col) {
+	case C_RATE:
+		if (p->rate[r->op][0]) {
+			c->known = 1;
+			c->s = p->rate[r->op];
+		}
+		return;
+	case C_BOUND:
+		if (m->bound) {
+			c->known = 1;
+			c->s = m->bound;
+		}
+		return;
+	case C_MODEL_CALLS: cell_int(c, m->calls); return;
+	case C_MODEL_GPU: cell_int(c, m->gpu_ns); return;
+	case C_FLOPS: d = m->flops; break;
+	case C_BYTES: d = m->bytes; break;
+	case C_FLOP_RATE: d = m->flops_per_s; break;
+	case C_BYTE_RATE: d = m->bytes_per_s; break;
+	case C_PEAK:
+	case C_PEAK_FRACTION: d = m->peak_fraction; break;
+	}
+	c->known = d >= 0;
+	c->d = d;
 }
 
 static void ops_cell(const struct tix_view *v, uint32_t row, int col, struct tix_cell *c)
@@ -261,6 +342,7 @@ static void ops_cell(const struct tix_view *v, uint32_t row, int col, struct tix
 		c->mark = r->captured ? "[captured] " : NULL;
 		return;
 	case C_CAPTURED: cell_int(c, r->captured); return;
+	default: roofline_cell(p, r, col, c); return;
 	}
 }
 

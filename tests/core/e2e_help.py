@@ -358,7 +358,7 @@ def main():
     cdir = os.path.join(work, "complete")
     shutil.rmtree(cdir, ignore_errors=True)
     os.makedirs(os.path.join(cdir, "folder"), exist_ok=True)
-    for n in ("t.json", "a.json.gz", "b.tix", "c.tixj", "notes.txt"):
+    for n in ("t.json", "t.json.tix", "a.json.gz", "b.tix", "c.tixj", "notes.txt"):
         open(os.path.join(cdir, n), "a").close()
     if shutil.which("bash"):
         for c, (_, h) in helps.items():
@@ -380,7 +380,8 @@ def main():
         chk.eq(got, ["kernel", "step", "op", "rank"], "bash: tix summary t.json --by -> kernel step op rank")
         got, _ = bash_complete(script, cdir, ["tix", "summary", ""])
         chk.eq(sorted(got), ["a.json.gz", "b.tix", "c.tixj", "folder", "t.json"],
-               "bash: tix summary <TAB> -> traces and folders, not notes.txt")
+               "bash: tix summary <TAB> -> traces and folders, not notes.txt, a trace once "
+               "(not also t.json.tix, its index)")
         got, _ = bash_complete(script, cdir, ["tix", "diff", "t.json", "--graph-capture", ""])
         chk.check("notes.txt" not in got, "bash: a value that is typed gets no file names")
         got, _ = bash_complete(script, cdir, ["tix", "capture", "-o", "x", "--", "tru"])

@@ -113,7 +113,8 @@ def stream_key(r):
 
 
 def shape_key(r):
-    return (r.get("op"), json_key(r.get("dims")), json_key(r.get("types")))
+    return (r.get("op"), json_key(r.get("dims")), json_key(r.get("types")),
+            json_key(r.get("concrete")))
 
 
 def compare_findings(got, want):
@@ -227,9 +228,10 @@ STEP1 = bd(300, 90, 26, 26, 0, 0, 0, 64, 0, 0, 0, 56, 8, 26)
 TRACE = bd(None, 486, 101, 66, 25, 10, 5, 290, 5, 90, 130, 56, 8, 111)
 IDLE = [idle_row(7, 4, 150, 5, 90), idle_row(20, 0, 0, 0, 0), idle_row(30, 8, 64, 0, 0)]
 CAST = {"op": "aten::copy_", "dims": json.dumps(CAST_DIMS), "types": json.dumps(CAST_TYPES),
-        "class": "copy", "calls": 2, "calls_per_step": 1.0, "gpu_events": 2, "gpu_ns": 20 * US,
+        "concrete": None, "class": "copy", "calls": 2, "calls_per_step": 1.0, "gpu_events": 2, "gpu_ns": 20 * US,
         "flops": None, "bytes": 600, "kernels": ["cast"]}
-MM = {"op": "aten::mm", "dims": "[[4, 8], [8, 16]]", "types": '["float", "float"]', "class": "gemm",
+MM = {"op": "aten::mm", "dims": "[[4, 8], [8, 16]]", "types": '["float", "float"]', "concrete": None,
+      "class": "gemm",
       "calls": 1, "calls_per_step": 0.5, "gpu_events": 1, "gpu_ns": 10 * US, "flops": 1024,
       "bytes": 896, "kernels": ["k_mm"]}
 OPS = {"aten::linear": (1, 10 * US, 1024, 896, 1024 / 1e-5, 896 / 1e-5),
@@ -245,10 +247,11 @@ MODELS = [
     ("aten::bmm", [[2, 4, 8], [2, 8, 16]], [BF, BF], None, ("gemm", 2048, 896)),
     ("aten::baddbmm", [[2, 4, 16], [2, 4, 8], [2, 8, 16]], [F, F, F], None, ("gemm", 2 * 1088, 2 * 240 * 4)),
     ("aten::_scaled_mm", [[4, 8], [8, 16], [], []], [F8, F8, F, F], None, ("gemm", 1024, 32 + 128 + 128)),
-    ("aten::linear", [[2, 3, 8], [16, 8], [16]], [F, F, F], None, ("gemm", 1632, 1088)),
+    ("aten::linear", [[2, 3, 8], [16, 8], [16]], [F, F, F], None, ("gemm", 1632, 1152)),
     ("aten::matmul", [[3, 4, 8], [8, 16]], [F, F], None, ("gemm", 3 * 1024, 3 * 224 * 4)),
     ("aten::mm", [[4, 8], [7, 16]], [F, F], None, None),
-    ("aten::mm", [[4, 8], [8, 16]], ["long", "long"], None, ("gemm", 1024, None)),
+    ("aten::mm", [[4, 8], [8, 16]], ["long", "long"], None, ("gemm", 1024, 1792)),   # long: 8 bytes
+    ("aten::mm", [[4, 8], [8, 16]], ["c10::Weird", "c10::Weird"], None, ("gemm", 1024, None)),
     ("aten::_scaled_dot_product_flash_attention", [[1, 2, 4, 8]] * 3 + [[]] * 4, [BF] * 3 + ["Scalar"] * 4,
      ["", "", "", "0.", "True", "False", ""], ("attention", 640, 512)),
     ("aten::_scaled_dot_product_flash_attention", [[1, 2, 4, 8]] * 3 + [[]] * 4, [BF] * 3 + ["Scalar"] * 4,
@@ -266,7 +269,7 @@ MODELS = [
      ("reduction", 24, 112)),
     ("aten::softmax", [[4, 6], [], []], [F, "Scalar", ""], None, ("reduction", 24, 192)),
     ("aten::layer_norm", [[4, 6], [], [6], [6], [], []], [F, "", F, F, "Scalar", "Scalar"], None,
-     ("normalisation", 120, 240)),
+     ("norm", 120, 240)),
     ("aten::_scaled_mm", [[4, 4], [4, 16], [], []], [FP4, FP4, F, F], None, ("gemm", 1024, 16 + 64 + 128)),
     ("aten::abs", [[3, 4], [0]], [F, F], None, ("elementwise", 12, 96)),
     ("aten::where", [[3, 1], [3, 4], []], ["bool", BF, BF], None, ("elementwise", 12, 3 + 24 + 2 + 24)),

@@ -35,22 +35,23 @@ when b - a < 30 us; else other.
   swept over all the trace's events of the stream, and a gap belongs to a
   step when both its previous and its next event do.  `gaps` counts them.
   Sync-covered: a gap over all streams whose next event's launch thread has
-  a synchronising call (SYNC_CALLS, or a name starting cuMemcpy / hipMemcpy
-  without "Async") with start <= a < end; idle_sync_ns is the whole gap.
+  a synchronising call (a cuda / cu / hip call whose name holds
+  Synchronize, or a Memcpy / Memset without Async) with start <= a < end;
+  idle_sync_ns is the whole gap.
   Launch-bound: a kernel (memcpys and memsets are not) whose duration is
   less than its launch call's.  A stretch: >= 8 consecutive events of one
   stream, all launch-bound, each after the previous one with a host-wait
   gap of its own (no overlap, no touching).  launch_bound_kernels counts the
   kernels of stretches in the set; launch_bound_idle_ns their stream gaps
   (a gap in a step when both its events are).
-  A trace without any launch call has no host-wait, sync or launch-bound
+  A trace none of whose GPU work has a launch call has no host-wait, sync or launch-bound
   figure: idle_host_ns, idle_sync_ns, launch_bound_* and every host_wait_ns
   are null (its gaps are kernel wait or other).
 
 Op-shape groups (section 4): each GPU work event with a launch call goes to
 the innermost modelled op among its launch call's ancestors (cpu_op or
 user_annotation, step markers excluded); a group is (name, json.dumps of
-Input Dims, of Input type).  calls: the distinct instances among the
+Input Dims, of Input type, of Concrete Inputs).  calls: the distinct instances among the
 selection's events; calls_per_step: the instances among events of real
 steps over the number of steps (with --step: calls); flops / bytes: of the
 earliest instance (start, input order); kernels: the names of the events,
@@ -73,14 +74,7 @@ import recount_opmodel as om
 
 KERNEL_WAIT_NS = 30000          # TIX_KERNEL_WAIT_NS
 LAUNCH_RUN_MIN = 8              # TIX_LAUNCH_RUN_MIN
-SYNC_CALLS = {
-    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-    "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbol", "cudaMemset",
-    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
-    "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
-    "hipMemcpy", "hipMemcpy2D", "hipMemcpyFromSymbol", "hipMemcpyToSymbol", "hipMemset",
-    "hipCtxSynchronize",
-}
+SYNC_PREFIXES = ("cuda", "hip", "cu")   # the API's prefix, then the call
 BREAKDOWN_KEYS = ("wall_ns", "span_ns", "busy_ns", "compute_ns", "comm_ns", "memory_ns", "idle_ns",
                   "overlap_ns", "idle_host_ns", "idle_kernel_ns", "idle_other_ns", "idle_sync_ns",
                   "launch_bound_idle_ns", "launch_bound_kernels", "gpu_ns")
@@ -88,15 +82,25 @@ BEFORE = "before"
 
 
 def is_sync_call(name):
-    if name in SYNC_CALLS:
-        return True
-    return (name.startswith("cuMemcpy") or name.startswith("hipMemcpy")) and "Async" not in name
+    """Section 2: a runtime or driver call (cuda..., cu..., hip...) whose name
+    contains Synchronize, or that is a Memcpy or Memset without Async."""
+    for p in SYNC_PREFIXES:
+        if name.startswith(p):
+            rest = name[len(p):]
+            return "Synchronize" in rest or (
+                (rest.startswith("Memcpy") or rest.startswith("Memset")) and "Async" not in rest)
+    return False
 
 
 def gpu_class(g):
     if g.kind in ("memcpy", "memset"):
         return "memory"
     return "comm" if rc.is_comm(g) else "compute"
+
+
+def _dumps_or_none(v):
+    """An op's Concrete Inputs as JSON text, None when it has none."""
+    return None if v is None else json.dumps(rc.plain(v))
 
 
 def row_key(e):
@@ -224,7 +228,9 @@ class Findings:
     def __init__(self, tr, gpu=None):
         self.tr = tr
         self.gpu = tr.gpu if gpu is None else gpu
-        self.has_launches = bool(tr.launches)
+        # section 7: without any GPU work linked to a launch call, host wait
+        # and what follows from it are unknown
+        self.has_launches = any(g.link is not None for g in self.gpu)
         self.streams = Streams(self.gpu)
         self.sync = {}
         for e in tr.cpu:
@@ -335,7 +341,8 @@ class Findings:
             if op is None:
                 continue
             key = (op.name, json.dumps(rc.plain(op.args.get("Input Dims"))),
-                   json.dumps(rc.plain(op.args.get("Input type"))))
+                   json.dumps(rc.plain(op.args.get("Input type"))),
+                   _dumps_or_none(op.args.get("Concrete Inputs")))
             grp = groups.setdefault(key, {"ops": {}, "in_steps": set(), "events": 0, "ns": 0,
                                           "kernels": {}})
             grp["ops"][op.i] = op
@@ -343,14 +350,28 @@ class Findings:
                 grp["in_steps"].add(op.i)
             grp["events"] += 1
             grp["ns"] += g.dur
-            grp["kernels"][g.name] = grp["kernels"].get(g.name, 0) + g.dur
+        # kernels: over the trace whatever the selection (a step's group
+        # keeps its trace's list, docs/FINDINGS.md section 9)
+        for g in self.gpu:
+            if g.link is None:
+                continue
+            op = self.leaf(g, cache)
+            if op is None:
+                continue
+            key = (op.name, json.dumps(rc.plain(op.args.get("Input Dims"))),
+                   json.dumps(rc.plain(op.args.get("Input type"))),
+                   _dumps_or_none(op.args.get("Concrete Inputs")))
+            if key in groups:
+                k = groups[key]["kernels"]
+                k[g.name] = k.get(g.name, 0) + g.dur
         rows = []
-        for (name, dims, types), grp in groups.items():
+        for (name, dims, types, _concrete), grp in groups.items():
             first = min(grp["ops"].values(), key=lambda o: (o.ts, o.i))
             m = op_model(first)
             calls = len(grp["ops"])
             rows.append({
-                "op": name, "dims": dims, "types": types, "class": m["class"], "calls": calls,
+                "op": name, "dims": dims, "types": types, "concrete": _concrete, "class": m["class"],
+                "calls": calls,
                 "calls_per_step": float(calls) if sel is not None else len(grp["in_steps"]) / nsteps,
                 "gpu_events": grp["events"], "gpu_ns": grp["ns"], "flops": m["flops"],
                 "bytes": m["bytes"],

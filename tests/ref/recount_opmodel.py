@@ -23,9 +23,11 @@ import re
 
 # section 3, "dtype sizes (Kineto's Input type spellings)"
 DTYPE_BYTES = {
-    "double": 8, "long int": 8, "int64_t": 8, "c10::complex<float>": 8,
-    "float": 4, "int": 4, "unsigned int": 4,
-    "c10::Half": 2, "c10::BFloat16": 2, "short int": 2,
+    "double": 8, "long int": 8, "long": 8, "int64_t": 8, "unsigned long": 8, "c10::complex<float>": 8,
+    "float": 4, "int": 4, "unsigned int": 4, "c10::qint32": 4, "c10::complex<c10::Half>": 4,
+    "c10::Half": 2, "c10::BFloat16": 2, "short int": 2, "short": 2, "unsigned short": 2,
+    "Half": 2, "BFloat16": 2, "Float8_e4m3fn": 1, "Float8_e5m2": 1,
+    "char": 1, "int8_t": 1, "uint8_t": 1, "c10::qint8": 1, "c10::quint8": 1,
     "c10::Float8_e4m3fn": 1, "c10::Float8_e4m3fnuz": 1, "c10::Float8_e5m2": 1,
     "c10::Float8_e5m2fnuz": 1, "c10::Float8_e8m0fnu": 1, "c10::Float4_e2m1fn_x2": 1,
     "unsigned char": 1, "signed char": 1, "bool": 1,
@@ -57,14 +59,16 @@ CONV = {
     "aten::convolution": (3, 4, 5, 6, 7, 8),
     "aten::_convolution": (3, 4, 5, 6, 7, 8),
     "aten::cudnn_convolution": (3, 2, 4, None, None, 5),
+    # conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups)
+    "aten::conv1d": (3, 4, 5, None, None, 6),
+    "aten::conv2d": (3, 4, 5, None, None, 6),
+    "aten::conv3d": (3, 4, 5, None, None, 6),
 }
 COPY = {"aten::copy_", "aten::clone", "aten::contiguous"}
-# Reading: "(_)" is taken literally: silu_, gelu_, relu_ and the clamps have an
-# in-place form in the list, sigmoid_, tanh_, exp_, ... do not.
-UNARY = {"aten::silu", "aten::silu_", "aten::gelu", "aten::gelu_", "aten::relu", "aten::relu_",
-         "aten::sigmoid", "aten::tanh", "aten::exp", "aten::neg", "aten::rsqrt", "aten::sqrt",
-         "aten::pow", "aten::clamp", "aten::clamp_", "aten::clamp_min", "aten::clamp_min_",
-         "aten::clamp_max", "aten::clamp_max_", "aten::abs", "aten::reciprocal"}
+# Section 3: each unary op and its in-place form (name_).
+_UNARY = ("silu", "gelu", "relu", "sigmoid", "tanh", "exp", "neg", "rsqrt", "sqrt", "pow", "clamp",
+          "clamp_min", "clamp_max", "abs", "reciprocal")
+UNARY = {"aten::" + n for n in _UNARY} | {"aten::" + n + "_" for n in _UNARY}
 BINARY = {"aten::add", "aten::add_", "aten::sub", "aten::sub_", "aten::mul", "aten::mul_",
           "aten::div", "aten::div_", "aten::maximum", "aten::minimum"}
 TERNARY = {"aten::where"}
@@ -225,7 +229,8 @@ def gemm(name, inp):
         # Reading: a bias is a third tensor input of one or more dims
         bias = inp.is_tensor(2) and len(inp.shape(2)) >= 1
         flops = 2 * rows * N * K * _k_factor(inp, 0) + (rows * N if bias else 0)
-        return flops, _bytes(inp.bpe(0), prod(x) + N * K + rows * N)
+        # section 3: as addmm, the bias's N elements read too
+        return flops, _bytes(inp.bpe(0), prod(x) + N * K + rows * N + (N if bias else 0))
     if name == "aten::matmul":
         return matmul(inp)
     raise NotModelled
@@ -394,7 +399,7 @@ def normalisation(name, inp):
 CLASSES = [(GEMM, "gemm", gemm), (set(ATTENTION), "attention", attention),
            (set(CONV), "convolution", convolution), (COPY, "copy", copy),
            (UNARY | BINARY | TERNARY, "elementwise", elementwise),
-           (SOFTMAX | set(REDUCTION), "reduction", reduction), (NORM, "normalisation", normalisation)]
+           (SOFTMAX | set(REDUCTION), "reduction", reduction), (NORM, "norm", normalisation)]
 
 
 def model(name, args):

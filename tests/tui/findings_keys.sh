@@ -47,10 +47,10 @@ status_has ", could save 63.71 ms a step (7)"
 expect_line 29 "1-7:views"
 text 7
 wait_for "› findings per step" || exit 1
-wait_for "per step: averaged over 4 steps of 95.15 ms wall"
-wait_for "device:   NVIDIA B200 as B200: 8.00 TB/s memory bandwidth"
-wait_for "GPU time: span"
-wait_for "idle:     host wait"
+wait_for "per step  averaged over 4 steps of 95.15 ms wall"
+wait_for "device    NVIDIA B200 as B200: 8.00 TB/s memory bandwidth"
+wait_for "GPU time  span"
+wait_for "idle      host wait"
 wait_for "  1     63.71 ms 69.0%  repeated_copy"
 wait_for "#1 repeated_copy: the same copy or cast many times a step"
 wait_for "how:      all but one of them: 64.54 ms x (78 - 1) / 78 = 63.71 ms"
@@ -104,7 +104,7 @@ wait_for "4 steps"
 keys Down
 text 7
 wait_for "› findings of step 0" || exit 1
-wait_for "step:     0, ProfilerStep#1, wall 95.21 ms"
+wait_for "step      0, ProfilerStep#1, wall 95.21 ms"
 wait_for "Enter:    launches of unrolled_elementwise_kernel<...> beneath aten::copy_, in the step"
 keys Enter
 wait_for "Launched by"
