@@ -149,6 +149,8 @@ static void app_switch(struct app *a, enum view_kind kind)
 {
 	struct ctx c;
 	view_context(a, &c);
+	/* from the ranks of a run, the findings are the set's: of its real steps */
+	int of_set = app_top(a)->ops->kind == VK_RANKS;
 	app_pop_to(a, 1);
 	struct view *root = app_top(a);
 	if (root->ops->select)
@@ -166,6 +168,8 @@ static void app_switch(struct app *a, enum view_kind kind)
 		push_select(a, &view_ops_ops, &va, &c);
 		return;
 	case VK_FINDINGS: /* of the step the user is in, else of the real steps averaged */
+		if (of_set)
+			va.step = TIX_NONE;
 		push_select(a, &view_findings_ops, &va, &c);
 		return;
 	case VK_TIMELINE:

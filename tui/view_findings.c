@@ -59,6 +59,20 @@ static struct tix_findings *compute(struct app *a, uint32_t step)
 	return F;
 }
 
+/* Several traces open are the ranks of one run (as tix findings takes
+ * them): the real steps' findings gain the set's straggler, when there is
+ * one worth a finding. */
+static void add_straggler(struct app *a, struct tix_findings *F)
+{
+	if (a->ntraces < 2 || F->step != TIX_NONE)
+		return;
+	struct tix_rank_set *rs = tui_rank_set(a, NULL);
+	struct tix_finding f;
+	if (rs && tix_rank_straggler_finding(rs, &f) && tix_findings_add(F, &f) != 0)
+		app_msg(a, "out of memory: the straggler is not among the findings");
+	tix_rank_set_free(rs);
+}
+
 static int findings_open(struct app *a, struct view *v)
 {
 	uint32_t step = v->args.step;
@@ -74,6 +88,7 @@ static int findings_open(struct app *a, struct view *v)
 		free(p);
 		return -1;
 	}
+	add_straggler(a, p->F);
 	if (!(v->model = tix_view_findings(a->ix, p->F, &err))) {
 		app_msg(a, "findings: %s", err.msg);
 		tix_findings_free(p->F);

@@ -15,13 +15,15 @@ command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77
 [ -x "$TIX" ] || { echo "FAIL: no tix binary at $TIX"; exit 1; }
 
 mkdir -p "$WORK" && cd "$WORK" || exit 1
-rm -rf home ./*.tix && mkdir -p home
+rm -rf home ./*.tix ./tp4/*.tix && mkdir -p home
 # the decode story (repeated_copy, memory_bound, exposed_comm); a rank whose
 # CPU side is 4x slower (cpu_bound, idle_host, launch_bound); CUDA graph
-# replays with an .item() (sync)
+# replays with an .item() (sync); a TP4 run whose rank 2 computes slower (straggler)
 [ -f glm.json.gz ] || python3 "$GEN" -o glm.json.gz --steps 4 -q || { echo "FAIL: gen_trace.py"; exit 1; }
 [ -f cpu-rank1.json ] || python3 "$GEN" -o cpu.json --ranks 2 --slow-rank 1 --slow-what cpu --slow-factor 4 \
 	--steps 2 --layers 3 -q || { echo "FAIL: gen_trace.py"; exit 1; }
+[ -f tp4/tp4-rank3.json ] || { mkdir -p tp4 && python3 "$GEN" -o tp4/tp4.json --ranks 4 --slow-rank 2 --steps 3 \
+	--layers 4 -q; } || { echo "FAIL: gen_trace.py"; exit 1; }
 [ -f graph.json.gz ] || python3 "$GEN" -o graph.json.gz --steps 3 --layers 4 --pre-window 6 --graph --seed 3 \
 	-q || { echo "FAIL: gen_trace.py"; exit 1; }
 
@@ -170,6 +172,23 @@ status_has "timeline: the first cudaStreamSynchronize"
 wait_for "cudaStreamSynchronize  +"  # selected: the last line describes it
 keys BSpace
 wait_for "#2 sync"
+text q
+wait_for "TIX-EXITED-0"
+
+# ---- the ranks of a run: 7 from the Ranks view, the straggler among the findings ----
+TRACES="tp4/tp4-rank0.json tp4/tp4-rank1.json tp4/tp4-rank2.json tp4/tp4-rank3.json" \
+	start 100 30 LANG=C.UTF-8 LC_ALL=C.UTF-8
+wait_for "straggler: rank 2" 60 || exit 1
+text 7
+wait_for "› findings per step" || exit 1
+wait_for "straggler     rank 2 is the straggler of 3 of 3 steps"
+keys Down Down
+wait_for "#3 straggler: one rank the others wait for"
+keys Enter
+wait_for "straggler: rank 2" || exit 1
+status_has "ranks: the open traces side by side (Bksp: findings)"
+keys BSpace
+status_has "Findings: 3 findings, at 3"
 text q
 wait_for "TIX-EXITED-0"
 
