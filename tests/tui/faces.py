@@ -293,7 +293,16 @@ class Screen:
                      ("LANG", "LC_ALL", "TZ", "HOME", "XDG_CACHE_HOME", "TERM")),
             shlex.quote(tix), " ".join(shlex.quote(a) for a in trace))
         self.tmux("kill-session", "-t", "f", check=False)
-        self.tmux("new-session", "-d", "-s", "f", "-x", str(width), "-y", str(height), "-c", work, cmd)
+        # a server killed by the last screen's close may still be going
+        # away: "server exited unexpectedly" is asked again, a few times
+        for attempt in range(5):
+            try:
+                self.tmux("new-session", "-d", "-s", "f", "-x", str(width), "-y", str(height), "-c", work, cmd)
+                break
+            except RuntimeError as e:
+                if "server exited unexpectedly" not in str(e) or attempt == 4:
+                    raise
+                time.sleep(0.2)
 
     def tmux(self, *a, check=True):
         p = subprocess.run(self.t + list(a), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
