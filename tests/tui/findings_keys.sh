@@ -10,9 +10,8 @@
 set -u
 TIX=$1 GEN=$2 WORK=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
-
-command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
-[ -x "$TIX" ] || { echo "FAIL: no tix binary at $TIX"; exit 1; }
+# wait_for, expect_line, keys, text, start, fail ... (the tmux session)
+. "$HERE/tmux_lib.sh"
 
 mkdir -p "$WORK" && cd "$WORK" || exit 1
 rm -rf home ./*.tix ./tp4/*.tix && mkdir -p home
@@ -26,8 +25,6 @@ rm -rf home ./*.tix ./tp4/*.tix && mkdir -p home
 	--layers 4 -q; } || { echo "FAIL: gen_trace.py"; exit 1; }
 [ -f graph.json.gz ] || python3 "$GEN" -o graph.json.gz --steps 3 --layers 4 --pre-window 6 --graph --seed 3 \
 	-q || { echo "FAIL: gen_trace.py"; exit 1; }
-
-. "$HERE/tmux_lib.sh"
 
 # the status line (the second last line)
 status_has() {

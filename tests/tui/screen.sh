@@ -8,18 +8,14 @@
 set -u
 TIX=$1 GEN=$2 WORK=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
-
-command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
-[ -x "$TIX" ] || { echo "FAIL: no tix binary at $TIX"; exit 1; }
+# wait_for, expect_line, keys, text, start, fail ... (the tmux session)
+. "$HERE/tmux_lib.sh"
 
 mkdir -p "$WORK" && cd "$WORK" || exit 1
 rm -f glm.json.gz glm.json.gz.tix rank1.json.gz rank1.json.gz.tix glm-*.json tix-export-*.json
 rm -rf home && mkdir -p home
 python3 "$GEN" -o glm.json.gz --steps 4 -q || { echo "FAIL: gen_trace.py"; exit 1; }
 python3 "$GEN" -o rank1.json.gz --steps 2 --seed 2 -q || { echo "FAIL: gen_trace.py"; exit 1; }
-
-# wait_for, expect_line, keys, text, start, fail ... (the tmux session)
-. "$HERE/tmux_lib.sh"
 
 # ---- the drill path, UTF-8, colour, 100x30 ----
 start 100 30 LANG=C.UTF-8 LC_ALL=C.UTF-8

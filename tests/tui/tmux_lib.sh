@@ -1,8 +1,11 @@
 # The helpers of the scripts that drive the real tix TUI in tmux and check
 # the screen text (screen.sh, findings_keys.sh): they wait for what the
 # screen should show (polling capture-pane with a timeout), never for a
-# fixed time.  Sourced after TIX and WORK are set and the shell is in WORK;
-# the caller reports FAILS at its end.
+# fixed time.  Sourced once TIX and WORK are set (it exits 77 without tmux,
+# 1 without the binary); the caller reports FAILS at its end.
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
+[ -x "$TIX" ] || { echo "FAIL: no tix binary at $TIX"; exit 1; }
+
 SOCK="tix-tui-test-$$"
 T="tmux -L $SOCK -f /dev/null"
 # start() sets set-clipboard on: tmux takes OSC 52 from tix as a paste
