@@ -59,16 +59,18 @@ static struct tix_findings *compute(struct app *a, uint32_t step)
 	return F;
 }
 
-/* Several traces open are the ranks of one run (as tix findings takes
- * them): the real steps' findings gain the set's straggler, when there is
- * one worth a finding. */
+/* Traces that name their ranks (the ones the TUI opens on the Ranks view)
+ * are one run, as tix findings takes them: the real steps' findings gain
+ * the set's straggler, when there is one worth a finding.  Traces that do
+ * not may be two runs to compare (D), whose "straggler" would mean nothing. */
 static void add_straggler(struct app *a, struct tix_findings *F)
 {
 	if (a->ntraces < 2 || F->step != TIX_NONE)
 		return;
-	struct tix_rank_set *rs = tui_rank_set(a, NULL);
+	int named = 0;
+	struct tix_rank_set *rs = tui_rank_set(a, &named);
 	struct tix_finding f;
-	if (rs && tix_rank_straggler_finding(rs, &f) && tix_findings_add(F, &f) != 0)
+	if (rs && named && tix_rank_straggler_finding(rs, &f) && tix_findings_add(F, &f) != 0)
 		app_msg(a, "out of memory: the straggler is not among the findings");
 	tix_rank_set_free(rs);
 }
