@@ -476,11 +476,13 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 	struct tix_findings *F = l->f;
 	const struct tix_step_basis *B = &F->basis;
 	char a[48], b[48], c[48];
+	/* idle findings are shares of the step's wall time (its GPU span when
+	 * longer), and their thresholds are on that share */
 	int64_t span = B->span_ns, wall = B->wall_ns > span ? B->wall_ns : span;
 	int ih = -1, ilb = -1, isync = -1, icpu = -1, iker = -1;
 	if (span <= 0)
 		return;
-	if ((double)bd->idle_host_ns >= TIX_FIND_IDLE_MIN * (double)span) {
+	if ((double)bd->idle_host_ns >= TIX_FIND_IDLE_MIN * (double)wall) {
 		struct tix_finding *f = push(l, TIX_RULE_IDLE_HOST);
 		if (!f)
 			return;
@@ -496,7 +498,7 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		ev_num(f, "idle_host_ns", (double)bd->idle_host_ns, "ns");
 		ev_num(f, "span_ns", (double)span, "ns");
 	}
-	if ((double)bd->idle_kernel_ns >= TIX_FIND_IDLE_MIN * (double)span) {
+	if ((double)bd->idle_kernel_ns >= TIX_FIND_IDLE_MIN * (double)wall) {
 		struct tix_finding *f = push(l, TIX_RULE_IDLE_KERNEL);
 		if (!f)
 			return;
@@ -512,7 +514,7 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		ev_num(f, "idle_kernel_ns", (double)bd->idle_kernel_ns, "ns");
 	}
 	if (bd->launch_bound_idle_ns > 0 && bd->launch_bound_kernels >= TIX_LAUNCH_RUN_MIN &&
-	    (double)bd->launch_bound_idle_ns >= 0.01 * (double)span) {
+	    (double)bd->launch_bound_idle_ns >= TIX_FIND_SMALL * (double)wall) {
 		struct tix_finding *f = push(l, TIX_RULE_LAUNCH_BOUND);
 		if (!f)
 			return;
@@ -523,8 +525,10 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		f->share = (double)f->gpu_ns / (double)wall;
 		f->share_of_wall = 1;
 		put_text(f->title, sizeof f->title,
-		         "%u kernels a step run shorter than their launch calls, %d or more in a row: the GPU idles "
-		         "%s between them", bd->launch_bound_kernels, TIX_LAUNCH_RUN_MIN,
+		         "%u kernel%s a step run%s shorter than %s launch call%s, %d or more in a row: the GPU idles "
+		         "%s between them", bd->launch_bound_kernels, bd->launch_bound_kernels == 1 ? "" : "s",
+		         bd->launch_bound_kernels == 1 ? "s" : "", bd->launch_bound_kernels == 1 ? "its" : "their",
+		         bd->launch_bound_kernels == 1 ? "" : "s", TIX_LAUNCH_RUN_MIN,
 		         dur(bd->launch_bound_idle_ns, a, sizeof a));
 		put_text(f->basis, sizeof f->basis,
 		         "the idle inside the launch-bound stretches, %s, counted up to the host-wait idle (%s): "
@@ -533,7 +537,7 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		ev_num(f, "launch_bound_kernels", bd->launch_bound_kernels, "");
 		ev_num(f, "launch_bound_idle_ns", (double)bd->launch_bound_idle_ns, "ns");
 	}
-	if (bd->idle_sync_ns > 0 && (double)bd->idle_sync_ns >= 0.01 * (double)span) {
+	if (bd->idle_sync_ns > 0 && (double)bd->idle_sync_ns >= TIX_FIND_SMALL * (double)wall) {
 		struct tix_finding *f = push(l, TIX_RULE_SYNC);
 		if (!f)
 			return;
@@ -553,9 +557,9 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 			if (sy[0].op != TIX_NONE)
 				f->ops[f->nops++] = sy[0].op;
 		}
-		put_text(f->title, sizeof f->title, "%u synchronising calls a step%s%s leave the GPU idle %s (%s of the step)",
-		         bd->sync_calls, who[0] ? ", most " : "", who, dur(bd->idle_sync_ns, a, sizeof a),
-		         pct(f->share, b, sizeof b));
+		put_text(f->title, sizeof f->title, "%u synchronising call%s a step%s%s leave%s the GPU idle %s (%s of the step)",
+		         bd->sync_calls, bd->sync_calls == 1 ? "" : "s", who[0] ? ", most " : "", who,
+		         bd->sync_calls == 1 ? "s" : "", dur(bd->idle_sync_ns, a, sizeof a), pct(f->share, b, sizeof b));
 		put_text(f->basis, sizeof f->basis,
 		         "the idle that began while the launching thread sat in a synchronising call: %s a step",
 		         dur(bd->idle_sync_ns, c, sizeof c));

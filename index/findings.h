@@ -21,7 +21,8 @@
 #define TIX_FIND_BW_LOW 0.60     /* a memory-bound op under 60% of the peak bandwidth */
 #define TIX_FIND_REACHABLE 0.70  /* what a tuned GEMM or attention kernel reaches */
 #define TIX_FIND_REPEAT_MIN 8    /* the same copy this many times a step is "repeated" */
-#define TIX_FIND_IDLE_MIN 0.05   /* idle of one cause under 5% of the span is noise */
+#define TIX_FIND_IDLE_MIN 0.05   /* idle of one cause under 5% of the step is noise */
+#define TIX_FIND_SMALL 0.01      /* launch-bound or sync-covered idle under 1% of the step */
 #define TIX_FIND_CPU_BOUND 0.70  /* a step whose GPU is busy under 70% of its wall time */
 
 /* The rules: name (JSON "rule"), issue letter, what it is about. */

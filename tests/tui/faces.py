@@ -209,19 +209,15 @@ def split_text(lines, cols, what):
     return rows
 
 
-def text_table(out, first, stop=None):
+def text_table(out, first):
     """The table's lines of a text output: from its header (which starts
-    with `first`) to the end, or to the blank line before a line starting
-    with `stop` (a section after the table: diff's findings)."""
+    with `first`) to the end, or to the blank line before what follows it
+    (diff's findings section)."""
     lines = out.rstrip("\n").split("\n")
-    if stop:
-        end = next((i for i, s in enumerate(lines) if s.startswith(stop)), len(lines))
-        lines = lines[:end]
-        while lines and not lines[-1].strip():
-            lines.pop()
     for i, s in enumerate(lines):
         if s.lstrip().startswith(first):
-            return lines[i:]
+            rest = lines[i:]
+            return rest[:rest.index("")] if "" in rest else rest
     raise RuntimeError("no table header starting %r in:\n%s" % (first, out))
 
 
@@ -754,8 +750,7 @@ def check_compare(args, views, name, base, new):
         cols = views[kind]
         out = cli.run("diff", base, new, "--by", by, "--top", "0")
         first = [c.title for c in cols if c.shown()][0]
-        want[label] = split_text(text_table(out, first, "the base's findings"), cols,
-                                 "%s diff --by %s" % (name, by))
+        want[label] = split_text(text_table(out, first), cols, "%s diff --by %s" % (name, by))
         per_step = per_step or next(s for s in out.split("\n") if s.startswith("per step:"))
     # the launches of two kernels on both sides, from show on each side: the
     # first row, and the one whose launches name the longest op
