@@ -87,19 +87,16 @@ static void print_text_header(const struct tix_index *ix, const char *path, cons
 }
 
 /* A finding's main line: the cells of its row in the findings view
- * (index/view/findings.c), what the TUI's Findings view draws. */
+ * (index/view/findings.c), what the TUI's Findings view draws, laid out
+ * under the header line above. */
 static void print_main_line(const struct tix_view *fv, uint32_t row)
 {
-	int nc;
-	const struct tix_col *cols = tix_view_columns(fv, &nc);
 	char buf[TIX_FIND_COL_COUNT][400], pb[400];
 	const char *t[TIX_FIND_COL_COUNT];
-	for (int c = 0; c < TIX_FIND_COL_COUNT && c < nc; c++)
+	for (int c = 0; c < TIX_FIND_COL_COUNT; c++)
 		t[c] = tix_view_text(fv, row, c, NULL, buf[c], sizeof buf[c]);
-	printf("%*s  %*s  %*s %-*s  %s\n", cols[TIX_FIND_COL_RANK].width, t[TIX_FIND_COL_RANK],
-	       cols[TIX_FIND_COL_SAVING].width, t[TIX_FIND_COL_SAVING], cols[TIX_FIND_COL_SHARE].width,
-	       t[TIX_FIND_COL_SHARE], cols[TIX_FIND_COL_RULE].width, t[TIX_FIND_COL_RULE],
-	       tix_printable(t[TIX_FIND_COL_TITLE], pb, sizeof pb));
+	printf("%3s  %11s  %6s %-13s  %s\n", t[TIX_FIND_COL_RANK], t[TIX_FIND_COL_SAVING], t[TIX_FIND_COL_SHARE],
+	       t[TIX_FIND_COL_RULE], tix_printable(t[TIX_FIND_COL_TITLE], pb, sizeof pb));
 }
 
 static void print_text(struct tix_index *ix, const char *path, const struct tix_findings *F,

@@ -78,7 +78,9 @@ static void add_straggler(struct app *a, struct tix_findings *F)
 static int findings_open(struct app *a, struct view *v)
 {
 	uint32_t step = v->args.step;
-	if (step != TIX_NONE && !tix_breakdown_get(a->ix, step))
+	if (step != TIX_NONE && step == tix_step_before_trace(a->ix))
+		app_msg(a, "the GPU work before the trace is no step: the findings of the real steps");
+	if (step != TIX_NONE && (step == tix_step_before_trace(a->ix) || !tix_breakdown_get(a->ix, step)))
 		step = TIX_NONE;
 	struct findings_view *p = calloc(1, sizeof *p);
 	struct tix_error err;

@@ -33,7 +33,7 @@ enum {
 static const struct tix_col cols[C_COUNT] = {
 	[C_RANK] = {"#", 3, TIX_COL_RIGHT | TIX_COL_ASC, 0, "rank", TIX_UNIT_INT},
 	[C_SAVING] = {"Saving/step", 11, TIX_COL_RIGHT, 0, "saving_ns", TIX_UNIT_DUR},
-	[C_SHARE] = {"Share", 6, TIX_COL_RIGHT, 0, NULL, TIX_UNIT_PCT},
+	[C_SHARE] = {"Share", 7, TIX_COL_RIGHT, 0, NULL, TIX_UNIT_PCT}, /* "100.0%w" */
 	[C_RULE] = {"Rule", 13, TIX_COL_ASC, 1, "rule", TIX_UNIT_TEXT},
 	[C_TITLE] = {"Finding", 20, TIX_COL_FLEX | TIX_COL_PROSE | TIX_COL_ASC, 0, "title", TIX_UNIT_TEXT},
 	[C_GPU] = {"GPU time/step", 0, TIX_COL_DATA, 0, "gpu_ns", TIX_UNIT_DUR},

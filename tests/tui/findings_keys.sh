@@ -50,7 +50,7 @@ wait_for "per step  averaged over 4 steps of 95.15 ms wall"
 wait_for "device    NVIDIA B200 as B200: 8.00 TB/s memory bandwidth"
 wait_for "GPU time  span"
 wait_for "idle      host wait"
-wait_for "  1     63.71 ms 69.0%  repeated_copy"
+wait_for "  1     63.71 ms  69.0%  repeated_copy"
 wait_for "#1 repeated_copy: the same copy or cast many times a step"
 wait_for "how:      all but one of them: 64.54 ms x (78 - 1) / 78 = 63.71 ms"
 wait_for "ops:      aten::to > aten::_to_copy > aten::copy_"
@@ -87,7 +87,7 @@ text s
 status_has "sort: #"
 text I
 status_has "sort: # (reversed)"
-wait_for "  3      4.26 ms  4.6%  exposed_comm"
+wait_for "  3      4.26 ms   4.6%  exposed_comm"
 text c
 wait_for "#1 repeated_copy"
 text f
@@ -169,6 +169,13 @@ status_has "timeline: the first cudaStreamSynchronize"
 wait_for "cudaStreamSynchronize  +"  # selected: the last line describes it
 keys BSpace
 wait_for "#2 sync"
+# the GPU work before the trace is no step: 7 on its row gives the real steps'
+text 1
+wait_for "(before the trace)"
+keys Down
+text 7
+status_has "the GPU work before the trace is no step: the findings of the real steps"
+wait_for "› findings per step"
 text q
 wait_for "TIX-EXITED-0"
 
