@@ -82,6 +82,9 @@ key 1; key Enter; key 6; sleep 0.5           # timeline of a step
 key -; key -; key z; key +; key +; key .; key .; key ,; key '>'; key '<'; key j; key k
 key Right; key Left; key o; key o
 key Enter
+key 1; key g; key 7; wait_for "Findings:"     # the findings of the real steps
+key j; key Enter; key BSpace; key k; key Enter # a drill and back (the first finding's evidence)
+key BSpace; key 1; key j; key 7; wait_for "findings of step" # of one step
 key 1; key q
 sleep 0.3
 

@@ -86,12 +86,31 @@ static void print_text_header(const struct tix_index *ix, const char *path, cons
 	}
 }
 
-static void print_text(const struct tix_index *ix, const char *path, const struct tix_findings *F,
+/* A finding's main line: the cells of its row in the findings view
+ * (index/view/findings.c), what the TUI's Findings view draws, laid out
+ * under the header line above. */
+static void print_main_line(const struct tix_view *fv, uint32_t row)
+{
+	char buf[TIX_FIND_COL_COUNT][400], pb[400];
+	const char *t[TIX_FIND_COL_COUNT];
+	for (int c = 0; c < TIX_FIND_COL_COUNT; c++)
+		t[c] = tix_view_text(fv, row, c, NULL, buf[c], sizeof buf[c]);
+	printf("%3s  %11s  %6s %-13s  %s\n", t[TIX_FIND_COL_RANK], t[TIX_FIND_COL_SAVING], t[TIX_FIND_COL_SHARE],
+	       t[TIX_FIND_COL_RULE], tix_printable(t[TIX_FIND_COL_TITLE], pb, sizeof pb));
+}
+
+static void print_text(struct tix_index *ix, const char *path, const struct tix_findings *F,
                        const struct tix_breakdown *bd, long top)
 {
 	char a[48], b[48], pb[400];
 	(void)bd;
 	print_text_header(ix, path, F, &F->per_step);
+	struct tix_error verr;
+	struct tix_view *fv = F->n ? tix_view_findings(ix, F, &verr) : NULL;
+	if (F->n && !fv) {
+		fprintf(stderr, "tix findings: %s\n", verr.msg);
+		return;
+	}
 	uint32_t n = top > 0 && (uint32_t)top < F->n ? (uint32_t)top : F->n;
 	if (!F->n) {
 		printf("\nno findings%s\n", F->nnotes ? " (see the notes)" : "");
@@ -99,9 +118,7 @@ static void print_text(const struct tix_index *ix, const char *path, const struc
 		printf("\n  #  Saving/step  Share  Rule           Finding\n");
 		for (uint32_t i = 0; i < n; i++) {
 			const struct tix_finding *f = &F->items[i];
-			printf("%3u  %11s  %4.1f%%%s %-13s  %s\n", i + 1, fmt_dur(f->saving_ns, a, sizeof a),
-			       100 * f->share, f->share_of_wall ? "w" : " ", tix_rule_name(f->rule),
-			       tix_printable(f->title, pb, sizeof pb));
+			print_main_line(fv, i);
 			printf("%30s how: %s\n", "", tix_printable(f->basis, pb, sizeof pb));
 			if (f->nops) {
 				printf("%30s ops: ", "");
@@ -125,6 +142,7 @@ static void print_text(const struct tix_index *ix, const char *path, const struc
 		       F->total_basis);
 		printf("Share: of the step's GPU time; w: of its wall time\n");
 	}
+	tix_view_free(fv);
 	for (int i = 0; i < F->nnotes; i++)
 		printf("%s%s\n", i ? "          " : "\nnotes     ", tix_printable(F->notes[i], pb, sizeof pb));
 }

@@ -17,6 +17,13 @@
 #define OPT_NO_CACHE                                                                            \
 	{"--no-cache", NULL, NULL, CLI_V_NONE, 1, "build a private index, use it, leave nothing behind"}
 #define OPT_HELP {"--help", "-h", NULL, CLI_V_NONE, 1, "this help"}
+/* The device's peaks, for the findings (tix findings, the TUI's Findings view). */
+#define OPT_PEAK_BW                                                                             \
+	{"--peak-bw", NULL, "B/S", CLI_V_NONE, 0,                                                \
+	 "the device's memory bandwidth in bytes/s (4.8e12, 4.8T), for a device tix does not know"}
+#define OPT_PEAK_FLOPS                                                                          \
+	{"--peak-flops", NULL, "F", CLI_V_NONE, 0,                                               \
+	 "the device's dense FLOP/s, one for every dtype (989T) or per dtype (bf16=989T,fp8=1979T)"}
 #define OPT_END {NULL, NULL, NULL, CLI_V_NONE, 0, NULL}
 
 static const struct cli_opt tui_opts[] = {
@@ -26,6 +33,7 @@ static const struct cli_opt tui_opts[] = {
 	 "every duration in this unit, named in the column headers (default: each in its own; u cycles)"},
 	{"--help-keys", NULL, NULL, CLI_V_NONE, 0, "print the TUI's keys and exit"},
 	{"--version", NULL, NULL, CLI_V_NONE, 0, "print tix's version and exit"},
+	OPT_PEAK_BW, OPT_PEAK_FLOPS,
 	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
 };
 
@@ -98,10 +106,7 @@ static const struct cli_opt findings_opts[] = {
 	{"--step", NULL, "N", CLI_V_NONE, 0, "the findings of step N (default: the real steps, averaged)"},
 	{"--top", NULL, "N", CLI_V_NONE, 0, "the N largest savings (text: 10 by default; json and 0: all)"},
 	{"--format", NULL, "text|json", CLI_V_WORDS, 0, "text (default) or JSON"},
-	{"--peak-bw", NULL, "B/S", CLI_V_NONE, 0,
-	 "the device's memory bandwidth in bytes/s (4.8e12, 4.8T), for a device tix does not know"},
-	{"--peak-flops", NULL, "F", CLI_V_NONE, 0,
-	 "the device's dense FLOP/s, one for every dtype (989T) or per dtype (bf16=989T,fp8=1979T)"},
+	OPT_PEAK_BW, OPT_PEAK_FLOPS,
 	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
 };
 
@@ -136,12 +141,15 @@ static const struct cli_opt help_opts[] = {OPT_HELP, OPT_END};
 
 static const struct cli_cmd commands[] = {
 	{"tui", "open the explorer (the TUI) on one or more traces",
-	 {"tix TRACE...|DIR [--timeunit ns|us|ms|s] [--step-marker REGEX] [--graph-capture CAPTURE] [--no-cache]",
+	 {"tix TRACE...|DIR [--timeunit ns|us|ms|s] [--step-marker REGEX] [--graph-capture CAPTURE] [--no-cache] "
+	  "[--peak-bw B/S] [--peak-flops F]",
 	  "tix --diff BASE NEW", "tix --help-keys | --version | --help"},
 	 "Opens the TUI on each TRACE (.json, .json.gz, .tix, or a capture journal .tixj), or on "
 	 "the traces in DIR, building or reusing each index. Traces that name their ranks "
 	 "(distributedInfo.rank, TP-N file names) open side by side on the Ranks view; --diff "
-	 "opens two on the compare view. `tix --help-keys` lists the keys; `?` shows them in the TUI.",
+	 "opens two on the compare view. --peak-bw and --peak-flops give the device's peaks to the "
+	 "Findings view (key 7), as to tix findings. `tix --help-keys` lists the keys; `?` shows them "
+	 "in the TUI.",
 	 tui_opts, CLI_V_TRACE, NULL,
 	 {"tix trace.json.gz", "tix sglang_profiles/", "tix --diff before.json.gz after.json.gz"}},
 	{"index", "build the index (always rebuilds)",

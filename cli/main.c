@@ -111,6 +111,7 @@ static int open_tui(int argc, char **argv)
 static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 {
 	struct open_opts o = {0};
+	struct tui_opts to = {0, 0, NULL, NULL};
 	const char *paths[64];
 	int n = 0, compare = 0, timeunit = 0;
 	for (int i = 1; i < argc; i++) {
@@ -137,6 +138,18 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 			}
 		} else if (!strcmp(argv[i], "--step-marker") && i + 1 < argc) {
 			o.step_marker = argv[++i];
+		} else if ((!strcmp(argv[i], "--peak-bw") || !strcmp(argv[i], "--peak-flops")) && i + 1 < argc) {
+			/* checked now, as tix findings does: a bad figure is a usage error, not a view's message */
+			int bw = !strcmp(argv[i], "--peak-bw");
+			struct tix_device d;
+			const char *why;
+			memset(&d, 0, sizeof d);
+			if (tix_device_override(&d, bw ? argv[i + 1] : NULL, bw ? NULL : argv[i + 1], &why) != 0) {
+				fprintf(stderr, "tix: %s\n", why);
+				cli_open_opts_done(&o);
+				return EXIT_USAGE;
+			}
+			*(bw ? &to.peak_bw : &to.peak_flops) = argv[++i];
 		} else if (!strcmp(argv[i], "--graph-capture") && i + 1 < argc) {
 			struct tix_error err;
 			if (cli_add_graph_capture(&o, argv[++i], &err) != 0) {
@@ -214,8 +227,10 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 		}
 		opened++;
 	}
+	to.compare = compare;
+	to.timeunit = timeunit;
 	if (rc == EXIT_OK)
-		rc = tui_run(traces, n, &(struct tui_opts){compare, timeunit});
+		rc = tui_run(traces, n, &to);
 	for (int i = 0; i < opened; i++)
 		tix_index_close(traces[i].ix);
 	cli_open_opts_done(&o);

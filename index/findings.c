@@ -631,7 +631,8 @@ static void rank_and_total(struct tix_findings *F)
 	int *order = malloc((n + 1) * sizeof(*order)), *pos = malloc((n + 1) * sizeof(*pos));
 	struct tix_finding *copy = malloc((n + 1) * sizeof(*copy));
 	if (order && pos && copy) {
-		memcpy(copy, F->items, n * sizeof(*copy));
+		if (n) /* no findings: items is NULL, and memcpy may not be given NULL */
+			memcpy(copy, F->items, n * sizeof(*copy));
 		for (uint32_t i = 0; i < n; i++) {
 			int k = (int)i, j = (int)i - 1;
 			while (j >= 0 && cmp_finding(&copy[order[j]], &copy[k]) > 0) {

@@ -357,6 +357,20 @@ struct tix_stream_idle {       /* 56 bytes on disk */
 const struct tix_stream_idle *tix_stream_idle(const struct tix_index *ix, uint32_t first,
                                               uint32_t count);
 
+/* The longest gap over all streams (docs/FINDINGS.md, section 2: a gap of
+ * the union of a step's GPU work, with the cause of the event that ends
+ * it) of one cause, in step s (tix_step_get's numbering).  Not kept by the
+ * build: found by one pass over the step's GPU work (index/gaps.c), a few
+ * milliseconds for a step of 10,000 events.  1 with *out set, 0 when the
+ * step has no gap of that cause, -1 out of memory. */
+enum tix_gap_cause { TIX_GAP_HOST, TIX_GAP_KERNEL, TIX_GAP_OTHER, TIX_GAP_ANY };
+struct tix_gap {
+	int64_t start_ns, dur_ns;
+	uint32_t next_row;         /* the GPU event that ends it */
+	enum tix_gap_cause cause;
+};
+int tix_longest_gap(const struct tix_index *ix, uint32_t s, enum tix_gap_cause cause, struct tix_gap *out);
+
 /* Synchronising calls of one name under one op, in a step or the trace. */
 struct tix_sync {              /* 40 bytes on disk */
 	uint32_t step;             /* TIX_NONE: over the trace */

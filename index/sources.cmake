@@ -15,6 +15,7 @@ set(TIX_INDEX_SOURCES
   perf_model.c
   peaks.c
   findings.c
+  gaps.c
   # the build (index/build/): collecting, the finish's driver and services,
   # then its phases in the order finish.c runs them
   build/builder.c

@@ -40,6 +40,7 @@
 	X(VIEW_DETAIL, NULL, 0, "view 4: detail of the current launch", '4')                \
 	X(VIEW_OPS, NULL, 0, "view 5: CPU ops ranked by the GPU time beneath them", '5')    \
 	X(VIEW_TIMELINE, NULL, 0, "view 6: timeline of the current step", '6')              \
+	X(VIEW_FINDINGS, NULL, 0, "view 7: findings: why the step is slow, what a fix could save", '7') \
 	X(SORT, "sort", 7, "sort by the next column on screen", 's')                        \
 	X(SORT_MENU, NULL, 0, "choose the sort column from a menu", 'S')                    \
 	X(SORT_INVERT, NULL, 0, "invert the sort order", 'I')                               \

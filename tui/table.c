@@ -321,6 +321,30 @@ const char *name_fit(const struct app *a, const char *s, int width, char *buf, s
 	return buf;
 }
 
+const char *text_fit(const struct app *a, const char *s, int width, char *buf, size_t cap)
+{
+	if (text_width(a, s) <= width || width < 4)
+		return s;
+	/* the head says what it is about, the tail its figures */
+	const char *ell = draw_glyphs(a)->ellipsis;
+	int keep = width - text_width(a, ell);
+	int head = keep - keep / 3;
+	const char *h_end = skip_chars(s, head);
+	const char *t_from = skip_chars(s, count_chars(s) - (keep - head));
+	snprintf(buf, cap, "%.*s%s%s", (int)(h_end - s), s, ell, t_from);
+	return buf;
+}
+
+/* A cell's text fitted to its column: words cut in the middle, names as
+ * name_fit cuts them. */
+static const char *cell_fit(const struct app *a, const struct view *v, int col, const char *s, int width,
+                            char *buf, size_t cap)
+{
+	if (v->cols[col].flags & TIX_COL_PROSE)
+		return text_fit(a, s, width, buf, cap);
+	return name_fit(a, s, width, buf, cap);
+}
+
 /* s cut to width around the bytes d[0..nd) (ascending), where it differs
  * from names that a plain cut would show alike: its name up to the
  * template arguments, then a window from a little before each d, so that
@@ -589,8 +613,8 @@ static void draw_name(struct app *a, struct view *v, uint32_t row, int col, int 
 		lead = draw_text(a, y, x, w, g->ellipsis, 0);
 	}
 	if (lines <= 1) {
-		if ((v->cols[col].flags & TIX_COL_NAME || !a->full_names) && s != apart)
-			s = name_fit(a, s, w - lead, fit, sizeof fit);
+		if ((v->cols[col].flags & (TIX_COL_NAME | TIX_COL_PROSE) || !a->full_names) && s != apart)
+			s = cell_fit(a, v, col, s, w - lead, fit, sizeof fit);
 		draw_text(a, y, x + lead, w - lead, s, 1);
 	} else {
 		/* wrap: w columns a line, at most WRAP_LINES (the detail has it whole) */
@@ -701,7 +725,10 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 		return;
 	}
 	char buf[1024], fit[1024];
-	char **apart = flex >= 0 && !a->full_names ? names_apart(a, v, flex, w[flex], h) : NULL;
+	/* names kept apart where a cut would show them alike; words are not names */
+	char **apart = flex >= 0 && !a->full_names && !(cols[flex].flags & TIX_COL_PROSE)
+	                       ? names_apart(a, v, flex, w[flex], h)
+	                       : NULL;
 	for (int y = 0, pos = (int)v->top; y < h && (uint32_t)pos < v->nvis; pos++) {
 		uint32_t row = v->order[pos];
 		int lines = row_lines(a, v, row, flex, flex >= 0 ? w[flex] : 0, h - y);
@@ -735,7 +762,7 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 			} else {
 				const char *s = v->ops->cell(a, v, row, i, buf, sizeof buf);
 				if (!(cols[i].flags & TIX_COL_RIGHT)) /* cut visibly, never silently */
-					s = name_fit(a, s, w[i], fit, sizeof fit);
+					s = cell_fit(a, v, i, s, w[i], fit, sizeof fit);
 				int tw = (cols[i].flags & TIX_COL_RIGHT) ? text_width(a, s) : 0;
 				int sign = signed_color(a, v, row, i, (uint32_t)pos == v->cursor);
 				if (sign)

@@ -24,6 +24,10 @@ int table_search(struct app *a, struct view *v, int dir);
  * ("at::native::f<...>" -> "f<...>"), then, if still too wide, cut in the
  * middle with an ellipsis (into buf).  s itself when it fits. */
 const char *name_fit(const struct app *a, const char *s, int width, char *buf, size_t cap);
+/* Words (a finding's title, a message) fitted to width: cut in the middle
+ * with an ellipsis, the head longer than the tail (into buf).  s itself
+ * when it fits. */
+const char *text_fit(const struct app *a, const char *s, int width, char *buf, size_t cap);
 /* Scrolls so the cursor is among the h rows on screen. */
 void table_scroll(struct view *v, int h);
 /* Which columns fit in width, and their widths: w[i] (at least 32 entries)

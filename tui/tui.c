@@ -113,7 +113,7 @@ static void app_pop_to(struct app *a, int depth)
 		app_pop(a);
 }
 
-/* ---- switching views (Tab, 1-6) ---- */
+/* ---- switching views (Tab, 1-7) ---- */
 
 static void view_context(struct app *a, struct ctx *c)
 {
@@ -149,6 +149,8 @@ static void app_switch(struct app *a, enum view_kind kind)
 {
 	struct ctx c;
 	view_context(a, &c);
+	/* from the ranks of a run, the findings are the set's: of its real steps */
+	int of_set = app_top(a)->ops->kind == VK_RANKS;
 	app_pop_to(a, 1);
 	struct view *root = app_top(a);
 	if (root->ops->select)
@@ -164,6 +166,11 @@ static void app_switch(struct app *a, enum view_kind kind)
 		return;
 	case VK_OPS:
 		push_select(a, &view_ops_ops, &va, &c);
+		return;
+	case VK_FINDINGS: /* of the step the user is in, else of the real steps averaged */
+		if (of_set)
+			va.step = TIX_NONE;
+		push_select(a, &view_findings_ops, &va, &c);
 		return;
 	case VK_TIMELINE:
 		va.row = c.row;
@@ -263,9 +270,14 @@ void app_request(struct app *a, enum req r)
 	}
 	case REQ_NEXT_VIEW:
 	case REQ_PREV_VIEW: {
-		int k = v->ops->kind > VK_TIMELINE ? VK_STEPS : (int)v->ops->kind;
-		k = (k + (r == REQ_NEXT_VIEW ? 1 : VK_TIMELINE)) % (VK_TIMELINE + 1);
-		app_switch(a, (enum view_kind)k);
+		/* the views of keys 1-7, in their order */
+		static const enum view_kind cycle[] = {VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL,
+		                                       VK_OPS, VK_TIMELINE, VK_FINDINGS};
+		int n = (int)(sizeof cycle / sizeof cycle[0]), k = 0;
+		for (int i = 0; i < n; i++)
+			if (cycle[i] == v->ops->kind)
+				k = i;
+		app_switch(a, cycle[(k + (r == REQ_NEXT_VIEW ? 1 : n - 1)) % n]);
 		break;
 	}
 	case REQ_VIEW_STEPS: app_switch(a, VK_STEPS); break;
@@ -274,6 +286,7 @@ void app_request(struct app *a, enum req r)
 	case REQ_VIEW_DETAIL: app_switch(a, VK_DETAIL); break;
 	case REQ_VIEW_OPS: app_switch(a, VK_OPS); break;
 	case REQ_VIEW_TIMELINE: app_switch(a, VK_TIMELINE); break;
+	case REQ_VIEW_FINDINGS: app_switch(a, VK_FINDINGS); break;
 	case REQ_SORT: table_next_sort(a, v); break;
 	case REQ_SORT_MENU: {
 		struct view_args va = view_args_none();
@@ -495,8 +508,8 @@ static void draw_status(struct app *a, struct view *v)
  * right end, the rest fill what room is left. */
 static const char *hint_key(enum req r, char *key, size_t cap)
 {
-	if (r == REQ_VIEW_STEPS || r == REQ_GOTO) { /* the six view keys; : takes a number */
-		snprintf(key, cap, "%s", r == REQ_GOTO ? ":N" : "1-6");
+	if (r == REQ_VIEW_STEPS || r == REQ_GOTO) { /* the seven view keys; : takes a number */
+		snprintf(key, cap, "%s", r == REQ_GOTO ? ":N" : "1-7");
 		return key;
 	}
 	snprintf(key, cap, "%s", keys_label(r));
@@ -640,6 +653,8 @@ int tui_run(const struct tui_trace *traces, int ntraces, const struct tui_opts *
 		return 1;
 	}
 	a->ntraces = ntraces;
+	a->peak_bw = o->peak_bw;
+	a->peak_flops = o->peak_flops;
 	a->timeunit = o->timeunit >= TIX_TU_AUTO && o->timeunit <= TIX_TU_S ? (enum tix_timeunit)o->timeunit
 	                                                                     : TIX_TU_AUTO;
 	for (int i = 0; i < ntraces; i++) {
@@ -707,6 +722,8 @@ int tui_run(const struct tui_trace *traces, int ntraces, const struct tui_opts *
 		tix_rank_set_free(a->ranks_ready);
 		a->ranks_ready = NULL;
 	}
+	if (app_top(a)->ops->kind == VK_STEPS && !a->msg[0]) /* a warning goes first */
+		findings_first_screen(a);
 	/* TIX_TUI_TIMING=FILE logs how long each key took, handled and drawn
 	 * (for bench/ and docs/PERFORMANCE.md) */
 	const char *tpath = getenv("TIX_TUI_TIMING");

@@ -14,10 +14,13 @@ struct tui_trace {
 	struct tix_index *ix;    /* open index; the caller keeps ownership */
 };
 
-/* How the TUI starts. */
+/* How the TUI starts (all zero: the defaults). */
 struct tui_opts {
 	int compare;             /* tix --diff BASE NEW: on the compare view of the first two */
 	int timeunit;            /* --timeunit: index/view's enum tix_timeunit (0: each its own) */
+	/* --peak-bw, --peak-flops: the device's peaks for the Findings view
+	 * (NULL: the device table's; index/findings.h says the forms) */
+	const char *peak_bw, *peak_flops;
 };
 
 /* Runs the TUI over ntraces traces (the ranks of one run, say) until the user

@@ -30,7 +30,7 @@
 struct app;
 struct view;
 
-enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND, VK_SHAPES, VK_COMPARE, VK_RANKS };
+enum view_kind { VK_STEPS, VK_KERNELS, VK_LAUNCHES, VK_DETAIL, VK_OPS, VK_TIMELINE, VK_HELP, VK_MENU, VK_FOUND, VK_SHAPES, VK_COMPARE, VK_RANKS, VK_FINDINGS };
 
 /* What a selection points at, used to rebuild the stack when the user
  * switches views with Tab or 1-6.  TIX_NONE: not known. */
@@ -186,6 +186,7 @@ struct app {
 	FILE *timing;                  /* $TIX_TUI_TIMING: one line per key, or NULL */
 	struct tix_rank_set *ranks_ready; /* built at start for the Ranks view it opens on */
 	struct timespec t_key;         /* when the key being handled arrived (or its prompt ended) */
+	const char *peak_bw, *peak_flops; /* --peak-bw, --peak-flops (NULL: the device table's) */
 };
 
 /* ---- framework (tui.c) ---- */
@@ -252,7 +253,11 @@ int model_width(struct app *a, struct view *v, int col);
 /* ---- the views ---- */
 extern const struct view_ops view_steps_ops, view_kernels_ops, view_launches_ops,
 	view_detail_ops, view_ops_ops, view_timeline_ops, view_help_ops, view_menu_ops,
-	view_found_ops, view_shapes_ops, view_op_shapes_ops, view_compare_ops, view_ranks_ops;
+	view_found_ops, view_shapes_ops, view_op_shapes_ops, view_compare_ops, view_ranks_ops,
+	view_findings_ops;
+/* The first screen's word on the findings (view_findings.c): how many there
+ * are and the top one with its saving, on the status line. */
+void findings_first_screen(struct app *a);
 /* The rank set of the open traces (view_ranks.c); *named: the traces said
  * their ranks (distributedInfo, file names), not just their order. */
 struct tix_rank_set *tui_rank_set(struct app *a, int *named);

@@ -23,6 +23,7 @@ static const struct view_kind_ops *kind_ops(enum tix_view_kind kind)
 	case TIX_VIEW_CMP_LAUNCHES: return &view_cmp_launches_kind;
 	case TIX_VIEW_CMP_FINDINGS: return &view_cmp_findings_kind;
 	case TIX_VIEW_RANKS: return &view_ranks_kind;
+	case TIX_VIEW_FINDINGS: return &view_findings_kind;
 	case TIX_VIEW_COUNT: break;
 	}
 	return NULL;
@@ -40,6 +41,10 @@ static struct tix_view *view_open(struct tix_index *ix, struct tix_index *other,
 struct tix_view *tix_view_new(struct tix_index *ix, enum tix_view_kind kind,
                               const struct tix_view_scope *scope, struct tix_error *err)
 {
+	if (kind == TIX_VIEW_FINDINGS) {
+		tix_error_set(err, "a findings view is opened over its findings (tix_view_findings)");
+		return NULL;
+	}
 	if (kind >= TIX_VIEW_CMP_KERNELS) {
 		tix_error_set(err, "a compare or ranks view needs several traces");
 		return NULL;
@@ -47,23 +52,37 @@ struct tix_view *tix_view_new(struct tix_index *ix, enum tix_view_kind kind,
 	return view_open(ix, NULL, kind, scope, NULL, err);
 }
 
-struct tix_view *tix_view_ranks(const struct tix_rank_set *rs, struct tix_error *err)
+/* A view over a model of its own (a rank set, findings): arg, borrowed. */
+static struct tix_view *view_over(struct tix_index *ix, enum tix_view_kind kind, const void *arg,
+                                  struct tix_error *err)
 {
-	const struct view_kind_ops *k = kind_ops(TIX_VIEW_RANKS);
+	const struct view_kind_ops *k = kind_ops(kind);
 	struct tix_view *v = calloc(1, sizeof *v);
 	if (!v) {
-		tix_error_env(err, "out of memory opening the ranks");
+		tix_error_env(err, "out of memory opening a view");
 		return NULL;
 	}
-	v->kind = TIX_VIEW_RANKS;
+	v->ix = ix;
+	v->kind = kind;
 	v->k = k;
 	v->scope = tix_view_scope_all();
-	v->arg = rs;
+	v->arg = arg;
 	if (k->open(v, err) != 0) {
 		free(v);
 		return NULL;
 	}
 	return v;
+}
+
+struct tix_view *tix_view_ranks(const struct tix_rank_set *rs, struct tix_error *err)
+{
+	return view_over(NULL, TIX_VIEW_RANKS, rs, err);
+}
+
+struct tix_view *tix_view_findings(struct tix_index *ix, const struct tix_findings *f,
+                                   struct tix_error *err)
+{
+	return view_over(ix, TIX_VIEW_FINDINGS, f, err);
 }
 
 struct tix_view *tix_view_compare(struct tix_index *base, struct tix_index *new_, enum tix_view_kind kind,

@@ -36,6 +36,7 @@ enum tix_view_kind {
 	TIX_VIEW_CMP_LAUNCHES, /* the launches of one kernel on both sides */
 	TIX_VIEW_CMP_FINDINGS, /* the base's findings, and what the new side saved of each */
 	TIX_VIEW_RANKS,      /* a rank set's step x rank rows (tix_view_ranks) */
+	TIX_VIEW_FINDINGS,   /* the findings of a step, ranked (tix_view_findings) */
 	TIX_VIEW_COUNT
 };
 
@@ -90,6 +91,7 @@ enum tix_col_flag {
 	TIX_COL_FIT = 64,    /* as wide as its content (tix_view_width), before the flexible one */
 	TIX_COL_DATA = 128,  /* a value for CSV and JSON only: no screen or text column */
 	TIX_COL_SIGNED = 256, /* a change: the TUI colours it by its sign; sorts by magnitude */
+	TIX_COL_PROSE = 512, /* words, not a name: cut in the middle with a sign, no namespace dropped */
 };
 
 /* The first four fields are the TUI's own column description, so the TUI's
@@ -426,5 +428,35 @@ void tix_rank_row_cell(const struct tix_rank_set *rs, uint32_t row, int col, str
 /* The same rows as a view (kind TIX_VIEW_RANKS), so a face sorts and prints
  * them as any other; it borrows rs, which must outlive it. */
 struct tix_view *tix_view_ranks(const struct tix_rank_set *rs, struct tix_error *err);
+
+/* ---- findings: why a step is slow (index/view/findings.c) ----
+ * One row per finding of a struct tix_findings (index/findings.h), in
+ * rank order: #, Saving/step, Share (of the step's GPU time, or marked w:
+ * of its wall time), Rule, Finding (the title); for CSV and JSON the keys
+ * of docs/FINDINGS.md, section 9 (rank, saving_ns, rule, title, gpu_ns,
+ * share as a fraction, share_of, saving_basis).  A row's ref: the step the
+ * findings are of, the finding's kernel group and example row. */
+struct tix_findings;
+struct tix_evidence;
+/* Its screen columns, in order (the data columns follow). */
+enum tix_findings_col {
+	TIX_FIND_COL_RANK, TIX_FIND_COL_SAVING, TIX_FIND_COL_SHARE, TIX_FIND_COL_RULE,
+	TIX_FIND_COL_TITLE, TIX_FIND_COL_COUNT
+};
+/* The rows as a view (kind TIX_VIEW_FINDINGS) over ix; it borrows f, which
+ * must outlive it.  NULL with err set when memory runs out. */
+struct tix_view *tix_view_findings(struct tix_index *ix, const struct tix_findings *f,
+                                   struct tix_error *err);
+/* Line k (0, 1, ...) of what `tix findings` writes above the rows: the
+ * step (or the average over the real steps), the device and its peaks (or
+ * "no peaks known"), the GPU time breakdown, the idle by cause.  buf, or
+ * NULL past the last line. */
+const char *tix_findings_header(const struct tix_index *ix, const struct tix_findings *f, int k,
+                                char *buf, size_t cap);
+/* "counted once, the findings could save up to X of the Y step (how)". */
+const char *tix_findings_total(const struct tix_findings *f, char *buf, size_t cap);
+/* An evidence figure as it reads: 64.59 ms, 856.3 MB, 1.03 TB/s, 12.9%,
+ * 78, its text, "-" when unknown. */
+const char *tix_evidence_text(const struct tix_evidence *e, char *buf, size_t cap);
 
 #endif /* TIX_VIEW_H */

@@ -33,7 +33,7 @@ struct tix_view {
 	/* compare views: the new side (ix is the base) and what to compare */
 	struct tix_index *other;
 	struct tix_compare_scope cmp;
-	const void *arg;   /* TIX_VIEW_RANKS: the rank set */
+	const void *arg;   /* TIX_VIEW_RANKS: the rank set; TIX_VIEW_FINDINGS: the findings */
 };
 
 /* tix_view_cmp of two cells of column col (for a kind's cmp that keeps
@@ -42,7 +42,8 @@ int view_cmp_cells(const struct tix_view *v, int col, const struct tix_cell *x, 
 
 extern const struct view_kind_ops view_steps_kind, view_kernels_kind, view_launches_kind,
 	view_ops_kind, view_cmp_kernels_kind, view_cmp_ops_kind, view_cmp_steps_kind,
-	view_cmp_shapes_kind, view_cmp_launches_kind, view_cmp_findings_kind, view_ranks_kind;
+	view_cmp_shapes_kind, view_cmp_launches_kind, view_cmp_findings_kind, view_ranks_kind,
+	view_findings_kind;
 
 /* The per-step totals of two traces (of step `step` only, unless TIX_NONE)
  * (compare.c). */

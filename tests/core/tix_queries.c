@@ -10,6 +10,10 @@
  * - tix_rows_beneath and tix_group_beneath_op: for ops and the groups they
  *   launched (overall and in a step) and some they did not, against
  *   tix_event_ancestors of each launch;
+ * - tix_longest_gap: for every step and cause, against a pass over every
+ *   row (the step's GPU work in (start, row) order, the gaps of its union,
+ *   each with the cause docs/FINDINGS.md gives it), whose sums by cause
+ *   must also be the step's breakdown (tix_breakdown_get);
  * - tix_index_check_all finds nothing; tix_index_check_background runs
  *   beside the queries, and a close while it runs stops it.
  * Exits 1 on any difference.
@@ -193,6 +197,85 @@ static void test_beneath(const struct tix_index *ix)
 	printf("ok    %s: tix_rows_beneath on %u (op, kernel) pairs\n", tix_index_path(ix), pairs);
 }
 
+/* ---- tix_longest_gap ---- */
+
+/* docs/FINDINGS.md, section 2: host wait when the next event's launch call
+ * began after the gap began, else kernel wait under 30 us, else other. */
+static enum tix_gap_cause plain_cause(const struct tix_index *ix, int64_t g0, int64_t gap, uint32_t next)
+{
+	struct tix_event e, l;
+	tix_event_get(ix, next, &e);
+	if (e.launch != TIX_NONE) {
+		tix_event_get(ix, e.launch, &l);
+		if (l.start_ns > g0)
+			return TIX_GAP_HOST;
+	}
+	return gap < 30000 ? TIX_GAP_KERNEL : TIX_GAP_OTHER;
+}
+
+static void test_gaps(const struct tix_index *ix)
+{
+	uint32_t ne = tix_event_count(ix), nsteps = tix_step_count(ix) + (tix_step_before_trace(ix) != TIX_NONE);
+	struct hit *h = malloc(((size_t)ne + 1) * sizeof(*h));
+	uint32_t *step_of = malloc(((size_t)ne + 1) * sizeof(*step_of));
+	if (!h || !step_of) {
+		CHECK(0, "out of memory");
+		free(h);
+		free(step_of);
+		return;
+	}
+	for (uint32_t r = 0; r < ne; r++) {
+		struct tix_event e;
+		tix_event_get(ix, r, &e);
+		step_of[r] = tix_kind_is_gpu_work(e.kind) ? tix_event_step(ix, r) : TIX_NONE;
+	}
+	for (uint32_t s = 0; s < nsteps; s++) {
+		uint32_t n = 0;
+		for (uint32_t r = 0; r < ne; r++)
+			if (step_of[r] == s) {
+				struct tix_event e;
+				tix_event_get(ix, r, &e);
+				h[n++] = (struct hit){e.start_ns, r};
+			}
+		qsort(h, n, sizeof(*h), hit_cmp);
+		int64_t sum[3] = {0, 0, 0}, end = INT64_MIN;
+		struct tix_gap best[4];
+		int found[4] = {0, 0, 0, 0};
+		for (uint32_t i = 0; i < n; i++) {
+			struct tix_event e;
+			tix_event_get(ix, h[i].row, &e);
+			if (i && e.start_ns > end) {
+				int64_t gap = e.start_ns - end;
+				enum tix_gap_cause c = plain_cause(ix, end, gap, h[i].row);
+				sum[c] += gap;
+				for (int k = 0; k < 4; k++)
+					if ((k == TIX_GAP_ANY || k == (int)c) && (!found[k] || gap > best[k].dur_ns)) {
+						best[k] = (struct tix_gap){end, gap, h[i].row, c};
+						found[k] = 1;
+					}
+			}
+			if (!i || e.start_ns + e.dur_ns > end)
+				end = e.start_ns + e.dur_ns;
+		}
+		const struct tix_breakdown *bd = tix_breakdown_get(ix, s);
+		CHECK(bd && bd->idle_host_ns == sum[0] && bd->idle_kernel_ns == sum[1] && bd->idle_other_ns == sum[2],
+		      "step %u: gaps by cause %" PRId64 " %" PRId64 " %" PRId64 ", the breakdown %" PRId64 " %" PRId64
+		      " %" PRId64, s, sum[0], sum[1], sum[2], bd ? bd->idle_host_ns : -1, bd ? bd->idle_kernel_ns : -1,
+		      bd ? bd->idle_other_ns : -1);
+		for (int k = 0; k < 4; k++) {
+			struct tix_gap g;
+			int got = tix_longest_gap(ix, s, (enum tix_gap_cause)k, &g);
+			CHECK(got == found[k] && (!got || (g.start_ns == best[k].start_ns && g.dur_ns == best[k].dur_ns &&
+			                                   g.next_row == best[k].next_row && g.cause == best[k].cause)),
+			      "step %u, cause %d: tix_longest_gap %d (%" PRId64 " ns before row %u), plainly %d (%" PRId64
+			      " ns before row %u)", s, k, got, got > 0 ? g.dur_ns : 0, got > 0 ? g.next_row : 0, found[k],
+			      found[k] ? best[k].dur_ns : 0, found[k] ? best[k].next_row : 0);
+		}
+	}
+	free(h);
+	free(step_of);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -211,6 +294,7 @@ int main(int argc, char **argv)
 		tix_index_check_background(ix); /* beside the queries: they may run at once */
 		test_find(ix);
 		test_beneath(ix);
+		test_gaps(ix);
 		CHECK(tix_index_check_all(ix, &err) == 0, "%s: tix_index_check_all: %s", argv[i], err.msg);
 		tix_index_close(ix);
 		/* closed while the checker runs */

@@ -19,6 +19,10 @@ selection:
   Launches of a kernel         tix show --kernel '^NAME$' --step N --limit 0 --format csv
   Ops of step N (5)            tix summary --by op --step N --top 0
   Ranks (tix RANK0 RANK1 ...)  tix summary RANK0 RANK1 ... --by rank
+  Findings (7, from "all")     tix findings --format json --top 0 (rank, saving, share, rule,
+                               title; each row's how: in the pane is its saving_basis) and
+                               the text's header lines
+  Findings of step N (7)       tix findings --step N (the same)
   Compare (tix --diff B N):    tix diff B N --by kernel|op|step|shape --top 0, and the
     kernels, ops (5), steps   header's per-step totals; the launches of a kernel on both
     (1), shapes (p), launches sides (Enter) against show on each side
@@ -285,7 +289,16 @@ class Screen:
                      ("LANG", "LC_ALL", "TZ", "HOME", "XDG_CACHE_HOME", "TERM")),
             shlex.quote(tix), " ".join(shlex.quote(a) for a in trace))
         self.tmux("kill-session", "-t", "f", check=False)
-        self.tmux("new-session", "-d", "-s", "f", "-x", str(width), "-y", str(height), "-c", work, cmd)
+        # a server killed by the last screen's close may still be going
+        # away: "server exited unexpectedly" is asked again, a few times
+        for attempt in range(5):
+            try:
+                self.tmux("new-session", "-d", "-s", "f", "-x", str(width), "-y", str(height), "-c", work, cmd)
+                break
+            except RuntimeError as e:
+                if "server exited unexpectedly" not in str(e) or attempt == 4:
+                    raise
+                time.sleep(0.2)
 
     def tmux(self, *a, check=True):
         p = subprocess.run(self.t + list(a), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -807,6 +820,100 @@ def check_compare(args, views, name, base, new):
         scr.close()
 
 
+def findings_rows(js):
+    """The Findings view's cells from tix findings --format json: the rank,
+    the saving (the one rounding), the share in percent with one decimal
+    (w: of the wall time), the rule, the title."""
+    return [{"#": str(f["rank"]), "Saving/step": fmt_dur(f["saving_ns"]),
+             "Share": "%.1f%%%s" % (100 * f["share"], "w" if f["share_of"] == "wall_time" else ""),
+             "Rule": f["rule"], "Finding": f["title"]} for f in js["findings"]]
+
+
+def findings_text_head(out):
+    """The CLI text's lines above the findings (the step or the average,
+    device, GPU time, idle) and its total line."""
+    lines = out.split("\n")[1:]  # past "findings  TRACE"
+    head = lines[:next((i for i, s in enumerate(lines) if not s.strip()), len(lines))]
+    total = next((s for s in lines if s.startswith("counted once, ")), None)
+    return head, total
+
+
+def unwrap(lines, hang):
+    """Screen lines of the header with their continuation lines (indented by
+    hang) joined back."""
+    out = []
+    for s in lines:
+        if out and s.startswith(" " * hang) and s[hang:hang + 1] != " ":
+            out[-1] += " " + s[hang:]
+        else:
+            out.append(s)
+    return out
+
+
+def check_findings(args, views, name, path, extra, step):
+    """The Findings view (7) against tix findings: of the real steps (from
+    the Steps view's totals row) and of step `step`, the header's lines
+    against the CLI text's, every row's cells against --format json, and
+    each row's how: (the pane) against its saving_basis."""
+    env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", TZ="UTC", HOME=args.work,
+               XDG_CACHE_HOME=os.path.join(args.work, "xdg-cache"), TERM="screen")
+    cli = Cli(args.tix, env)
+    cols = views["findings"]
+    wants = []
+    for sel in ([], ["--step", str(step)]):
+        js = cli.json("findings", path, *extra, *sel, "--top", "0")
+        wants.append((sel, js, findings_rows(js), findings_text_head(cli.run("findings", path, *extra, *sel,
+                                                                            "--top", "0"))))
+    width = max([220] + [need_width(cols, w[2]) for w in wants])
+    height = max(60, min(max(len(w[2]) for w in wants) + 40, args.max_height))
+    scr = Screen(args.work, args.tix, env, width, height, [path] + extra)
+    try:
+        scr.wait(lambda ls: ls[0].startswith("tix "), "tix's first screen")
+        scr.keys("C-l")
+        for sel, js, want, (head, total) in wants:
+            what = "%s: Findings%s" % (name, " of step %s" % sel[1] if sel else " per step")
+            scr.text("1")
+            scr.view("Steps")
+            if sel:
+                scr.text(":%s" % sel[1])
+                scr.keys("Enter")
+            else:
+                scr.keys("Home")
+            scr.text("7")
+            lines = scr.view("Findings", "findings of step %s" % sel[1] if sel else "findings per step")
+            CHECKS[0] += 1
+            hy = next((i for i, s in enumerate(lines) if s.lstrip().startswith("#  Saving/step")), None)
+            if hy is None:
+                fail("%s: no table header on screen:\n%s" % (what, "\n".join(lines)))
+                continue
+            shown = unwrap(lines[1:hy], 10)
+            want_head = head + (["total     " + total] if total else [])
+            if shown != want_head:
+                fail("%s: the header on screen %r, the CLI's %r" % (what, shown, want_head))
+            n = len(want)
+            sub = lines[:hy + 1 + n] + ["", lines[-2], lines[-1]]
+            got, _, status = screen_rows(sub, cols, width, {}, what, hy)
+            if not re.search(r"Findings: %d findings?\b" % n, status):
+                fail("%s: the status line says %r, the CLI has %d findings" % (what, status, n))
+            ok = compare(what, got, want, cols)
+            # the pane: each row's how: is its saving_basis
+            for k, f in enumerate(js["findings"]):
+                if k:
+                    scr.keys("Down")
+                lines = scr.view("Findings", at=k + 1)
+                pane = unwrap([s for s in lines[hy + 1 + n:-2]], 10)
+                how = next((s[10:] for s in pane if s.startswith("how:      ")), None)
+                CHECKS[0] += 1
+                if how != f["saving_basis"]:
+                    ok = False
+                    fail("%s: row %d's how: on screen %r, the CLI's saving_basis %r"
+                         % (what, k + 1, how, f["saving_basis"]))
+            note("%s  %s: %d findings" % ("ok  " if ok else "FAIL", what, n))
+        scr.text("q")
+    finally:
+        scr.close()
+
+
 def check_names_apart(args, name, path, extra):
     """At 80, 120 and 160 columns, no two rows of the Kernels view of all
     steps read the same name: a cut keeps where names differ (issue 20
@@ -931,6 +1038,13 @@ def main():
             check_names_apart(args, name, path, extra)
         except (RuntimeError, subprocess.SubprocessError, OSError, KeyError, ValueError) as e:
             fail("%s: %s" % (name, e))
+        if "findings" not in views:
+            continue
+        try:
+            check_findings(args, views, name, path, extra, step)
+        except (RuntimeError, subprocess.SubprocessError, OSError, KeyError, ValueError,
+                StopIteration) as e:
+            fail("%s: findings: %s" % (name, e))
     # the compare view: the decode story before and after the fix; the
     # trace with work before it and graph replays, before and after
     pairs = [("glm-vs-fixed", traces[0][1], gen("fixed.json.gz", "--steps", "4", "--fixed")),

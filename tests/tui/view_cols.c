@@ -18,6 +18,7 @@ static const char *const kinds[TIX_VIEW_COUNT] = {
 	[TIX_VIEW_CMP_LAUNCHES] = "cmp_launches",
 	[TIX_VIEW_CMP_FINDINGS] = "cmp_findings",
 	[TIX_VIEW_RANKS] = "ranks",
+	[TIX_VIEW_FINDINGS] = "findings",
 };
 
 int main(void)
