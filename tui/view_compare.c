@@ -8,8 +8,10 @@
  * then each side's launches with grid and Input Dims), a launch into its
  * detail on its own trace (Backspace comes back).
  *
- * The view sits on the base trace's stack; 1, 2, 5 and p switch what is
- * compared (steps, kernels, ops, shapes), Tab cycles through them.
+ * The view sits on the base trace's stack; 1, 2, 5, p and 7 switch what is
+ * compared (steps, kernels, ops, shapes, the base's findings with what the
+ * new trace saved of each), Tab cycles through them.  Enter on a finding
+ * compares the launches of its kernel on both sides.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +49,7 @@ struct view *app_compare(struct app *a, int other, int kind, uint32_t step)
 	struct view_args va = view_args_none();
 	va.other = other;
 	va.by = kind;
-	va.step = kind == TIX_VIEW_CMP_KERNELS ? step : TIX_NONE;
+	va.step = kind == TIX_VIEW_CMP_KERNELS || kind == TIX_VIEW_CMP_FINDINGS ? step : TIX_NONE;
 	return app_push(a, &view_compare_ops, &va);
 }
 
@@ -56,6 +58,8 @@ static const char *compare_text(struct app *a, struct view *v, uint32_t row, cha
 	int col = tix_view_col(v->model, "name");
 	if (v->args.by == TIX_VIEW_CMP_LAUNCHES)
 		col = tix_view_col(v->model, "launched_by");
+	else if (v->args.by == TIX_VIEW_CMP_FINDINGS)
+		col = tix_view_col(v->model, "title");
 	struct tix_view_fmt full = {1, TIX_TU_AUTO};
 	const char *name = tix_view_text(v->model, row, col, &full, buf, cap);
 	if (v->args.by != TIX_VIEW_CMP_SHAPES)
@@ -107,6 +111,30 @@ static int compare_enter(struct app *a, struct view *v, uint32_t row)
 			app_msg(a, "the new trace's launch: Backspace goes back to the compare");
 		return 0;
 	}
+	case TIX_VIEW_CMP_FINDINGS: {
+		/* a finding about a kernel: that kernel's launches, side by side */
+		struct tix_view_ref fr;
+		tix_view_ref(v->model, row, &fr);
+		const struct tix_group *g = fr.group != TIX_NONE ? tix_group_get(a->ix, fr.group) : NULL;
+		if (!g) {
+			app_msg(a, "this finding is about idle time or communication: no kernel to compare");
+			return -1;
+		}
+		const struct tix_index *nw = a->traces[v->args.other].ix;
+		uint32_t other = TIX_NONE;
+		const char *name = tix_str(a->ix, g->name);
+		for (uint32_t i = 0; i < tix_group_count(nw) && other == TIX_NONE; i++) {
+			const struct tix_group *h = tix_group_get(nw, i);
+			if (h->kind == g->kind && !strcmp(tix_str(nw, h->name), name))
+				other = i;
+		}
+		struct view_args va = v->args;
+		va.by = TIX_VIEW_CMP_LAUNCHES;
+		va.group = fr.group;
+		va.group_new = other;
+		va.step = TIX_NONE;
+		return app_push(a, &view_compare_ops, &va) ? 0 : -1;
+	}
 	default:
 		app_msg(a, "nothing to open: compare by kernel (2) to drill into launches");
 		return -1;
@@ -117,8 +145,9 @@ static void compare_crumb(struct app *a, struct view *v, char *buf, size_t cap)
 {
 	static const char *const what[] = {[TIX_VIEW_CMP_KERNELS] = "kernels", [TIX_VIEW_CMP_OPS] = "ops",
 	                                   [TIX_VIEW_CMP_STEPS] = "steps", [TIX_VIEW_CMP_SHAPES] = "shapes",
-	                                   [TIX_VIEW_CMP_LAUNCHES] = "launches"};
-	int by = v->args.by >= TIX_VIEW_CMP_KERNELS && v->args.by <= TIX_VIEW_CMP_LAUNCHES ? v->args.by
+	                                   [TIX_VIEW_CMP_LAUNCHES] = "launches",
+	                                   [TIX_VIEW_CMP_FINDINGS] = "the base's findings, what NEW saved"};
+	int by = v->args.by >= TIX_VIEW_CMP_KERNELS && v->args.by <= TIX_VIEW_CMP_FINDINGS ? v->args.by
 	                                                                                 : TIX_VIEW_CMP_KERNELS;
 	char step[32] = "";
 	if (v->args.step != TIX_NONE)
@@ -138,7 +167,7 @@ static void compare_crumb(struct app *a, struct view *v, char *buf, size_t cap)
 static void compare_switch(struct app *a, struct view *v, int by)
 {
 	int other = v->args.other;
-	uint32_t step = by == TIX_VIEW_CMP_KERNELS ? v->args.step : TIX_NONE;
+	uint32_t step = by == TIX_VIEW_CMP_KERNELS || by == TIX_VIEW_CMP_FINDINGS ? v->args.step : TIX_NONE;
 	while (app_top(a)->ops == &view_compare_ops && a->traces[a->cur].depth > 1)
 		app_pop(a);
 	app_compare(a, other, by, step);
@@ -147,25 +176,27 @@ static void compare_switch(struct app *a, struct view *v, int by)
 static int compare_request(struct app *a, struct view *v, enum req r)
 {
 	static const int cycle[] = {TIX_VIEW_CMP_STEPS, TIX_VIEW_CMP_KERNELS, TIX_VIEW_CMP_OPS,
-	                            TIX_VIEW_CMP_SHAPES};
+	                            TIX_VIEW_CMP_SHAPES, TIX_VIEW_CMP_FINDINGS};
+	enum { NCYCLE = sizeof cycle / sizeof cycle[0] };
 	switch (r) {
 	case REQ_VIEW_STEPS: compare_switch(a, v, TIX_VIEW_CMP_STEPS); return 1;
 	case REQ_VIEW_KERNELS: compare_switch(a, v, TIX_VIEW_CMP_KERNELS); return 1;
 	case REQ_VIEW_OPS: compare_switch(a, v, TIX_VIEW_CMP_OPS); return 1;
 	case REQ_SHAPES: compare_switch(a, v, TIX_VIEW_CMP_SHAPES); return 1;
+	case REQ_VIEW_FINDINGS: compare_switch(a, v, TIX_VIEW_CMP_FINDINGS); return 1;
 	case REQ_NEXT_VIEW:
 	case REQ_PREV_VIEW: {
 		int i = 0;
-		while (i < 4 && cycle[i] != v->args.by)
+		while (i < NCYCLE && cycle[i] != v->args.by)
 			i++;
-		i = i == 4 ? 1 : (i + (r == REQ_NEXT_VIEW ? 1 : 3)) % 4;
+		i = i == NCYCLE ? 1 : (i + (r == REQ_NEXT_VIEW ? 1 : NCYCLE - 1)) % NCYCLE;
 		compare_switch(a, v, cycle[i]);
 		return 1;
 	}
 	case REQ_VIEW_LAUNCHES:
 	case REQ_VIEW_DETAIL:
 	case REQ_VIEW_TIMELINE:
-		app_msg(a, "comparing: 1 steps, 2 kernels, 5 ops, p shapes; Enter drills; Backspace leaves");
+		app_msg(a, "comparing: 1 steps, 2 kernels, 5 ops, p shapes, 7 findings; Enter drills; Backspace leaves");
 		return 1;
 	case REQ_COMPARE:
 		app_msg(a, "already comparing: Backspace leaves the compare");

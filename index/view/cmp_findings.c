@@ -21,7 +21,7 @@ static const struct tix_col cols[] = {
 	[C_NEW] = {"New", 10, TIX_COL_RIGHT, 1, "new_ns", TIX_UNIT_DUR},
 	[C_SAVED] = {"Saved", 10, TIX_COL_RIGHT, 0, "saved_ns", TIX_UNIT_DDUR}, /* - when it grew */
 	[C_OF] = {"Of pred.", 8, TIX_COL_RIGHT, 1, "of_predicted", TIX_UNIT_RATIO},
-	[C_TITLE] = {"Finding (per step)", 20, TIX_COL_FLEX | TIX_COL_ASC, 0, "title", TIX_UNIT_TEXT},
+	[C_TITLE] = {"Finding (per step)", 20, TIX_COL_FLEX | TIX_COL_ASC | TIX_COL_PROSE, 0, "title", TIX_UNIT_TEXT},
 	[C_MATCHED] = {"Matched", 0, TIX_COL_DATA, 0, "matched", TIX_UNIT_TEXT},
 	[C_BASIS] = {"Basis", 0, TIX_COL_DATA, 0, "saving_basis", TIX_UNIT_TEXT},
 };

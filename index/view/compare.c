@@ -644,8 +644,8 @@ void tix_compare_ref(const struct tix_view *v, uint32_t row, struct tix_compare_
 		view_cmp_launches_ref(v, row, out);
 		return;
 	}
-	if (v->kind < TIX_VIEW_CMP_KERNELS)
-		return;
+	if (v->kind < TIX_VIEW_CMP_KERNELS || v->kind > TIX_VIEW_CMP_SHAPES)
+		return; /* not a compare of matched rows (findings: tix_view_ref) */
 	const struct crow *r = &((const struct cmp_view *)v->priv)->c.rows[row];
 	out->group[0] = r->group[0];
 	out->group[1] = r->group[1];
