@@ -50,6 +50,15 @@ static int has_launches(const struct tix_index *ix)
 	return si.gpu_without_launch < gpu;
 }
 
+/* A stream's label: "stream N" by its number, else its track's name. */
+static void stream_label(const struct tix_index *ix, const struct tix_track *t, char *buf, size_t cap)
+{
+	if (t->stream >= 0)
+		snprintf(buf, cap, "stream %d", t->stream);
+	else
+		snprintf(buf, cap, "%s", tix_str(ix, t->name));
+}
+
 static void print_text_header(const struct tix_index *ix, const char *path, const struct tix_findings *F,
                               const struct tix_breakdown *bd)
 {
@@ -128,6 +137,21 @@ static void print_text(struct tix_index *ix, const char *path, const struct tix_
 			}
 			if (f->group != TIX_NONE)
 				printf("%30s kernel: %s\n", "", tix_printable(group_label(ix, f->group), pb, sizeof pb));
+			if (f->has_gap) {
+				const struct tix_step *gs = tix_step_get(ix, f->gap_step);
+				struct tix_event ge;
+				tix_event_get(ix, f->gap.next_row, &ge);
+				const struct tix_track *gt = tix_track_get(ix, ge.track);
+				char lane[160];
+				stream_label(ix, gt, lane, sizeof lane);
+				printf("%30s gap: the longest of step %u, %s at +%s in the step, ended by %s on %s\n", "",
+				       f->gap_step, fmt_dur(f->gap.dur_ns, a, sizeof a),
+				       fmt_dur(gs ? f->gap.start_ns - gs->start_ns : 0, b, sizeof b),
+				       tix_printable(tix_str(ix, tix_name_short(ix, ge.name) != TIX_NONE ? tix_name_short(ix, ge.name)
+				                                                                          : ge.name),
+				                     pb, sizeof pb),
+				       lane);
+			}
 			if (f->noverlaps) {
 				printf("%30s overlaps", "");
 				for (int k = 0; k < f->noverlaps; k++)
@@ -293,14 +317,6 @@ static void json_device(const struct tix_device *d)
 	printf("%s}", d->overridden ? "true" : "false");
 }
 
-/* A stream's label: "stream N" by its number, else its track's name. */
-static void stream_label(const struct tix_index *ix, const struct tix_track *t, char *buf, size_t cap)
-{
-	if (t->stream >= 0)
-		snprintf(buf, cap, "stream %d", t->stream);
-	else
-		snprintf(buf, cap, "%s", tix_str(ix, t->name));
-}
 
 static void json_streams(const struct tix_index *ix, const struct tix_breakdown *bd, int launches)
 {
@@ -412,7 +428,18 @@ static void json_finding(const struct tix_index *ix, const struct tix_finding *f
 		printf("%s", k ? ", " : "");
 		jstr(tix_str(ix, f->ops[k]));
 	}
-	printf("], \"evidence\": {");
+	printf("], \"row\": ");
+	if (f->row != TIX_NONE)
+		printf("%u", f->row);
+	else
+		fputs("null", stdout);
+	printf(", \"gap\": ");
+	if (f->has_gap)
+		printf("{\"step\": %u, \"start_ns\": %lld, \"dur_ns\": %lld, \"row\": %u}", f->gap_step,
+		       (long long)f->gap.start_ns, (long long)f->gap.dur_ns, f->gap.next_row);
+	else
+		fputs("null", stdout);
+	printf(", \"evidence\": {");
 	for (int k = 0; k < f->nev; k++) {
 		printf("%s", k ? ", " : "");
 		jkey(f->ev[k].key);

@@ -341,7 +341,7 @@ static struct tix_finding *push(struct list *l, enum tix_rule rule)
 	struct tix_finding *f = &l->f->items[l->f->n++];
 	memset(f, 0, sizeof(*f));
 	f->rule = rule;
-	f->shape = f->group = f->op = f->row = TIX_NONE;
+	f->shape = f->group = f->op = f->row = f->gap_step = TIX_NONE;
 	f->step = l->f->step;
 	return f;
 }
@@ -468,6 +468,28 @@ static void shape_rules(struct list *l, const struct tix_index *ix, uint32_t sha
 		if (F->items[i].rule == TIX_RULE_REPEATED_COPY && sf.roofline_ns >= 0)
 			ev_num(&F->items[i], "saving_at_peak_bw_ns",
 			       (double)clamp_saving((double)sf.gpu_ns - sf.roofline_ns, sf.gpu_ns), "ns");
+}
+
+/* The longest gap a finding of an idle rule is about (findings.h). */
+static void find_gap(const struct tix_index *ix, struct tix_finding *f, uint32_t step)
+{
+	enum tix_gap_cause cause = f->rule == TIX_RULE_IDLE_KERNEL ? TIX_GAP_KERNEL : TIX_GAP_HOST;
+	int64_t most = -1;
+	for (uint32_t s = 0; step == TIX_NONE && s < tix_step_count(ix); s++) {
+		const struct tix_breakdown *bd = tix_breakdown_get(ix, s);
+		int64_t idle = f->rule == TIX_RULE_IDLE_KERNEL    ? bd->idle_kernel_ns
+		               : f->rule == TIX_RULE_LAUNCH_BOUND ? bd->launch_bound_idle_ns
+		                                                  : bd->idle_host_ns;
+		if (idle > most) {
+			most = idle;
+			f->gap_step = s;
+		}
+	}
+	if (step != TIX_NONE)
+		f->gap_step = step;
+	f->has_gap = f->gap_step != TIX_NONE && tix_longest_gap(ix, f->gap_step, cause, &f->gap) == 1;
+	if (f->has_gap)
+		f->row = f->gap.next_row;
 }
 
 /* Rules d, e, f (exposed), g on the step's breakdown. */
@@ -601,6 +623,11 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		ev_num(f, "wall_ns", (double)B->wall_ns, "ns");
 		ev_num(f, "busy_ns", (double)B->busy_ns, "ns");
 	}
+	for (int i = 0; i < 3; i++) {
+		int k = i == 0 ? ih : i == 1 ? iker : ilb;
+		if (k >= 0)
+			find_gap(ix, &F->items[k], F->step);
+	}
 	/* idle findings are parts of one idle time */
 	int idle[5] = {ih, iker, ilb, isync, icpu};
 	for (int i = 0; i < 5; i++)
@@ -645,9 +672,17 @@ static void rank_and_total(struct tix_findings *F)
 			pos[order[i]] = (int)i;
 			F->items[i] = copy[order[i]];
 		}
-		for (uint32_t i = 0; i < n; i++)
-			for (int k = 0; k < F->items[i].noverlaps; k++)
-				F->items[i].overlaps[k] = pos[F->items[i].overlaps[k]];
+		for (uint32_t i = 0; i < n; i++) {
+			struct tix_finding *f = &F->items[i];
+			for (int k = 0; k < f->noverlaps; k++)
+				f->overlaps[k] = pos[f->overlaps[k]];
+			for (int k = 1; k < f->noverlaps; k++) /* in rank order */
+				for (int j = k; j > 0 && f->overlaps[j - 1] > f->overlaps[j]; j--) {
+					int t = f->overlaps[j];
+					f->overlaps[j] = f->overlaps[j - 1];
+					f->overlaps[j - 1] = t;
+				}
+		}
 	}
 	free(order);
 	free(pos);

@@ -73,6 +73,12 @@ struct tix_finding {
 	uint32_t step;             /* the step asked for, TIX_NONE */
 	uint32_t ops[TIX_FINDING_OPS]; /* op names, outermost first (strings) */
 	uint32_t nops;
+	/* the idle rules: the longest gap of the finding's cause, over all
+	 * streams, in its step (averaged: in the real step with the most idle
+	 * of that cause); has_gap 0 when there is none */
+	int has_gap;
+	uint32_t gap_step;
+	struct tix_gap gap;
 	int overlaps[4];           /* indexes in items of findings about the same time */
 	int noverlaps;
 	struct tix_evidence ev[TIX_EVIDENCE_MAX];

@@ -176,25 +176,14 @@ static void drill_ops(struct app *a, const struct tix_findings *F, const struct 
  * (when averaged: in the real step with the most idle of that cause). */
 static void drill_gap(struct app *a, const struct tix_findings *F, const struct tix_finding *f, struct drill *d)
 {
-	enum tix_gap_cause cause = f->rule == TIX_RULE_IDLE_KERNEL ? TIX_GAP_KERNEL : TIX_GAP_HOST;
-	uint32_t step = F->step;
-	int64_t most = -1;
-	for (uint32_t s = 0; F->step == TIX_NONE && s < tix_step_count(a->ix); s++) {
-		const struct tix_breakdown *bd = tix_breakdown_get(a->ix, s);
-		int64_t idle = f->rule == TIX_RULE_IDLE_KERNEL ? bd->idle_kernel_ns
-		               : f->rule == TIX_RULE_LAUNCH_BOUND ? bd->launch_bound_idle_ns : bd->idle_host_ns;
-		if (idle > most) {
-			most = idle;
-			step = s;
-		}
-	}
-	struct tix_gap gap;
-	const char *what = cause == TIX_GAP_KERNEL ? "kernel-wait" : "host-wait";
-	int found = step != TIX_NONE ? tix_longest_gap(a->ix, step, cause, &gap) : 0;
-	if (found <= 0) {
-		snprintf(d->what, sizeof d->what, "nothing: %s", found < 0 ? "out of memory" : "no such gap in the step");
+	(void)F;
+	const char *what = f->rule == TIX_RULE_IDLE_KERNEL ? "kernel-wait" : "host-wait";
+	if (!f->has_gap) {
+		snprintf(d->what, sizeof d->what, "nothing: no such gap in the step");
 		return;
 	}
+	struct tix_gap gap = f->gap;
+	uint32_t step = f->gap_step;
 	struct tix_event e;
 	tix_event_get(a->ix, gap.next_row, &e);
 	char lane[64], g[32];
