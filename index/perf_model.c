@@ -547,7 +547,7 @@ static const char *const norm_ops[] = {
  * (an out= tensor after them is not an operand): its element count, or -1. */
 static double broadcast_elems(const struct tix_op_inputs *in, int arity)
 {
-	int64_t shape[TIX_MODEL_MAX_RANK];
+	int64_t shape[TIX_MODEL_MAX_RANK] = {0};
 	int rank = 0, tensors = 0;
 	for (int i = 0; i < in->n && i < arity; i++) {
 		if (!is_tensor(in, i))
@@ -555,7 +555,7 @@ static double broadcast_elems(const struct tix_op_inputs *in, int arity)
 		tensors++;
 		int r = in->rank[i];
 		if (r > rank) { /* right-align the shorter shape */
-			int64_t s2[TIX_MODEL_MAX_RANK];
+			int64_t s2[TIX_MODEL_MAX_RANK] = {0};
 			for (int d = 0; d < r; d++)
 				s2[d] = d < r - rank ? 1 : shape[d - (r - rank)];
 			memcpy(shape, s2, sizeof(int64_t) * (size_t)r);

@@ -239,7 +239,7 @@ static void test_gaps(const struct tix_index *ix)
 			}
 		qsort(h, n, sizeof(*h), hit_cmp);
 		int64_t sum[3] = {0, 0, 0}, end = INT64_MIN;
-		struct tix_gap best[4];
+		struct tix_gap best[4] = {{0}};
 		int found[4] = {0, 0, 0, 0};
 		for (uint32_t i = 0; i < n; i++) {
 			struct tix_event e;
