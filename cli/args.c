@@ -3,6 +3,7 @@
 #include "cli/args.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,25 @@ void csv_str(FILE *f, const char *s)
 		putc(*s, f);
 	}
 	putc('"', f);
+}
+
+int cli_parse_count(const char *s, unsigned long long max, long *out)
+{
+	unsigned long long v = 0;
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (max - d) / 10)
+			return -1; /* past max: checked before it can wrap */
+		v = v * 10 + d;
+	}
+	if (v > (unsigned long long)LONG_MAX)
+		return -1;
+	*out = (long)v;
+	return 0;
 }
 
 int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
@@ -99,7 +119,6 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 				return -1;
 			}
 		}
-		char *end;
 		switch (c) {
 		case 'b':
 			a->by = optarg;
@@ -111,8 +130,7 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 			}
 			break;
 		case 's':
-			a->step = strtol(optarg, &end, 10);
-			if (*end || a->step < 0) {
+			if (cli_parse_count(optarg, CLI_STEP_MAX, &a->step) != 0) {
 				fprintf(stderr, "tix %s: --step takes a step number (see summary --by step)\n", argv[0]);
 				return -1;
 			}
@@ -120,8 +138,8 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 			break;
 		case 't':
 		case 'l': {
-			long v = strtol(optarg, &end, 10);
-			if (*end || v < 0) {
+			long v;
+			if (cli_parse_count(optarg, LONG_MAX, &v) != 0) {
 				fprintf(stderr, "tix %s: %s takes a number\n", argv[0], name);
 				return -1;
 			}

@@ -61,6 +61,14 @@ void cli_open_opts_done(struct open_opts *o);
 int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
                    int *built, struct tix_error *err);
 
+/* A count or an index typed on the command line: decimal digits only, at
+ * most max (no sign, no spaces, no 0x, no exponent).  0 with *out set, or
+ * -1 (too large, or not a number): the caller names the option. */
+int cli_parse_count(const char *s, unsigned long long max, long *out);
+/* The largest step number: step numbers are uint32 and TIX_NONE (2^32 - 1)
+ * means "every step". */
+#define CLI_STEP_MAX (UINT32_MAX - 1ull)
+
 /* Formatting shared by the reports. */
 void json_str(FILE *f, const char *s, size_t n);      /* a JSON string literal */
 void csv_str(FILE *f, const char *s);

@@ -87,7 +87,6 @@ static int parse(int argc, char **argv, struct ropts *r)
 	optind = 1;
 	opterr = 0;
 	int c, li = -1;
-	char *end;
 	while ((c = getopt_long_only(argc, argv, "j:h", longopts, &li)) != -1) {
 		const char *name = li >= 0 ? longopts[li].name : "";
 		li = -1;
@@ -97,13 +96,11 @@ static int parse(int argc, char **argv, struct ropts *r)
 				return usage_error("--by rank takes several traces; --by %s takes one", optarg);
 			break;
 		case 'j':
-			r->jobs = strtol(optarg, &end, 10);
-			if (*end || r->jobs < 1)
+			if (cli_parse_count(optarg, LONG_MAX, &r->jobs) != 0 || r->jobs < 1)
 				return usage_error("--jobs takes a number of processes, 1 or more%s", NULL);
 			break;
 		case 's':
-			r->step = strtol(optarg, &end, 10);
-			if (*end || r->step < 0)
+			if (cli_parse_count(optarg, CLI_STEP_MAX, &r->step) != 0)
 				return usage_error("--step takes a step number (see summary --by step)%s", NULL);
 			r->has_step = 1;
 			break;

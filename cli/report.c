@@ -289,7 +289,10 @@ int cmd_index(int argc, char **argv)
 	return rc;
 }
 
-/* "12.5", "300us", "2s" -> ns; a bare number is milliseconds. */
+/* "12.5", "300us", "2s" -> ns; a bare number is milliseconds.  Values
+ * beyond the time range tix keeps (TIX_TIME_MAX ns, about 146 years either
+ * way), infinities and NaN are refused: converting them to int64 is
+ * undefined. */
 static int parse_time(const char *s, int64_t *out)
 {
 	char *end;
@@ -307,7 +310,10 @@ static int parse_time(const char *s, int64_t *out)
 		mul = 1e9;
 	else
 		return -1;
-	*out = (int64_t)(v * mul);
+	double ns = v * mul;
+	if (!(ns >= -(double)TIX_TIME_MAX && ns <= (double)TIX_TIME_MAX)) /* NaN fails both */
+		return -1;
+	*out = (int64_t)ns;
 	return 0;
 }
 
@@ -343,7 +349,8 @@ static int cmd_export_run(struct args *ap)
 		}
 		*colon = '\0';
 		if (parse_time(a.range, &t0) || parse_time(colon + 1, &t1) || t1 <= t0) {
-			fprintf(stderr, "tix export: --range takes T0:T1 with T0 < T1 (ms, or with ns/us/s)\n");
+			fprintf(stderr, "tix export: --range takes T0:T1 with T0 < T1 (ms, or with ns/us/s), "
+			                "within 146 years of the trace's start\n");
 			return EXIT_USAGE;
 		}
 	}
