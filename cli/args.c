@@ -10,46 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A JSON string literal.  Trace strings are valid UTF-8 already; a file
- * name may not be: a byte that starts no valid sequence is written as
- * U+FFFD, so the output is always valid JSON. */
+/* The reports' JSON and CSV strings: index/text.c's, the rule every face
+ * shares. */
 void json_str(FILE *f, const char *s, size_t n)
 {
-	putc('"', f);
-	for (size_t i = 0; i < n;) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\') {
-			fprintf(f, "\\%c", c);
-			i++;
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-			i++;
-		} else if (c < 0x80) {
-			putc(c, f);
-			i++;
-		} else {
-			size_t len = tix_utf8_len((const unsigned char *)s + i, n - i);
-			if (len) {
-				fwrite(s + i, 1, len, f);
-				i += len;
-			} else {
-				fputs("\\ufffd", f);
-				i++;
-			}
-		}
-	}
-	putc('"', f);
+	tix_json_str(f, s, n);
 }
 
 void csv_str(FILE *f, const char *s)
 {
-	putc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			putc('"', f);
-		putc(*s, f);
-	}
-	putc('"', f);
+	tix_csv_str(f, s);
 }
 
 int cli_parse_count(const char *s, unsigned long long max, long *out)

@@ -433,7 +433,9 @@ static void warn_on_open(const char *path, struct tix_index *ix)
 	for (const char *w = si.warnings; *w;) {
 		const char *e = strstr(w, "; ");
 		size_t n = e ? (size_t)(e - w) : strlen(w);
-		fprintf(stderr, "tix: %s: warning: %.*s\n", pb, (int)n, w);
+		char one[1024], wb[1200]; /* the index's words: a stranger's, maybe */
+		snprintf(one, sizeof one, "%.*s", (int)n, w);
+		fprintf(stderr, "tix: %s: warning: %s\n", pb, tix_printable(one, wb, sizeof wb));
 		w += n + (e ? 2 : 0);
 	}
 }

@@ -85,7 +85,9 @@ static int summary_steps(struct tix_index *ix, const struct args *a)
 	if (json) {
 		printf("{\"trace\": ");
 		json_str(stdout, a->trace, strlen(a->trace));
-		printf(", \"step_rule\": \"%s\", \"before_trace\": ", si.step_rule);
+		printf(", \"step_rule\": ");
+		json_str(stdout, si.step_rule, strlen(si.step_rule));
+		printf(", \"before_trace\": ");
 		if (before != TIX_NONE)
 			rows_json_row(stdout, v, 1);
 		else
@@ -108,8 +110,10 @@ static int summary_steps(struct tix_index *ix, const struct args *a)
 		tix_view_free(v);
 		return EXIT_OK;
 	}
-	if (strcmp(a->format, "csv"))
-		printf("steps found by: %s\n", si.step_rule);
+	if (strcmp(a->format, "csv")) { /* an index's strings are the trace's, or a stranger's */
+		char pb[300];
+		printf("steps found by: %s\n", tix_printable(si.step_rule, pb, sizeof pb));
+	}
 	int rc = print_view(v, a, 0, 1, "steps");
 	tix_view_free(v);
 	return rc;
@@ -207,7 +211,7 @@ static int cmd_info_run(struct args *ap)
 	for (int k = 0; k < TIX_KIND_COUNT; k++)
 		if (si.kind_counts[k])
 			printf(" %s %u", tix_kind_label((enum tix_kind)k), si.kind_counts[k]);
-	printf("\nsteps:    %u (%s)\n", si.steps, si.step_rule);
+	printf("\nsteps:    %u (%s)\n", si.steps, tix_printable(si.step_rule, pb, sizeof(pb)));
 	printf("groups:   %u GPU names; %u CPU op names; %u strings\n", si.groups, si.ops, si.strings);
 	printf("unlinked: %u GPU events without a launch call", si.gpu_without_launch);
 	if (si.gpu_before_trace)
@@ -224,21 +228,29 @@ static int cmd_info_run(struct args *ap)
 		       m[TIX_MATCH_REORDERED], m[TIX_MATCH_POSITIONAL],
 		       m[TIX_MATCH_NONE] + m[TIX_MATCH_AMBIGUOUS],
 		       si.capture_sources[0] ? "; captures: " : " (no --graph-capture given)",
-		       si.capture_sources);
+		       tix_printable(si.capture_sources, pb, sizeof(pb)));
 	}
 	if (si.base_time_ns)
 		printf("base:     %" PRId64 " ns since the epoch\n", si.base_time_ns);
 	for (uint32_t i = 0; i < tix_meta_count(ix); i++) {
 		const char *k, *v;
 		tix_meta_get(ix, i, &k, &v);
-		char one[4096]; /* one line a key: a pretty-printed value has newlines */
+		char one[4096], kb[300], vb[300]; /* one line a key: a pretty-printed value has newlines */
 		tix_fold_ws(v, one, sizeof one);
-		printf("meta:     %s: %.60s%s\n", k, one, strlen(one) > 60 ? "..." : "");
+		size_t cut = 60; /* characters, not bytes: never inside a UTF-8 sequence */
+		while (cut < strlen(one) && ((unsigned char)one[cut] & 0xC0) == 0x80)
+			cut++;
+		int more = strlen(one) > cut;
+		one[more ? cut : strlen(one)] = 0;
+		printf("meta:     %s: %s%s\n", tix_printable(k, kb, sizeof kb), tix_printable(one, vb, sizeof vb),
+		       more ? "..." : "");
 	}
 	for (const char *w = si.warnings; *w;) { /* one line each */
 		const char *e = strstr(w, "; ");
 		size_t n = e ? (size_t)(e - w) : strlen(w);
-		printf("warning:  %.*s\n", (int)n, w);
+		char one[1024], wb[1200];
+		snprintf(one, sizeof one, "%.*s", (int)n, w);
+		printf("warning:  %s\n", tix_printable(one, wb, sizeof wb));
 		w += n + (e ? 2 : 0);
 	}
 	tix_index_close(ix);

@@ -16,41 +16,6 @@
 static void set_bit(uint8_t *bits, uint32_t i) { bits[i >> 3] |= (uint8_t)(1u << (i & 7)); }
 static int has_bit(const uint8_t *bits, uint32_t i) { return bits[i >> 3] & (1u << (i & 7)); }
 
-/* Writes s as a JSON string: escapes quotes, backslashes and control
- * characters, and replaces bytes that are not UTF-8 with U+FFFD. */
-static void put_json_string(FILE *f, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-	putc('"', f);
-	while (p < end) {
-		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			putc('\\', f);
-			putc(c, f);
-			p++;
-		} else if (c < 0x20) {
-			fprintf(f, "\\u%04x", c);
-			p++;
-		} else if (c < 0x80) {
-			putc(c, f);
-			p++;
-		} else {
-			int len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-			int ok = len && end - p >= len;
-			for (int k = 1; ok && k < len; k++)
-				ok = (p[k] & 0xC0) == 0x80;
-			if (ok) {
-				fwrite(p, 1, (size_t)len, f);
-				p += len;
-			} else {
-				fputs("\xEF\xBF\xBD", f);
-				p++;
-			}
-		}
-	}
-	putc('"', f);
-}
-
 static void put_ts(FILE *f, int64_t ns)
 {
 	/* microseconds with nanosecond digits, as recent Kineto writes them;
@@ -64,7 +29,7 @@ static void put_ts(FILE *f, int64_t ns)
 static void put_id(FILE *f, const struct tix_index *ix, int64_t num, uint32_t str)
 {
 	if (str != TIX_NONE)
-		put_json_string(f, tix_str(ix, str), tix_str_len(ix, str));
+		tix_json_str(f, tix_str(ix, str), tix_str_len(ix, str));
 	else
 		fprintf(f, "%lld", (long long)num);
 }
@@ -84,11 +49,11 @@ static void put_event(FILE *f, const struct tix_index *ix, const struct tix_even
 	int counter = e->kind == TIX_KIND_COUNTER;
 	fprintf(f, "  {\"ph\": \"%s\", \"cat\": ", instant ? "i" : counter ? "C" : "X");
 	if (e->cat != TIX_NONE)
-		put_json_string(f, tix_str(ix, e->cat), tix_str_len(ix, e->cat));
+		tix_json_str(f, tix_str(ix, e->cat), tix_str_len(ix, e->cat));
 	else
 		fprintf(f, "\"%s\"", tix_kind_cat(e->kind));
 	fputs(", \"name\": ", f);
-	put_json_string(f, tix_str(ix, e->name), tix_str_len(ix, e->name));
+	tix_json_str(f, tix_str(ix, e->name), tix_str_len(ix, e->name));
 	fputs(", ", f);
 	put_pid_tid(f, ix, t);
 	fputs(", \"ts\": ", f);
@@ -272,7 +237,7 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 		    !strcmp(k, "displayTimeUnit"))
 			continue;
 		fputs("  ", f);
-		put_json_string(f, k, strlen(k));
+		tix_json_str(f, k, strlen(k));
 		fprintf(f, ": %s,\n", v);
 	}
 	struct tix_summary_info si;
@@ -298,14 +263,14 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 			fprintf(f, "%s  {\"name\": \"process_name\", \"ph\": \"M\", ", first ? "" : ",\n");
 			put_pid_tid(f, ix, tr);
 			fputs(", \"args\": {\"name\": ", f);
-			put_json_string(f, tix_str(ix, tr->process_name), tix_str_len(ix, tr->process_name));
+			tix_json_str(f, tix_str(ix, tr->process_name), tix_str_len(ix, tr->process_name));
 			fputs("}}", f);
 			first = 0;
 		}
 		fprintf(f, "%s  {\"name\": \"thread_name\", \"ph\": \"M\", ", first ? "" : ",\n");
 		put_pid_tid(f, ix, tr);
 		fputs(", \"args\": {\"name\": ", f);
-		put_json_string(f, tix_str(ix, tr->name), tix_str_len(ix, tr->name));
+		tix_json_str(f, tix_str(ix, tr->name), tix_str_len(ix, tr->name));
 		fputs("}}", f);
 		first = 0;
 	}

@@ -23,4 +23,5 @@ set(TIX_INDEX_SOURCES
   traffic.c
   name_forms.c
   name_rows.c
-  graph.c)
+  graph.c
+  text.c)

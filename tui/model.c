@@ -97,3 +97,25 @@ char *osc52(const char *s, char *out, size_t cap)
 	out[o] = 0;
 	return out;
 }
+
+int copy_text_add(char **text, const char *cell)
+{
+	size_t have = *text ? strlen(*text) : 0, n = strlen(cell);
+	size_t cap = 4 * n + 8; /* an escape is four bytes a byte, "..." never needed */
+	char *t = realloc(*text, have + 1 + cap);
+	if (!t)
+		return -1;
+	if (*text)
+		t[have++] = '\t';
+	tix_printable(cell, t + have, cap);
+	*text = t;
+	return 0;
+}
+
+size_t text_chars(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
