@@ -5,6 +5,7 @@
 #ifndef TIX_CLI_H
 #define TIX_CLI_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -46,6 +47,27 @@ enum index_place {
 	PLACE_PRIVATE,   /* --no-cache: built for this command, deleted */
 };
 const char *cli_place_label(enum index_place p);
+
+/* ---- where an index lives, and whom to trust (cli/cache.c) ---- */
+/* The cache folder: $XDG_CACHE_HOME/tix ($XDG_CACHE_HOME absolute), else
+ * $HOME/.cache/tix, else $TMPDIR/tix-UID (/tmp/tix-UID), made 0700 when
+ * missing.  0, or -1: not usable, why[] saying why when it exists but is not
+ * safe (another user's, writable by others), empty when it cannot be made. */
+int cli_cache_dir(char *out, size_t cap, char *why, size_t whycap);
+/* Where the index of a trace may live, in the order tried: beside the real
+ * file (a symlink and its target share it) when that folder is writable,
+ * the name fits and nothing but an index is in the way; then the cache,
+ * keyed by the real path (*cache_at: its number, -1 when the cache is not
+ * usable, why[] as for cli_cache_dir).  Returns how many places (0-2). */
+int cli_index_places(const char *trace, char places[][PATH_MAX], int *cache_at, char *why, size_t whycap);
+enum index_trust {
+	TRUST_OK,      /* the user's or root's, nobody else can write it */
+	TRUST_FOREIGN, /* another user's: never used, never replaced */
+	TRUST_LOOSE,   /* the user's, but others can write it: rebuilt */
+};
+enum index_trust cli_index_trust(const struct tix_index *ix);
+/* A folder made for one command (mkdtemp in $TMPDIR or /tmp, 0700). */
+int cli_private_dir(char *out, size_t cap);
 
 /* Adds the capture traces at path to o: the file, or each .json / .json.gz
  * in the folder, in name order.  0, or -1 with err set. */

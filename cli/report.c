@@ -5,6 +5,7 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -265,6 +266,32 @@ int cmd_info(int argc, char **argv)
 	return rc;
 }
 
+/* -o checked before anything is read or written (index.h's output door):
+ * not the trace itself, not a directory, a socket or a device an index
+ * cannot be.  0, or the exit status after one line on stderr. */
+static int check_output(const char *cmd, const struct args *a, int stream)
+{
+	struct stat st;
+	struct tix_file_id in = {0, 0};
+	if (stat(a->trace, &st) == 0)
+		in = (struct tix_file_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+	struct tix_out_opts oo = {.follow = 1, .stream = stream, .index = !stream, .inputs = &in,
+	                          .ninputs = in.ino ? 1 : 0};
+	struct tix_error err;
+	if (tix_outfile_check(a->out, &oo, &err) == 0)
+		return 0;
+	fprintf(stderr, "tix %s: -o %s\n", cmd, err.msg);
+	return cli_exit_status(&err);
+}
+
+/* Whether path is where stdout goes (-o /dev/stdout, or the file stdout was
+ * redirected to): the report line goes to stderr then, not into the data. */
+static int is_stdout(const char *path)
+{
+	struct stat a, b;
+	return fstat(STDOUT_FILENO, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 static int cmd_index_run(struct args *ap)
 {
 	struct args a = *ap;
@@ -273,6 +300,9 @@ static int cmd_index_run(struct args *ap)
 		return EXIT_OK;
 	}
 	char path[4096];
+	int bad_out = a.out ? check_output("index", &a, 0) : 0;
+	if (bad_out)
+		return bad_out;
 	a.open.out = a.out;
 	a.open.force = 1;
 	a.open.opened = path;
@@ -366,6 +396,10 @@ static int cmd_export_run(struct args *ap)
 			return EXIT_USAGE;
 		}
 	}
+	int bad_out = check_output("export", &a, 1);
+	if (bad_out)
+		return bad_out;
+	int to_stdout = is_stdout(a.out); /* before: the export replaces what is at a.out */
 	struct tix_index *ix;
 	if (args_open(&a, &ix) != 0)
 		return a.exit_status;
@@ -386,7 +420,7 @@ static int cmd_export_run(struct args *ap)
 		return cli_exit_status(&err);
 	}
 	char pb[600];
-	printf("wrote %ld events to %s\n", n, tix_printable(a.out, pb, sizeof(pb)));
+	fprintf(to_stdout ? stderr : stdout, "wrote %ld events to %s\n", n, tix_printable(a.out, pb, sizeof(pb)));
 	return EXIT_OK;
 }
 

@@ -532,41 +532,30 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 	if (opts)
 		b->opts = *opts;
 	b->out_path = strdup(out_path);
-	char *tmp = strdup(out_path);
-	b->dir = tmp ? strdup(dirname(tmp)) : NULL;
-	free(tmp);
 	b->source_path = strdup(opts && opts->source_path ? opts->source_path : "");
 	b->step_marker = strdup(opts && opts->step_marker ? opts->step_marker : "");
 	b->base_time_ns = opts ? opts->base_time_ns : 0;
-	if (!b->out_path || !b->dir || !b->source_path || !b->step_marker) {
+	if (!b->out_path || !b->source_path || !b->step_marker) {
 		tix_error_env(err, "%s: out of memory", out_path);
 		tix_builder_abort(b);
 		return NULL;
 	}
-	size_t n = strlen(out_path) + 16;
-	b->tmp_path = malloc(n);
-	if (!b->tmp_path) {
+	/* The index file through index/outfile.c: an unnamed temporary in the
+	 * folder, named and renamed at the end; never over the trace itself. */
+	struct tix_file_id source = {b->opts.source_dev, b->opts.source_ino};
+	struct tix_out_opts oo = {.follow = b->opts.out_given, .index = 1, .from_mode = b->opts.source_mode,
+	                          .inputs = &source, .ninputs = b->opts.source_ino ? 1 : 0};
+	if (tix_outfile_open(&b->out, out_path, &oo, err) != 0) {
+		tix_builder_abort(b);
+		return NULL;
+	}
+	b->opened = 1;
+	b->out_fd = b->out.fd;
+	if (!(b->dir = strdup(b->out.dir))) {
 		tix_error_env(err, "%s: out of memory", out_path);
 		tix_builder_abort(b);
 		return NULL;
 	}
-	snprintf(b->tmp_path, n, "%s.tmpXXXXXX", out_path);
-	/* An unnamed file first: a build killed at any moment leaves nothing
-	 * behind.  It gets its temporary name only when complete (finish).
-	 * Where O_TMPFILE is not supported, a named temporary from the start. */
-	b->out_fd = open(b->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
-	if (b->out_fd >= 0)
-		b->unnamed = 1;
-	else
-		b->out_fd = mkostemp(b->tmp_path, O_CLOEXEC);
-	if (b->out_fd < 0) {
-		tix_error_errno(err, errno, "%s: cannot create the index", out_path);
-		free(b->tmp_path);
-		b->tmp_path = NULL;
-		tix_builder_abort(b);
-		return NULL;
-	}
-	fchmod(b->out_fd, 0644);
 	if (collector_init(&b->c, b->dir, b->source_path, b->out_path, err) != 0) {
 		tix_builder_abort(b);
 		return NULL;
@@ -578,10 +567,8 @@ void tix_builder_abort(struct tix_builder *b)
 {
 	if (!b)
 		return;
-	if (b->out_fd >= 0)
-		close(b->out_fd);
-	if (b->tmp_path && !b->unnamed)
-		unlink(b->tmp_path);
+	if (b->opened)
+		tix_outfile_abort(&b->out);
 	collector_done(&b->c);
 	if (b->extra) {
 		collector_done(b->extra);
@@ -591,7 +578,6 @@ void tix_builder_abort(struct tix_builder *b)
 	free(b->xmap_detail);
 	free(b->xmap_track);
 	free(b->out_path);
-	free(b->tmp_path);
 	free(b->dir);
 	free(b->source_path);
 	free(b->step_marker);
@@ -634,27 +620,6 @@ int tix_builder_warn(struct tix_builder *b, const char *msg, struct tix_error *e
 	return collect_warn(&b->c, msg, strlen(msg), err);
 }
 
-/* Gives the unnamed index file its temporary name (mkstemp's pattern,
- * linked through /proc), ready for the rename. */
-static int name_tmpfile(struct tix_builder *b)
-{
-	char proc[64];
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", b->out_fd);
-	size_t n = strlen(b->tmp_path);
-	for (int tries = 0; tries < 100; tries++) {
-		memcpy(b->tmp_path + n - 6, "XXXXXX", 6);
-		for (int i = 0; i < 6; i++)
-			b->tmp_path[n - 6 + i] = "abcdefghijklmnopqrstuvwxyz0123456789"[(unsigned)rand() % 36];
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, b->tmp_path, AT_SYMLINK_FOLLOW) == 0) {
-			b->unnamed = 0; /* a name now: removed like any temporary on failure */
-			return 0;
-		}
-		if (errno != EEXIST)
-			return -1;
-	}
-	return -1;
-}
-
 /* What the ingest boundary (collect_event) changed, said once. */
 static int warn_times(struct collector *c, struct tix_error *err)
 {
@@ -694,19 +659,8 @@ int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
 	if (rc == 0)
 		rc = builder_link_and_write(b, err);
 	if (rc == 0) {
-		if (b->unnamed && name_tmpfile(b) != 0) {
-			rc = tix_error_env(err, "%s: cannot name the new index: %s", b->out_path,
-			                   strerror(errno));
-		} else if (close(b->out_fd) != 0) {
-			rc = tix_error_env(err, "%s: %s", b->out_path, strerror(errno));
-		} else if (rename(b->tmp_path, b->out_path) != 0) {
-			rc = tix_error_env(err, "%s: cannot rename the index into place: %s",
-			                   b->out_path, strerror(errno));
-		} else {
-			free(b->tmp_path);
-			b->tmp_path = NULL; /* nothing left to remove */
-		}
-		b->out_fd = -1;
+		b->opened = 0;
+		rc = tix_outfile_commit(&b->out, err);
 	}
 	tix_builder_abort(b);
 	return rc;

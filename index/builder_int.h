@@ -196,10 +196,10 @@ struct collector {
 
 struct tix_builder {
 	char *out_path;
-	char *tmp_path;
-	char *dir;
-	int out_fd;
-	int unnamed;               /* out_fd is an O_TMPFILE with no name yet */
+	char *dir;                 /* the index's folder: the spills go there */
+	struct tix_outfile out;    /* the index file (index/outfile.c) */
+	int opened;                /* out is open, not yet committed */
+	int out_fd;                /* out.fd */
 	struct tix_build_opts opts;
 	char *source_path, *step_marker;
 	struct collector c;        /* the primary one; tix_builder_add_* feed it */

@@ -206,26 +206,31 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 		return tix_error_set(err, "out of memory");
 	}
 
-	size_t plen = strlen(out_path);
-	char *tmp = malloc(plen + 16);
-	if (!tmp) {
-		free(bits);
-		return tix_error_env(err, "out of memory");
-	}
-	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", out_path);
-	int fd = mkstemp(tmp);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		tix_error_errno(err, errno, "%s: cannot create", out_path);
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
+	/* index.h's output door: never over the index or the trace it came
+	 * from, no more readable than the index, written through a FIFO or
+	 * /dev/stdout, atomically into a file */
+	struct tix_file_info self;
+	tix_index_file(ix, &self);
+	struct tix_source_info src;
+	tix_index_source(ix, &src);
+	struct tix_file_id inputs[2] = {{self.dev, self.ino}, {src.dev, src.ino}};
+	struct tix_out_opts oo = {.follow = 1, .stream = 1, .from_mode = self.mode, .inputs = inputs,
+	                          .ninputs = src.ino ? 2 : 1};
+	struct tix_outfile out;
+	if (tix_outfile_open(&out, out_path, &oo, err) != 0) {
 		free(bits);
 		return -1;
 	}
-	fchmod(fd, 0644);
+	int fd = dup(out.fd); /* the stream's own: out.fd stays open to name the file at commit */
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		tix_error_errno(err, errno, "%s: cannot write", out_path);
+		if (fd >= 0)
+			close(fd);
+		tix_outfile_abort(&out);
+		free(bits);
+		return -1;
+	}
 	static char buf[1 << 16];
 	setvbuf(f, buf, _IOFBF, sizeof(buf));
 
@@ -309,16 +314,10 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 	int bad = ferror(f);
 	if (fclose(f) != 0 || bad) {
 		tix_error_env(err, "%s: cannot write: %s", out_path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
+		tix_outfile_abort(&out);
 		return -1;
 	}
-	if (rename(tmp, out_path) != 0) {
-		tix_error_env(err, "%s: cannot rename into place: %s", out_path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
+	if (tix_outfile_commit(&out, err) != 0)
 		return -1;
-	}
-	free(tmp);
 	return written;
 }

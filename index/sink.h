@@ -31,6 +31,8 @@ enum tix_error_class {
 	TIX_ERR_INPUT = 0, /* the trace, index or file named is bad or missing (exit 2) */
 	TIX_ERR_ENV,       /* the system refused: disk full, permission, memory, a name
 	                    * too long, something in the way of the index (exit 3) */
+	TIX_ERR_USAGE,     /* what the command line asks cannot be done: an output
+	                    * that is the input, a directory, a socket (exit 1) */
 };
 
 struct tix_error {
@@ -45,9 +47,12 @@ struct tix_error {
  * `return tix_error_set(err, "...")`.  err may be NULL.
  *   tix_error_set    class TIX_ERR_INPUT
  *   tix_error_env    class TIX_ERR_ENV
+ *   tix_error_usage  class TIX_ERR_USAGE
  *   tix_error_errno  appends ": strerror(errnum)"; the class is
  *                    tix_errno_class(errnum) */
 int tix_error_set(struct tix_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int tix_error_usage(struct tix_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int tix_error_env(struct tix_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -24,4 +24,5 @@ set(TIX_INDEX_SOURCES
   name_forms.c
   name_rows.c
   graph.c
-  text.c)
+  text.c
+  outfile.c)
