@@ -115,7 +115,8 @@ int cli_cache_dir(char *out, size_t cap, char *why, size_t whycap)
 	return unsafe_dir(out, why, whycap) ? -1 : 0;
 }
 
-int cli_index_places(const char *trace, char places[][PATH_MAX], int *cache_at, char *why, size_t whycap)
+int cli_index_places(const char *trace, char places[][PATH_MAX], int *cache_at, int *beside_ro, char *why,
+                     size_t whycap)
 {
 	int n = 0;
 	char real[PATH_MAX];
@@ -124,9 +125,16 @@ int cli_index_places(const char *trace, char places[][PATH_MAX], int *cache_at, 
 		snprintf(real, sizeof(real), "%s", trace);
 	struct stat st;
 	int len = snprintf(places[n], PATH_MAX, "%s.tix", real);
-	if (len > 0 && len < PATH_MAX && dir_writable(real) && name_fits(places[n]) &&
-	    (stat(places[n], &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode)))
-		n++;
+	*beside_ro = 0;
+	if (len > 0 && len < PATH_MAX && name_fits(places[n])) {
+		int there = stat(places[n], &st) == 0;
+		if (there ? S_ISREG(st.st_mode) : errno == ENOENT) {
+			if (dir_writable(real))
+				n++;
+			else if (there) /* read, if trusted; never written */
+				*beside_ro = 1, n++;
+		}
+	}
 	char dir[PATH_MAX];
 	if (cli_cache_dir(dir, sizeof(dir), why, whycap) == 0) {
 		/* the real path's hash, then as much of its name as fits */

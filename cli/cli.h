@@ -56,10 +56,13 @@ const char *cli_place_label(enum index_place p);
 int cli_cache_dir(char *out, size_t cap, char *why, size_t whycap);
 /* Where the index of a trace may live, in the order tried: beside the real
  * file (a symlink and its target share it) when that folder is writable,
- * the name fits and nothing but an index is in the way; then the cache,
- * keyed by the real path (*cache_at: its number, -1 when the cache is not
- * usable, why[] as for cli_cache_dir).  Returns how many places (0-2). */
-int cli_index_places(const char *trace, char places[][PATH_MAX], int *cache_at, char *why, size_t whycap);
+ * the name fits and nothing but an index is in the way, or when an index is
+ * there already in a folder the user cannot write (*beside_ro: to read, if
+ * cli_index_trust allows, never to build); then the cache, keyed by the
+ * real path (*cache_at: its number, -1 when the cache is not usable, why[]
+ * as for cli_cache_dir).  Returns how many places (0-2). */
+int cli_index_places(const char *trace, char places[][PATH_MAX], int *cache_at, int *beside_ro, char *why,
+                     size_t whycap);
 enum index_trust {
 	TRUST_OK,      /* the user's or root's, nobody else can write it */
 	TRUST_FOREIGN, /* another user's: never used, never replaced */

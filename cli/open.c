@@ -449,12 +449,12 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 		return tix_error_errno(err, errno, "%s", path);
 
 	char places[2][PATH_MAX], why[160] = "", priv[PATH_MAX] = "";
-	int nplaces = 0, cache_at = -1, use[2] = {1, 1};
+	int nplaces = 0, cache_at = -1, beside_ro = 0, use[2] = {1, 1};
 	if (o->out) {
 		snprintf(places[0], PATH_MAX, "%s", o->out);
 		nplaces = 1;
 	} else if (!o->no_cache) {
-		nplaces = cli_index_places(path, places, &cache_at, why, sizeof why);
+		nplaces = cli_index_places(path, places, &cache_at, &beside_ro, why, sizeof why);
 	}
 	int at = -1;
 	uint32_t foreign = 0;
@@ -468,19 +468,19 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 		}
 	int alone = o->no_cache && !o->out; /* an index for this command alone, removed once open */
 	if (at < 0) {
-		int mine = 0, refused = why[0] != 0; /* the user's places left to build in */
-		for (int i = 0; i < nplaces; i++) {
+		int note_foreign = !use[0];
+		if (beside_ro)
+			use[0] = 0; /* read if it was good, but the folder is not the user's to write */
+		int mine = 0, refused = why[0] != 0 || note_foreign; /* the user's places left to build in */
+		for (int i = 0; i < nplaces; i++)
 			mine += use[i];
-			refused |= !use[i];
-		}
 		/* no place of the user's because tix refused one (another user's
 		 * index, a cache others can write): for this command alone; no
 		 * place at all (no folder, no cache) is an error, below */
 		alone |= !o->out && mine == 0 && refused;
-		for (int i = 0; i < nplaces; i++)
-			if (!use[i])
-				note_once("%s: not used: it belongs to uid %u (not to you, nor root); tix builds its own %s",
-				          places[i], (unsigned)foreign, alone ? "for this command alone" : "in the cache");
+		if (note_foreign)
+			note_once("%s: not used: it belongs to uid %u (not to you, nor root); tix builds its own %s",
+			          places[0], (unsigned)foreign, alone ? "for this command alone" : "in the cache");
 		if (alone && !o->no_cache && why[0])
 			note_once("%s: not used as the index cache: %s; the index is built for this command alone",
 			          cache_dir_shown(), why);
