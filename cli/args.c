@@ -3,6 +3,7 @@
 #include "cli/args.h"
 
 #include <getopt.h>
+#include <stdint.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdio.h>
@@ -41,6 +42,28 @@ int cli_parse_count(const char *s, unsigned long long max, long *out)
 	return 0;
 }
 
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mul;
+	} units[] = {{"", 1}, {"k", 1000}, {"K", 1000}, {"M", 1000000}, {"G", 1000000000}, {"T", 1000000000000ull},
+	             {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40},
+	             {"B", 1}, {"kB", 1000}, {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000}, {"TB", 1000000000000ull}};
+	size_t digits = strspn(s, "0123456789");
+	if (!digits || digits > 15)
+		return -1;
+	uint64_t v = strtoull(s, NULL, 10);
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (!strcmp(s + digits, units[i].unit)) {
+			if (!v || v > UINT64_MAX / units[i].mul)
+				return -1;
+			*out = v * units[i].mul;
+			return 0;
+		}
+	return -1;
+}
+
 int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 {
 	static const struct option longopts[] = {
@@ -54,6 +77,8 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		{"output", required_argument, 0, 'o'},
 		{"step-marker", required_argument, 0, 'm'},
 		{"no-cache", no_argument, 0, 'n'},
+		{"strict", no_argument, 0, 'T'},
+		{"max-temp", required_argument, 0, 'M'},
 		{"graph-capture", required_argument, 0, 'g'},
 		{"sort", required_argument, 0, 'S'},
 		{"timeunit", required_argument, 0, 'u'},
@@ -152,6 +177,15 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 			break;
 		case 'n':
 			a->open.no_cache = 1;
+			break;
+		case 'T':
+			a->open.strict = 1;
+			break;
+		case 'M':
+			if (cli_parse_size(optarg, &a->open.max_temp) != 0) {
+				fprintf(stderr, "tix %s: --max-temp takes a size: 500M, 4G, 2GiB\n", argv[0]);
+				return -1;
+			}
 			break;
 		case 'g': {
 			struct tix_error e;

@@ -37,6 +37,8 @@ struct open_opts {
 	char **captures;
 	int ncaptures;
 	char *capture_sources;
+	int strict;              /* --strict: a malformed event is an error */
+	uint64_t max_temp;       /* --max-temp: the disk a build may use (0: the default) */
 };
 
 /* Where the index of a trace lives (docs/CLI.md, "Where the index lives"). */
@@ -90,6 +92,9 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
  * most max (no sign, no spaces, no 0x, no exponent).  0 with *out set, or
  * -1 (too large, or not a number): the caller names the option. */
 int cli_parse_count(const char *s, unsigned long long max, long *out);
+/* A size typed on the command line: digits, then k, M, G, T (10^3 ..) or
+ * KiB, MiB, GiB, TiB (2^10 ..), or none for bytes; 0 is refused.  0, or -1. */
+int cli_parse_size(const char *s, uint64_t *out);
 /* The largest step number: step numbers are uint32 and TIX_NONE (2^32 - 1)
  * means "every step". */
 #define CLI_STEP_MAX (UINT32_MAX - 1ull)

@@ -128,6 +128,14 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--no-cache")) {
 			o.no_cache = 1;
+		} else if (!strcmp(argv[i], "--strict")) {
+			o.strict = 1;
+		} else if (!strcmp(argv[i], "--max-temp") && i + 1 < argc) {
+			if (cli_parse_size(argv[++i], &o.max_temp) != 0) {
+				fprintf(stderr, "tix: --max-temp takes a size: 500M, 4G, 2GiB\n");
+				cli_open_opts_done(&o);
+				return EXIT_USAGE;
+			}
 		} else if (!strcmp(argv[i], "--step-marker") && i + 1 < argc) {
 			o.step_marker = argv[++i];
 		} else if (!strcmp(argv[i], "--graph-capture") && i + 1 < argc) {

@@ -222,6 +222,7 @@ static int build(const char *trace, const char *out, const struct open_opts *o,
 		.source_ctime_ns = id->ctime_ns,
 		.source_mode = id->mode,
 		.out_given = o->out != NULL, /* -o: the user's path */
+		.max_temp = o->max_temp,
 		.step_marker = o->step_marker,
 		.capture_sources = o->capture_sources,
 	};
@@ -232,7 +233,8 @@ static int build(const char *trace, const char *out, const struct open_opts *o,
 	int nc = 0;
 	if (o->ncaptures > 64)
 		return tix_error_set(err, "at most 64 capture traces");
-	struct open_opts co = {.no_cache = o->no_cache, .progress = o->progress};
+	struct open_opts co = {.no_cache = o->no_cache, .progress = o->progress, .strict = o->strict,
+	                       .max_temp = o->max_temp};
 	for (; nc < o->ncaptures; nc++) {
 		int built;
 		if (cli_open_trace(o->captures[nc], &co, &cix[nc], &built, err) != 0) {
@@ -277,7 +279,7 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 		rc = tixcap_journal_read(trace, &sink, &jr, err);
 	} else {
 		struct tix_sink extra;
-		struct tix_parse_opts po = {draw_progress, &pr, NULL, 0};
+		struct tix_parse_opts po = {draw_progress, &pr, NULL, 0, o->strict};
 		if (!one_thread && tix_builder_sink_extra(b, &extra, err) == 0)
 			po.extra_sink = &extra; /* two threads on large traces */
 		const char *split_min = getenv("TIX_SPLIT_MIN"); /* tests: small traces split too */
@@ -339,6 +341,12 @@ static int reuse(const char *out, const struct open_opts *o, const struct source
 	struct tix_source_info si;
 	tix_index_source(old, &si);
 	const char *want = o->step_marker ? o->step_marker : "";
+	struct tix_summary_info sum;
+	tix_index_summary(old, &sum);
+	if (o->strict && strstr(sum.warnings, TIX_PARSE_MALFORMED)) {
+		tix_index_close(old); /* built without --strict: built again, which says what is wrong */
+		return -1;
+	}
 	if (same_source(&si, id) && strcmp(si.step_marker, want) == 0 &&
 	    strcmp(si.capture_sources, o->capture_sources ? o->capture_sources : "") == 0) {
 		*ix = old;

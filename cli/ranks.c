@@ -71,6 +71,8 @@ static int parse(int argc, char **argv, struct ropts *r)
 		{"timeunit", required_argument, 0, 'u'},
 		{"step-marker", required_argument, 0, 'm'},
 		{"no-cache", no_argument, 0, 'n'},
+		{"strict", no_argument, 0, 'T'},
+		{"max-temp", required_argument, 0, 'M'},
 		{"help", no_argument, 0, 'h'},
 		/* summary's other options, which a rank set does not take */
 		{"top", required_argument, 0, 'X'},
@@ -132,6 +134,13 @@ static int parse(int argc, char **argv, struct ropts *r)
 			break;
 		case 'n':
 			r->open.no_cache = 1;
+			break;
+		case 'T':
+			r->open.strict = 1;
+			break;
+		case 'M':
+			if (cli_parse_size(optarg, &r->open.max_temp) != 0)
+				return usage_error("--max-temp takes a size: 500M, 4G, 2GiB%s", NULL);
 			break;
 		case 'h':
 			return 1;

@@ -17,12 +17,13 @@
 
 /* ---- collectors ---- */
 
-static int collector_init(struct collector *c, const char *dir, const char *source_path,
+static int collector_init(struct collector *c, const char *dir, struct temp_budget *tb, const char *source_path,
                           const char *out_path, struct tix_error *err)
 {
 	memset(c, 0, sizeof(*c));
 	c->rows.fd = c->flows.fd = -1;
 	c->dir = dir;
+	c->budget = tb;
 	c->source_path = source_path;
 	c->out_path = out_path;
 	c->last_track = TIX_NONE;
@@ -37,8 +38,8 @@ static int collector_init(struct collector *c, const char *dir, const char *sour
 		return tix_error_env(err, "%s: out of memory", source_path);
 	for (int i = 0; i < DETAIL_MEMO_SIZE; i++)
 		c->memo[i].name = TIX_NONE;
-	if (spill_init(&c->rows, dir, out_path, sizeof(struct brow), err) ||
-	    spill_init(&c->flows, dir, out_path, sizeof(struct bflow), err))
+	if (spill_init(&c->rows, dir, out_path, sizeof(struct brow), tb, err) ||
+	    spill_init(&c->flows, dir, out_path, sizeof(struct bflow), tb, err))
 		return -1;
 	return 0;
 }
@@ -556,7 +557,8 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 		tix_builder_abort(b);
 		return NULL;
 	}
-	if (collector_init(&b->c, b->dir, b->source_path, b->out_path, err) != 0) {
+	temp_budget_init(&b->budget, b->dir, b->opts.max_temp);
+	if (collector_init(&b->c, b->dir, &b->budget, b->source_path, b->out_path, err) != 0) {
 		tix_builder_abort(b);
 		return NULL;
 	}
@@ -700,9 +702,10 @@ static void sink_discard(void *ctx)
 {
 	struct collector *c = ctx;
 	const char *dir = c->dir, *path = c->source_path, *out = c->out_path;
+	struct temp_budget *tb = c->budget;
 	struct tix_error ignored;
 	collector_done(c);
-	collector_init(c, dir, path, out, &ignored);
+	collector_init(c, dir, tb, path, out, &ignored);
 }
 
 static void fill_sink(struct collector *c, struct tix_sink *sink)
@@ -728,7 +731,7 @@ int tix_builder_sink_extra(struct tix_builder *b, struct tix_sink *sink, struct 
 		b->extra = malloc(sizeof(*b->extra));
 		if (!b->extra)
 			return tix_error_env(err, "%s: out of memory", b->source_path);
-		if (collector_init(b->extra, b->dir, b->source_path, b->out_path, err) != 0) {
+		if (collector_init(b->extra, b->dir, &b->budget, b->source_path, b->out_path, err) != 0) {
 			collector_done(b->extra);
 			free(b->extra);
 			b->extra = NULL;

@@ -200,7 +200,7 @@ def main():
         "--step": "0", "--top": "3", "--limit": "2", "--jobs": "2", "--sort": sort_key,
         "--kernel": ".", "--range": "0:1000", "--step-marker": "ProfilerStep",
         "--graph-capture": cap, "--delay": "0", "--duration": "1", "--nvtx": "step",
-        "--flush-ms": "100",
+        "--flush-ms": "100", "--max-temp": "4G",
     }
     pending_seen = set()
 
