@@ -74,53 +74,63 @@ size_t parse_next_event(struct reader *r, const char *b, size_t from, size_t n, 
 }
 
 /* Blanks (or the zero padding after a mapped file) from b[p] to n. */
-static int rest_blank(const char *b, size_t p, size_t n)
+static int rest_blank(const char *b, size_t p, size_t n, size_t *work)
 {
-	for (; p < n; p++)
-		if (!blank(b[p]) && b[p] != '\0')
+	for (size_t from = p; p < n; p++)
+		if (!blank(b[p]) && b[p] != '\0') {
+			*work -= p - from < *work ? p - from : *work;
 			return 0;
+		}
 	return 1;
 }
 
 /* Whether what follows a ']' at b[p] is the end of the trace: nothing (the
- * array format), or the rest of the top-level object, key by key. */
-static int tail_ok(const struct reader *r, const char *b, size_t p, size_t n)
+ * array format), or the rest of the top-level object, key by key.  What it
+ * reads is taken from *work; it fails when that runs out. */
+static int tail_ok(const struct reader *r, const char *b, size_t p, size_t n, size_t *work)
 {
 	size_t q = parse_skip_ws(b, p, n), end, bad;
 	if (r->array_format)
-		return rest_blank(b, q, n);
+		return rest_blank(b, q, n, work);
 	for (;;) {
-		if (q >= n)
+		if (q >= n || q - p >= *work)
 			return 0;
-		if (b[q] == '}')
-			return rest_blank(b, q + 1, n);
+		if (b[q] == '}') {
+			*work -= q - p;
+			return rest_blank(b, q + 1, n, work);
+		}
 		if (b[q] != ',')
-			return 0;
+			break;
 		q = parse_skip_ws(b, q + 1, n);
 		if (q >= n || b[q] != '"' || parse_scan_value(b, q, n, &end, &bad) != SCAN_OK)
-			return 0;
+			break;
 		q = parse_skip_ws(b, end, n);
 		if (q >= n || b[q] != ':')
-			return 0;
+			break;
 		if (parse_scan_value(b, q + 1, n, &end, &bad) != SCAN_OK)
-			return 0;
+			break;
 		q = parse_skip_ws(b, end, n);
 	}
+	*work -= q - p < *work ? q - p : *work;
+	return 0;
 }
 
-#define ARRAY_END_TRIES 65536 /* each a glance when it fails: "]]" or "]}" not at the end */
-
+/* The first ']' in b[from, n) after which the trace ends (tail_ok), or 0.
+ * The ']'s inside the bad event are tried first and each fails where the
+ * object around it goes on; the work is bounded by a few times the data,
+ * past which the trace is taken as cut (the caller salvages it). */
 static size_t array_end(const struct reader *r, const char *b, size_t from, size_t n)
 {
-	size_t p = from;
-	for (int tries = 0; tries < ARRAY_END_TRIES && p < n; tries++) {
+	size_t work = 4 * (n - from) + (1u << 20);
+	for (size_t p = from; p < n && work > 0;) {
 		const char *close = memchr(b + p, ']', n - p);
 		if (!close)
 			return 0;
 		p = (size_t)(close - b);
-		if (tail_ok(r, b, p + 1, n))
+		if (tail_ok(r, b, p + 1, n, &work))
 			return p;
 		p++;
+		work = work > 0 ? work - 1 : 0;
 	}
 	return 0;
 }

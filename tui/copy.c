@@ -5,7 +5,7 @@
  *
  * The clipboard is reached with OSC 52, which terminals (and tmux with
  * set-clipboard on) honour even over ssh.  What is copied is the text as
- * text output shows it (model.c copy_text_add: no control byte but the tabs
+ * text output shows it (clip.c copy_text_add: no control byte but the tabs
  * between cells, so a name cannot set the window title or the clipboard).
  * For a terminal that ignores OSC 52, v draws the text on the alternate
  * screen, written as one run that the terminal wraps itself (so that a
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tui/model.h"
+#include "tui/clip.h"
 #include "tui/table.h"
 #include "tui/view.h"
 

@@ -27,19 +27,6 @@ char *fmt_dim3(const int32_t v[3], char *out, size_t cap);
 /* [557496,1,1] (tables) */
 char *fmt_dim3_compact(const int32_t v[3], char *out, size_t cap);
 
-/* The OSC 52 sequence that asks the terminal to put s on the clipboard
- * (base64 of s inside ESC ] 52 ; c ; ... BEL).  NULL when cap is too small. */
-char *osc52(const char *s, char *out, size_t cap);
-/* What y and Y copy: appends cell to *text (a malloc'd string, NULL at
- * first), after a tab when *text holds a cell already.  The cell is made
- * safe as text output makes it (tix_printable: controls, C1, the bidi
- * overrides and bytes that are not UTF-8 as \xNN), so the tabs between
- * cells are the only control bytes the clipboard gets.  0, or -1 when out
- * of memory (*text as it was). */
-int copy_text_add(char **text, const char *cell);
-/* Characters (UTF-8 code points) in s: what "copied N chars" counts. */
-size_t text_chars(const char *s);
-
 /* Escapes s for a POSIX ERE that matches it literally. */
 char *regex_escape(const char *s, char *out, size_t cap);
 

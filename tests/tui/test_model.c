@@ -6,6 +6,7 @@
 
 #include "index/index.h"
 #include "tui/keys.h"
+#include "tui/clip.h"
 #include "tui/model.h"
 #include "tui/table.h"
 
