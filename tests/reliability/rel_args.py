@@ -7,7 +7,6 @@ JSON; `--range` values past the int64 nanosecond range (1e400, inf, nan,
     rel_args.py --tix TIX --work DIR
 """
 import os
-import shutil
 
 import reltest
 from reltest import tixtest
@@ -33,12 +32,7 @@ def trace(path):
 
 
 def main():
-    p = tixtest.arg_parser(__doc__)
-    args = tixtest.setup(p.parse_args())
-    chk = tixtest.Checker("rel_args")
-    d = os.path.join(args.work, "args")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    args, chk, d = reltest.start(__doc__, "rel_args", "args")
     t = os.path.join(d, "t.json")
     trace(t)
     out = os.path.join(d, "out.json")

@@ -21,7 +21,6 @@ import json
 import os
 import random
 import re
-import shutil
 import zlib
 
 import reltest
@@ -49,12 +48,7 @@ def inflate_prefix(data):
 
 
 def main():
-    p = tixtest.arg_parser(__doc__)
-    args = tixtest.setup(p.parse_args())
-    chk = tixtest.Checker("rel_gzip")
-    d = os.path.join(args.work, "gzip")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    args, chk, d = reltest.start(__doc__, "rel_gzip", "gzip")
     src = tixtest.generate(os.path.join(args.work, "gzip-src.json"), "--steps", 4, "--layers", 20)
     text = open(src, encoding="utf-8").read()
     full = gzip.compress(text.encode(), 6)

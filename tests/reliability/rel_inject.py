@@ -229,13 +229,7 @@ def tui(args, chk, d):
 
 
 def main():
-    p = tixtest.arg_parser(__doc__)
-    p.add_argument("--craft", required=True, help="tests/core's tix_craft")
-    args = tixtest.setup(p.parse_args())
-    chk = tixtest.Checker("rel_inject")
-    d = os.path.join(args.work, "inject")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    args, chk, d = reltest.start(__doc__, "rel_inject", "inject", ("--craft", "tests/core's tix_craft"))
     t = os.path.join(d, "t.json")
     trace(t)
     faces(args, chk, t, d)

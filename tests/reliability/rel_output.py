@@ -225,12 +225,7 @@ def signals(args, chk, d):
 
 
 def main():
-    p = tixtest.arg_parser(__doc__)
-    args = tixtest.setup(p.parse_args())
-    chk = tixtest.Checker("rel_output")
-    d = os.path.join(args.work, "output")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    args, chk, d = reltest.start(__doc__, "rel_output", "output")
     t = tixtest.generate(os.path.join(d, "t.json"), "--steps", 3, "--layers", 4)
     os.makedirs(os.path.join(d, "special"))
     specials(args, chk, os.path.join(d, "special"), t)

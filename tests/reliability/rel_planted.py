@@ -71,6 +71,16 @@ def mkdir(path, uid, mode):
     os.chmod(path, mode)
 
 
+def roots_trace(root, sub, name):
+    """A trace of root's (0644) in a folder of root's (0755) that others read."""
+    d = os.path.join(root, sub)
+    mkdir(d, 0, 0o755)
+    t = os.path.join(d, name)
+    trace(t)
+    os.chmod(t, 0o644)
+    return t
+
+
 def plant(args, good, bad, uid, mode=0o644):
     """A copy of the index good at bad, its kernel renamed PLANTED (checksums
     fixed), owned by uid."""
@@ -147,12 +157,7 @@ def scenario(args, chk, root):
               "bob: alice's index not used, his own in his cache (0700)", "rc %d %r" % (rc, e[:300]))
 
     # root's index beside root's trace: alice uses it
-    rootdir = os.path.join(root, "rootdir")
-    os.makedirs(rootdir)
-    os.chmod(rootdir, 0o755)
-    rt = os.path.join(rootdir, "r.json")
-    trace(rt)
-    os.chmod(rt, 0o644)
+    rt = roots_trace(root, "rootdir", "r.json")
     rc, o, e = u.run(0, ["index", rt], XDG_CACHE_HOME=rootcache)
     rc, o, e = u.run(ALICE, ["info", rt])
     chk.check(rc == 0 and "beside the trace" in o and not e.strip(), "alice uses the index root wrote beside root's trace",
@@ -172,12 +177,7 @@ def scenario(args, chk, root):
               "rc %d %r" % (rc, o[:200]))
 
     # the cache folder: a trace in a folder alice cannot write
-    ro = os.path.join(root, "ro")
-    os.makedirs(ro)
-    os.chmod(ro, 0o755)
-    rot = os.path.join(ro, "shared.json")
-    trace(rot)
-    os.chmod(rot, 0o644)
+    rot = roots_trace(root, "ro", "shared.json")
     # an honest cache first, to learn the index's name there
     honest_tmp = os.path.join(root, "tmp-honest")
     mkdir(honest_tmp, 0, 0o1777)

@@ -19,7 +19,6 @@ import gzip
 import json
 import os
 import re
-import shutil
 
 import reltest
 from reltest import tixtest
@@ -81,12 +80,7 @@ def faces(args, path, extra=(), env=None):
 
 
 def main():
-    p = tixtest.arg_parser(__doc__)
-    args = tixtest.setup(p.parse_args())
-    chk = tixtest.Checker("rel_resync")
-    d = os.path.join(args.work, "resync")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    args, chk, d = reltest.start(__doc__, "rel_resync", "resync")
     mb = 8 if os.environ.get("TIX_TEST_TRIM") else 20
     src = tixtest.generate(os.path.join(args.work, "resync-src.json"), "--target-mb", mb)
     text = open(src, encoding="utf-8").read()

@@ -37,12 +37,7 @@ def bomb(path, n):
 
 
 def main():
-    p = tixtest.arg_parser(__doc__)
-    args = tixtest.setup(p.parse_args())
-    chk = tixtest.Checker("rel_temp")
-    d = os.path.join(args.work, "temp")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    args, chk, d = reltest.start(__doc__, "rel_temp", "temp")
     n = 300000 if os.environ.get("TIX_TEST_TRIM") else 1000000
     gz = bomb(os.path.join(args.work, "bomb.json.gz"), n)
     out = os.path.join(d, "x.tix")
