@@ -220,7 +220,9 @@ static int resolve(const char *path, const struct tix_out_opts *o, char *final, 
 			snprintf(final, cap, "%s", next);
 			continue;
 		}
-		if (is_input(o, &st))
+		/* the user's path only: a rename at tix's own place (a hard link of
+		 * the trace at TRACE.tix) replaces a name, not the trace's data */
+		if (o->follow && is_input(o, &st))
 			return refuse(err, path, "is the input of this command: choose another output");
 		if (S_ISREG(st.st_mode)) {
 			*kind = OUT_REPLACE;
