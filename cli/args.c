@@ -82,6 +82,8 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		{"graph-capture", required_argument, 0, 'g'},
 		{"sort", required_argument, 0, 'S'},
 		{"timeunit", required_argument, 0, 'u'},
+		{"peak-bw", required_argument, 0, 'B'},
+		{"peak-flops", required_argument, 0, 'F'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -90,7 +92,7 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		unsigned flag;
 	} flags[] = {{'b', ARG_BY}, {'s', ARG_STEP}, {'t', ARG_TOP}, {'f', ARG_FORMAT},
 	             {'k', ARG_KERNEL}, {'l', ARG_LIMIT}, {'r', ARG_RANGE}, {'o', ARG_OUT},
-	             {'S', ARG_SORT}, {'u', ARG_TIMEUNIT}};
+	             {'S', ARG_SORT}, {'u', ARG_TIMEUNIT}, {'B', ARG_PEAK}, {'F', ARG_PEAK}};
 	memset(a, 0, sizeof(*a));
 	a->by = "kernel";
 	a->format = "text";
@@ -118,9 +120,9 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		case 'b':
 			a->by = optarg;
 			if (strcmp(a->by, "kernel") && strcmp(a->by, "step") && strcmp(a->by, "op") &&
-			    (strcmp(argv[0], "diff") || strcmp(a->by, "shape"))) {
+			    (strcmp(argv[0], "diff") || (strcmp(a->by, "shape") && strcmp(a->by, "findings")))) {
 				fprintf(stderr, "tix %s: --by takes kernel, step or op%s\n", argv[0],
-				        strcmp(argv[0], "diff") ? "" : " or shape");
+				        strcmp(argv[0], "diff") ? "" : ", shape or findings");
 				return -1;
 			}
 			break;
@@ -166,6 +168,18 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		case 'k':
 			a->kernel = optarg;
 			break;
+		case 'B':
+		case 'F': {
+			struct tix_device d;
+			const char *why;
+			memset(&d, 0, sizeof(d));
+			if (tix_device_override(&d, c == 'B' ? optarg : NULL, c == 'F' ? optarg : NULL, &why) != 0) {
+				fprintf(stderr, "tix %s: %s\n", argv[0], why);
+				return -1;
+			}
+			*(c == 'B' ? &a->peak_bw : &a->peak_flops) = optarg;
+			break;
+		}
 		case 'r':
 			a->range = optarg;
 			break;

@@ -9,6 +9,7 @@ enum {
 	ARG_KERNEL = 1 << 4, ARG_LIMIT = 1 << 5, ARG_RANGE = 1 << 6, ARG_OUT = 1 << 7,
 	ARG_CSV = 1 << 8, /* --format csv allowed */
 	ARG_SORT = 1 << 9, ARG_TIMEUNIT = 1 << 10,
+	ARG_PEAK = 1 << 11, /* --peak-bw, --peak-flops */
 };
 
 struct args {
@@ -16,6 +17,7 @@ struct args {
 	const char *by, *format, *kernel, *range, *out;
 	const char *sort;        /* --sort COL: a column key of the view (NULL: its rank) */
 	const char *timeunit;    /* --timeunit ns|us|ms|s (NULL: each value in its own unit) */
+	const char *peak_bw, *peak_flops; /* --peak-bw B/s, --peak-flops F (the device's peaks) */
 	long step, top, limit;
 	int has_step, help;
 	int exit_status;         /* after args_open() failed: what to exit with */

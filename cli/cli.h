@@ -37,6 +37,7 @@ struct open_opts {
 	char **captures;
 	int ncaptures;
 	char *capture_sources;
+	int as_capture;          /* this trace is opened as another's --graph-capture */
 	int strict;              /* --strict: a malformed event is an error */
 	uint64_t max_temp;       /* --max-temp: the disk a build may use (0: the default) */
 };
@@ -87,6 +88,16 @@ void cli_open_opts_done(struct open_opts *o);
  * with err set; the exit status is then cli_exit_status(err). */
 int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
                    int *built, struct tix_error *err);
+/* What cli_open_trace checks first: path is there and a regular file.
+ * 0, or -1 with err set (exit status cli_exit_status(err)). */
+int cli_check_trace(const char *path, struct tix_error *err);
+
+/* tix DIR, tix summary DIR --by rank: the traces in the folder (the ranks
+ * of one run, say), in name order: .json, .json.gz and capture journals,
+ * and a .tix only where its trace is not there too; "DIR/NAME" with one
+ * slash between them.  Appends to paths[*n .. max-1], each malloc'd (the
+ * caller frees them).  The number added, or -1 when dir cannot be read. */
+int cli_folder_traces(const char *dir, char **paths, int *n, int max);
 
 /* A count or an index typed on the command line: decimal digits only, at
  * most max (no sign, no spaces, no 0x, no exponent).  0 with *out set, or
@@ -159,6 +170,7 @@ int cmd_show(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_findings(int argc, char **argv);                    /* cli/findings.c */
 int cmd_index(int argc, char **argv);
 int cmd_capture(int argc, char **argv, const char *exe); /* cli/capture.c */
 /* summary --by rank (cli/ranks.c): several traces of one run.  main()

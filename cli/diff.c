@@ -11,7 +11,8 @@
 #include "cli/args.h"
 #include "cli/rows.h"
 
-static void header(const char *const paths[2], const struct tix_compare_totals *t, int json)
+static void header(const char *const paths[2], const struct tix_view *cv, const struct tix_compare_totals *t,
+                   int json)
 {
 	const double *w = t->per_step_wall_ns, *b = t->per_step_gpu_busy_ns, *kn = t->per_step_kernel_ns;
 	if (json) {
@@ -29,14 +30,49 @@ static void header(const char *const paths[2], const struct tix_compare_totals *
 		tix_fmt_dur(x[2 * i], 32, (int64_t)v[i][0]);
 		tix_fmt_dur(x[2 * i + 1], 32, (int64_t)v[i][1]);
 	}
-	printf("base %s (%u steps)  ->  new %s (%u steps)\n", tix_printable(paths[0], pb[0], sizeof pb[0]),
-	       t->steps[0], tix_printable(paths[1], pb[1], sizeof pb[1]), t->steps[1]);
+	printf("base %s (%u step%s)  ->  new %s (%u step%s)\n", tix_printable(paths[0], pb[0], sizeof pb[0]),
+	       t->steps[0], t->steps[0] == 1 ? "" : "s", tix_printable(paths[1], pb[1], sizeof pb[1]), t->steps[1],
+	       t->steps[1] == 1 ? "" : "s");
 	printf("per step: wall %s -> %s (%+.1f%%), GPU busy %s -> %s (%+.1f%%), kernel time %s -> %s (%+.1f%%)\n",
 	       x[0], x[1], w[0] > 0 ? 100.0 * (w[1] - w[0]) / w[0] : 0.0, x[2], x[3],
 	       b[0] > 0 ? 100.0 * (b[1] - b[0]) / b[0] : 0.0, x[4], x[5],
 	       kn[0] > 0 ? 100.0 * (kn[1] - kn[0]) / kn[0] : 0.0);
-	if (t->normalised)
-		printf("the traces have different numbers of steps: times below are per step\n");
+	char note[256];
+	if (*tix_compare_note(cv, note, sizeof note))
+		printf("%s\n", note);
+}
+
+/* After the rows: the base's findings and what the new trace saved of
+ * each (docs/FINDINGS.md, section 8), as `--by findings` prints them.
+ * JSON: a "findings" key of the open object.  0, or -1 (said on stderr). */
+static int findings_section(struct tix_index *ix[2], const struct tix_compare_scope *sc, int json,
+                            const struct tix_view_fmt *fmt)
+{
+	struct tix_error err;
+	struct tix_view *fv = tix_view_compare(ix[0], ix[1], TIX_VIEW_CMP_FINDINGS, sc, &err);
+	if (!fv) {
+		fprintf(stderr, "tix diff: findings: %s\n", err.msg);
+		return -1;
+	}
+	uint32_t n = tix_view_rows(fv);
+	uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
+	if (!order) {
+		tix_view_free(fv);
+		fprintf(stderr, "tix diff: out of memory\n");
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	if (json) {
+		printf(", \"findings\": ");
+		rows_json(stdout, fv, order, n);
+	} else if (n) {
+		printf("\nthe base's findings, and what the new trace saved of each (per step):\n");
+		rows_text(stdout, fv, order, n, 0, fmt);
+	}
+	free(order);
+	tix_view_free(fv);
+	return 0;
 }
 
 static int open_side(struct tix_index **ix, const char *path, struct args *a)
@@ -100,8 +136,8 @@ int cmd_diff(int argc, char **argv)
 		cli_open_opts_done(&a.open);
 		return EXIT_OK;
 	}
-	if (a.has_step && strcmp(a.by, "kernel")) {
-		fprintf(stderr, "tix diff: --step goes with --by kernel\n");
+	if (a.has_step && strcmp(a.by, "kernel") && strcmp(a.by, "findings")) {
+		fprintf(stderr, "tix diff: --step goes with --by kernel or findings\n");
 		cli_open_opts_done(&a.open);
 		return EXIT_USAGE;
 	}
@@ -112,10 +148,11 @@ int cmd_diff(int argc, char **argv)
 		rc = a.exit_status;
 		goto out;
 	}
-	enum tix_view_kind kind = !strcmp(a.by, "op")      ? TIX_VIEW_CMP_OPS
-	                          : !strcmp(a.by, "step")  ? TIX_VIEW_CMP_STEPS
-	                          : !strcmp(a.by, "shape") ? TIX_VIEW_CMP_SHAPES
-	                                                   : TIX_VIEW_CMP_KERNELS;
+	enum tix_view_kind kind = !strcmp(a.by, "op")         ? TIX_VIEW_CMP_OPS
+	                          : !strcmp(a.by, "step")     ? TIX_VIEW_CMP_STEPS
+	                          : !strcmp(a.by, "shape")    ? TIX_VIEW_CMP_SHAPES
+	                          : !strcmp(a.by, "findings") ? TIX_VIEW_CMP_FINDINGS
+	                                                      : TIX_VIEW_CMP_KERNELS;
 	struct tix_compare_scope sc = {a.has_step ? (uint32_t)a.step : TIX_NONE, {TIX_NONE, TIX_NONE}};
 	struct tix_error err;
 	if (!(cv = tix_view_compare(ix[0], ix[1], kind, &sc, &err))) {
@@ -146,18 +183,24 @@ int cmd_diff(int argc, char **argv)
 			printf("%ld, ", a.step);
 		else
 			printf("null, ");
-		header(paths, &t, 1);
+		header(paths, cv, &t, 1);
 		printf(", \"rows\": ");
 		rows_json(stdout, cv, order, nr);
+		if (kind != TIX_VIEW_CMP_FINDINGS && findings_section(ix, &sc, 1, NULL) != 0)
+			rc = EXIT_ENV;
 		printf("}\n");
 	} else if (csv) {
 		rows_csv(stdout, cv, order, nr);
 	} else {
 		struct tix_view_fmt fmt = {0, a.timeunit ? (enum tix_timeunit)tix_timeunit_parse(a.timeunit) : TIX_TU_AUTO};
-		header(paths, &t, 0);
+		header(paths, cv, &t, 0);
+		if (kind == TIX_VIEW_CMP_FINDINGS)
+			printf("the base's findings, and what the new trace saved of each (per step):\n");
 		rows_text(stdout, cv, order, nr, 0, &fmt);
 		if (nr < all)
 			fprintf(stderr, "(%u more; --top N shows more, --top 0 all)\n", all - nr);
+		if (kind != TIX_VIEW_CMP_FINDINGS && findings_section(ix, &sc, 0, &fmt) != 0)
+			rc = EXIT_ENV;
 	}
 	free(order);
 out:

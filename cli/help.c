@@ -29,6 +29,8 @@
 static const struct cli_opt tui_opts[] = {
 	{"--diff", NULL, NULL, CLI_V_NONE, 0,
 	 "with two traces BASE NEW: open on the compare view (what tix diff prints)"},
+	{"--timeunit", NULL, "ns|us|ms|s", CLI_V_WORDS, 0,
+	 "every duration in this unit, named in the column headers (default: each in its own; u cycles)"},
 	{"--help-keys", NULL, NULL, CLI_V_NONE, 0, "print the TUI's keys and exit"},
 	{"--version", NULL, NULL, CLI_V_NONE, 0, "print tix's version and exit"},
 	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_STRICT, OPT_MAX_TEMP, OPT_HELP, OPT_END,
@@ -81,9 +83,10 @@ static const struct cli_opt export_opts[] = {
 };
 
 static const struct cli_opt diff_opts[] = {
-	{"--by", NULL, "kernel|op|step|shape", CLI_V_WORDS, 0,
-	 "match GPU work by name (default), CPU ops by name, steps by position, or ops by Input Dims"},
-	{"--step", NULL, "N", CLI_V_NONE, 0, "compare step N of both traces (with --by kernel)"},
+	{"--by", NULL, "kernel|op|step|shape|findings", CLI_V_WORDS, 0,
+	 "match GPU work by name (default), CPU ops by name, steps by position, ops by Input Dims, or "
+	 "the base's findings with what NEW saved of each"},
+	{"--step", NULL, "N", CLI_V_NONE, 0, "compare step N of both traces (with --by kernel or findings)"},
 	{"--top", NULL, "N", CLI_V_NONE, 0,
 	 "the N rows that changed most, or the N largest by --sort (text: 25 by default; csv/json and 0: all)"},
 	{"--sort", NULL, "COL", CLI_V_NONE, 0,
@@ -92,6 +95,17 @@ static const struct cli_opt diff_opts[] = {
 	 "every duration in text in this unit, named in the header (default: each in its own)"},
 	{"--format", NULL, "text|csv|json", CLI_V_WORDS, 0, "text (default), CSV or JSON"},
 	OPT_STEP_MARKER, OPT_NO_CACHE, OPT_STRICT, OPT_MAX_TEMP, OPT_HELP, OPT_END,
+};
+
+static const struct cli_opt findings_opts[] = {
+	{"--step", NULL, "N", CLI_V_NONE, 0, "the findings of step N (default: the real steps, averaged)"},
+	{"--top", NULL, "N", CLI_V_NONE, 0, "the N largest savings (text: 10 by default; json and 0: all)"},
+	{"--format", NULL, "text|json", CLI_V_WORDS, 0, "text (default) or JSON"},
+	{"--peak-bw", NULL, "B/S", CLI_V_NONE, 0,
+	 "the device's memory bandwidth in bytes/s (4.8e12, 4.8T), for a device tix does not know"},
+	{"--peak-flops", NULL, "F", CLI_V_NONE, 0,
+	 "the device's dense FLOP/s, one for every dtype (989T) or per dtype (bf16=989T,fp8=1979T)"},
+	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
 };
 
 static const struct cli_opt info_opts[] = {
@@ -108,6 +122,9 @@ static const struct cli_opt capture_opts[] = {
 	{"--cuda-profiler-api", NULL, NULL, CLI_V_NONE, 0,
 	 "capture between cudaProfilerStart and cudaProfilerStop"},
 	{"--flush-ms", NULL, "N", CLI_V_NONE, 0, "how often the journal is flushed, in ms (default 250)"},
+	{"--wait", NULL, "S", CLI_V_NONE, 0,
+	 "once CMD exits, wait at most S seconds for the processes it left running (default 30; inf: "
+	 "until they end)"},
 	OPT_STEP_MARKER, OPT_HELP, OPT_END,
 };
 
@@ -116,7 +133,7 @@ static const struct cli_opt help_opts[] = {OPT_HELP, OPT_END};
 
 static const struct cli_cmd commands[] = {
 	{"tui", "open the explorer (the TUI) on one or more traces",
-	 {"tix TRACE...|DIR [--step-marker REGEX] [--graph-capture CAPTURE] [--no-cache]",
+	 {"tix TRACE...|DIR [--timeunit ns|us|ms|s] [--step-marker REGEX] [--graph-capture CAPTURE] [--no-cache]",
 	  "tix --diff BASE NEW", "tix --help-keys | --version | --help"},
 	 "Opens the TUI on each TRACE (.json, .json.gz, .tix, or a capture journal .tixj), or on "
 	 "the traces in DIR, building or reusing each index. Traces that name their ranks "
@@ -133,8 +150,8 @@ static const struct cli_cmd commands[] = {
 	{"summary", "GPU time by kernel, step, CPU op or rank",
 	 {"tix summary TRACE [--by kernel|step|op] [--step N] [--top N] [--sort COL] "
 	  "[--timeunit ns|us|ms|s] [--format text|csv|json]",
-	  "tix summary TRACE... --by rank [--jobs N] [--step N] [--rank-from info|name|order] "
-	  "[--format text|json]"},
+	  "tix summary TRACE...|DIR --by rank [--jobs N] [--step N] [--rank-from info|name|order] "
+	  "[--timeunit ns|us|ms|s] [--format text|csv|json]"},
 	 "Prints the rows of the TUI's views: GPU work ranked by total time (nsys stats' columns), "
 	 "the steps, the CPU ops by the GPU time launched beneath them, or one row per rank.",
 	 summary_opts, CLI_V_TRACE, NULL,
@@ -164,6 +181,14 @@ static const struct cli_cmd commands[] = {
 	 diff_opts, CLI_V_TRACE, NULL,
 	 {"tix diff before.json.gz after.json.gz --top 5",
 	  "tix diff before.json.gz after.json.gz --by shape --format csv"}},
+	{"findings", "why a step is slow, ranked by what a fix could save",
+	 {"tix findings TRACE [--step N] [--top N] [--format text|json] [--peak-bw B/S] [--peak-flops F]"},
+	 "Prints where a step's GPU time goes (compute, exposed communication, memory, idle by "
+	 "cause), how far each op is from the device's roofline, and the findings ranked by the "
+	 "time a fix could save, each with the formula of its estimate (docs/FINDINGS.md).",
+	 findings_opts, CLI_V_TRACE, NULL,
+	 {"tix findings trace.json.gz", "tix findings trace.json.gz --step 3 --format json",
+	  "tix findings trace.json.gz --peak-bw 3.35T --peak-flops bf16=989T"}},
 	{"info", "what an index holds, and its warnings",
 	 {"tix info FILE.tix|TRACE"},
 	 "Prints an index's size and format, its source trace, event counts, steps and their rule, "
@@ -172,7 +197,7 @@ static const struct cli_cmd commands[] = {
 	 {"tix info trace.json.gz.tix", "tix info trace.json.gz"}},
 	{"capture", "record a CUDA program with CUPTI",
 	 {"tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE] [--cuda-profiler-api] "
-	  "[--flush-ms N] [--step-marker REGEX] -- CMD [ARGS...]"},
+	  "[--flush-ms N] [--wait S] [--step-marker REGEX] -- CMD [ARGS...]"},
 	 "Runs CMD; every CUDA process it starts writes OUT/tix.HOST.PID.T.tixj, indexed when CMD "
 	 "ends. Exits with CMD's status; 2 when capture is unavailable (docs/CAPTURE.md).",
 	 capture_opts, CLI_V_COMMAND, NULL,

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "index/view/view.h"
 #include "tui/tui.h"
 
 #include <dirent.h>
@@ -51,18 +52,15 @@ static int ends_with(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
-/* tix DIR: the traces in the folder (the ranks of one run, say), in name
- * order: .json, .json.gz and capture journals, and a .tix only where its
- * trace is not there too.  Adds to paths (owned strings in *owned). */
-static int add_folder(const char *dir, const char **paths, int *n, int max, char **owned, int *nowned)
+int cli_folder_traces(const char *dir, char **paths, int *n, int max)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return -1;
-	char *names[256];
+	char *names[4096];
 	int k = 0;
 	struct dirent *e;
-	while ((e = readdir(d)) && k < 256) {
+	while ((e = readdir(d)) && k < 4096) {
 		const char *nm = e->d_name;
 		if (nm[0] != '.' && (ends_with(nm, ".json") || ends_with(nm, ".json.gz") || ends_with(nm, ".tixj") ||
 		                     ends_with(nm, ".tix")))
@@ -70,6 +68,9 @@ static int add_folder(const char *dir, const char **paths, int *n, int max, char
 	}
 	closedir(d);
 	qsort(names, (size_t)k, sizeof *names, by_name);
+	size_t dl = strlen(dir);
+	while (dl > 1 && dir[dl - 1] == '/') /* "tp8/" and "tp8" name the same files */
+		dl--;
 	int added = 0;
 	for (int i = 0; i < k; i++) {
 		if (!names[i])
@@ -79,11 +80,10 @@ static int add_folder(const char *dir, const char **paths, int *n, int max, char
 			for (int j = 0; j < k && !skip; j++)
 				skip = j != i && names[j] && strlen(names[j]) + 4 == strlen(names[i]) &&
 				       !strncmp(names[j], names[i], strlen(names[j]));
-		size_t len = strlen(dir) + strlen(names[i]) + 2;
-		char *path = skip || *n >= max || *nowned >= max ? NULL : malloc(len);
+		size_t len = dl + strlen(names[i]) + 2;
+		char *path = skip || *n >= max ? NULL : malloc(len);
 		if (path) {
-			snprintf(path, len, "%s/%s", dir, names[i]);
-			owned[(*nowned)++] = path;
+			snprintf(path, len, "%.*s%s%s", (int)dl, dir, dir[dl - 1] == '/' ? "" : "/", names[i]);
 			paths[(*n)++] = path;
 			added++;
 		}
@@ -111,7 +111,7 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 {
 	struct open_opts o = {0};
 	const char *paths[64];
-	int n = 0, compare = 0;
+	int n = 0, compare = 0, timeunit = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--diff")) { /* tix --diff BASE NEW: the compare view */
 			compare = 1;
@@ -136,6 +136,12 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 				cli_open_opts_done(&o);
 				return EXIT_USAGE;
 			}
+		} else if (!strcmp(argv[i], "--timeunit") && i + 1 < argc) {
+			if ((timeunit = tix_timeunit_parse(argv[++i])) < 0) {
+				fprintf(stderr, "tix: --timeunit takes ns, us, ms or s\n");
+				cli_open_opts_done(&o);
+				return EXIT_USAGE;
+			}
 		} else if (!strcmp(argv[i], "--step-marker") && i + 1 < argc) {
 			o.step_marker = argv[++i];
 		} else if (!strcmp(argv[i], "--graph-capture") && i + 1 < argc) {
@@ -154,7 +160,11 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 		} else if (n < 64) {
 			struct stat st;
 			if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-				if (add_folder(argv[i], paths, &n, 64, owned, nowned) <= 0) {
+				int before = *nowned;
+				int added = cli_folder_traces(argv[i], owned, nowned, 64);
+				for (int k = before; k < *nowned && n < 64; k++)
+					paths[n++] = owned[k];
+				if (added <= 0) {
 					char pb[300];
 					fprintf(stderr, "tix: %s: no traces in this folder (.json, .json.gz, .tix, .tixj)\n",
 					        tix_printable(argv[i], pb, sizeof(pb)));
@@ -180,6 +190,15 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 		cli_open_opts_done(&o);
 		return EXIT_USAGE;
 	}
+	/* a file that is not there is said first: a terminal would not help */
+	for (int i = 0; i < n; i++) {
+		struct tix_error err;
+		if (cli_check_trace(paths[i], &err) != 0) {
+			fprintf(stderr, "tix: %s\n", err.msg);
+			cli_open_opts_done(&o);
+			return cli_exit_status(&err);
+		}
+	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		char pb[300];
 		fprintf(stderr, "tix: the explorer needs a terminal; for text output use "
@@ -203,7 +222,7 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 		opened++;
 	}
 	if (rc == EXIT_OK)
-		rc = tui_run(traces, n, compare);
+		rc = tui_run(traces, n, &(struct tui_opts){compare, timeunit});
 	for (int i = 0; i < opened; i++)
 		tix_index_close(traces[i].ix);
 	cli_open_opts_done(&o);
@@ -239,6 +258,8 @@ int main(int argc, char **argv)
 		return cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(verb, "info"))
 		return cmd_info(argc - 1, argv + 1);
+	if (!strcmp(verb, "findings"))
+		return cmd_findings(argc - 1, argv + 1);
 	if (!strcmp(verb, "capture"))
 		return cmd_capture(argc - 1, argv + 1, argv[0]);
 	/* A word that names no file is a command tix does not know (a typo),

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cupti_capture/capture.h"
-#include "index/builder.h"
+#include "index/build/builder.h"
 #include "parse/parse.h"
 
 #define HEAD_TAIL 65536
@@ -98,10 +98,10 @@ static void draw_progress(void *ctx, uint64_t done, uint64_t total)
 	if (fill > width)
 		fill = width;
 	char pb[120];
-	fprintf(stderr, "\rindexing %s [%.*s%*s] %3d%% %llu/%llu MB", tix_printable(p->path, pb, sizeof(pb)), fill,
+	/* MB as everywhere in tix: 10^6 bytes (485,115,167 bytes are 485 MB) */
+	fprintf(stderr, "\rindexing %s [%.*s%*s] %3d%% %.0f/%.0f MB", tix_printable(p->path, pb, sizeof(pb)), fill,
 	        "##############################", width - fill, "",
-	        total ? (int)(100.0 * (double)done / (double)total) : 0,
-	        (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
+	        total ? (int)(100.0 * (double)done / (double)total) : 0, (double)done / 1e6, (double)total / 1e6);
 	fflush(stderr);
 }
 
@@ -129,7 +129,7 @@ static int is_journal(const char *path)
 
 static int build_with(const char *trace, const char *out, const struct open_opts *o,
                       const struct tix_build_opts *bo, struct tix_error *err);
-static void warn_on_open(const char *path, struct tix_index *ix);
+static void warn_on_open(const char *path, struct tix_index *ix, int as_capture);
 
 static int add_capture_file(struct open_opts *o, const char *path, struct tix_error *err)
 {
@@ -233,8 +233,8 @@ static int build(const char *trace, const char *out, const struct open_opts *o,
 	int nc = 0;
 	if (o->ncaptures > 64)
 		return tix_error_set(err, "at most 64 capture traces");
-	struct open_opts co = {.no_cache = o->no_cache, .progress = o->progress, .strict = o->strict,
-	                       .max_temp = o->max_temp};
+	struct open_opts co = {.no_cache = o->no_cache, .progress = o->progress, .as_capture = 1,
+	                       .strict = o->strict, .max_temp = o->max_temp};
 	for (; nc < o->ncaptures; nc++) {
 		int built;
 		if (cli_open_trace(o->captures[nc], &co, &cix[nc], &built, err) != 0) {
@@ -347,7 +347,9 @@ static int reuse(const char *out, const struct open_opts *o, const struct source
 		tix_index_close(old); /* built without --strict: built again, which says what is wrong */
 		return -1;
 	}
-	if (same_source(&si, id) && strcmp(si.step_marker, want) == 0 &&
+	/* an index an older tix wrote is read as it is when given, but rebuilt
+	 * from its trace: its labels and figures follow older rules */
+	if (sum.format_version == TIX_INDEX_VERSION && same_source(&si, id) && strcmp(si.step_marker, want) == 0 &&
 	    strcmp(si.capture_sources, o->capture_sources ? o->capture_sources : "") == 0) {
 		*ix = old;
 		return 0;
@@ -358,8 +360,10 @@ static int reuse(const char *out, const struct open_opts *o, const struct source
 
 /* What the build noticed (a salvaged tail, skipped events, GPU work before
  * the trace...), said every time the index opens, one line each: an index
- * reused from the cache must not hide what the first run said. */
-static void warn_on_open(const char *path, struct tix_index *ix)
+ * reused from the cache must not hide what the first run said.  A trace
+ * opened as the capture of another gets no advice to give it a capture of
+ * its own: its replays are said as what they are. */
+static void warn_on_open(const char *path, struct tix_index *ix, int as_capture)
 {
 	struct tix_summary_info si;
 	tix_index_summary(ix, &si);
@@ -368,9 +372,17 @@ static void warn_on_open(const char *path, struct tix_index *ix)
 	for (const char *w = si.warnings; *w;) {
 		const char *e = strstr(w, "; ");
 		size_t n = e ? (size_t)(e - w) : strlen(w);
-		char one[1024], wb[1200]; /* the index's words: a stranger's, maybe */
-		snprintf(one, sizeof one, "%.*s", (int)n, w);
-		fprintf(stderr, "tix: %s: warning: %s\n", pb, tix_printable(one, wb, sizeof wb));
+		/* the index's words: a stranger's, maybe, so made printable */
+		char one[1024], wb[1200];
+		const char *advice = strstr(w, ": give the profile of the graph capture");
+		int capture = as_capture && advice && advice < w + n;
+		snprintf(one, sizeof one, "%.*s", capture ? (int)(advice - w) : (int)n, w);
+		tix_printable(one, wb, sizeof wb);
+		if (capture)
+			fprintf(stderr, "tix: %s: warning: %s in this capture trace itself: they are not attributed "
+			        "(it is given as the capture of another trace)\n", pb, wb);
+		else
+			fprintf(stderr, "tix: %s: warning: %s\n", pb, wb);
 		w += n + (e ? 2 : 0);
 	}
 }
@@ -424,10 +436,8 @@ static void drop_private(const char *place, char *priv)
 	priv[0] = 0;
 }
 
-int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
-                   int *built, struct tix_error *err)
+int cli_check_trace(const char *path, struct tix_error *err)
 {
-	*built = 0;
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return tix_error_errno(err, errno, "%s", path);
@@ -436,6 +446,15 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 	if (!S_ISREG(st.st_mode)) /* a FIFO would block; a pipe has no place for an index */
 		return tix_error_set(err, "%s: not a regular file (a pipe or device): save the trace to a file first",
 		                     path);
+	return 0;
+}
+
+int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index **ix,
+                   int *built, struct tix_error *err)
+{
+	*built = 0;
+	if (cli_check_trace(path, err) != 0)
+		return -1;
 	if (o->where)
 		*o->where = PLACE_GIVEN;
 	if (is_tix(path) || ends_with(path, ".tix")) {
@@ -448,7 +467,7 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 			*ix = NULL;
 			return -1;
 		}
-		warn_on_open(path, *ix);
+		warn_on_open(path, *ix, o->as_capture);
 		return 0;
 	}
 
@@ -532,7 +551,7 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 		if (rc != 0)
 			return -1;
 	}
-	warn_on_open(path, *ix);
+	warn_on_open(path, *ix, o->as_capture);
 	if (o->opened)
 		snprintf(o->opened, o->opened_cap, "%s", places[at]);
 	if (o->where && !o->out)

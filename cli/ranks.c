@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/rows.h"
 #include "index/view/view.h"
 
 int cli_wants_ranks(int argc, char **argv)
@@ -41,11 +42,13 @@ int cli_wants_ranks(int argc, char **argv)
 }
 
 struct ropts {
-	const char **paths;
+	const char **paths;      /* the traces, folders expanded */
 	int n;
+	char **owned;            /* the paths made from folders (freed at the end) */
+	int nowned;
 	long jobs;               /* 0: the CPUs */
 	long step;
-	int has_step, json;
+	int has_step, json, csv;
 	enum tix_rank_rule rule;
 	struct tix_view_fmt fmt;
 	struct open_opts open;
@@ -58,6 +61,45 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg ? tix_printable(arg, pb, sizeof(pb)) : "");
 	fputc('\n', stderr);
 	return -1;
+}
+
+#define MAX_RANKS 4096
+
+/* The traces named, each folder as the traces in it (tix DIR does the same). */
+static int expand(int argc, char **argv, struct ropts *r)
+{
+	r->paths = calloc(MAX_RANKS, sizeof(*r->paths));
+	r->owned = calloc(MAX_RANKS, sizeof(*r->owned));
+	if (!r->paths || !r->owned)
+		return usage_error("out of memory%s", NULL);
+	for (int i = 0; i < argc; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+			if (r->n == MAX_RANKS)
+				return usage_error("at most 4096 traces at once%s", NULL);
+			r->paths[r->n++] = argv[i];
+			continue;
+		}
+		int before = r->nowned;
+		if (cli_folder_traces(argv[i], r->owned, &r->nowned, MAX_RANKS) <= 0) {
+			char pb[300];
+			fprintf(stderr, "tix: %s: no traces in this folder (.json, .json.gz, .tix, .tixj)\n",
+			        tix_printable(argv[i], pb, sizeof(pb)));
+			return -2; /* bad input, as tix DIR says it */
+		}
+		for (int k = before; k < r->nowned && r->n < MAX_RANKS; k++)
+			r->paths[r->n++] = r->owned[k];
+	}
+	return 0;
+}
+
+static void ropts_done(struct ropts *r)
+{
+	for (int i = 0; i < r->nowned; i++)
+		free(r->owned[i]);
+	free(r->owned);
+	free(r->paths);
+	cli_open_opts_done(&r->open);
 }
 
 static int parse(int argc, char **argv, struct ropts *r)
@@ -107,10 +149,10 @@ static int parse(int argc, char **argv, struct ropts *r)
 			r->has_step = 1;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				r->json = 1;
-			else if (strcmp(optarg, "text"))
-				return usage_error("--by rank writes --format text or json, not '%s'", optarg);
+			r->json = !strcmp(optarg, "json");
+			r->csv = !strcmp(optarg, "csv");
+			if (!r->json && !r->csv && strcmp(optarg, "text"))
+				return usage_error("--format takes text, csv or json, not '%s'", optarg);
 			break;
 		case 'R':
 			if (!strcmp(optarg, "info"))
@@ -154,8 +196,9 @@ static int parse(int argc, char **argv, struct ropts *r)
 	}
 	if (optind >= argc)
 		return usage_error("which traces? (one file per rank)%s", NULL);
-	r->paths = (const char **)argv + optind;
-	r->n = argc - optind;
+	int ex = expand(argc - optind, argv + optind, r);
+	if (ex != 0)
+		return ex;
 	if (r->open.step_marker) {
 		regex_t re;
 		if (regcomp(&re, r->open.step_marker, REG_EXTENDED | REG_NOSUB) != 0)
@@ -334,7 +377,7 @@ static int worse(int a, int b)
 	return a == EXIT_ENV || b == EXIT_ENV ? EXIT_ENV : a ? a : b;
 }
 
-/* ---- printing ---- */
+/* ---- printing: the ranks view's rows (index/view), as the TUI draws them ---- */
 
 static void json_i64(int64_t v)
 {
@@ -344,7 +387,11 @@ static void json_i64(int64_t v)
 		printf("%" PRId64, v);
 }
 
-static void print_json(const struct tix_rank_set *rs, uint32_t first, uint32_t count, int has_step)
+/* The set and its steps around the rows: each rank's trace and the steps
+ * it has (each a row of the view, null where the rank lacks the step),
+ * each step's skew and straggler, the straggler overall. */
+static void print_json(const struct tix_rank_set *rs, const struct tix_view *v, uint32_t first,
+                       uint32_t count, int has_step)
 {
 	uint32_t n = tix_rank_count(rs), last = first + count;
 	printf("{\"rank_rule\": \"%s\", \"rank_rule_text\": \"%s\", \"world_size\": ", tix_rank_rule_key(rs),
@@ -358,7 +405,10 @@ static void print_json(const struct tix_rank_set *rs, uint32_t first, uint32_t c
 	printf(", \"steps_aligned\": %" PRIu32 ", \"ranks\": [", tix_rank_steps(rs));
 	for (uint32_t i = 0; i < n; i++) {
 		const struct tix_rank_trace *t = tix_rank_trace_at(rs, i);
-		printf("%s\n  {\"rank\": %" PRId32 ", \"trace\": ", i ? "," : "", tix_rank_number(rs, i));
+		const char *label = tix_rank_label(rs, tix_rank_number(rs, i));
+		printf("%s\n  {\"rank\": %" PRId32 ", \"label\": ", i ? "," : "", tix_rank_number(rs, i));
+		json_str(stdout, label, strlen(label));
+		printf(", \"trace\": ");
 		json_str(stdout, t->path, strlen(t->path));
 		printf(", \"world_size\": ");
 		json_i64(t->info_world);
@@ -367,23 +417,11 @@ static void print_json(const struct tix_rank_set *rs, uint32_t first, uint32_t c
 		printf(", \"steps_found\": %" PRIu32 ", \"straggler_steps\": %" PRIu32 ", \"steps\": [", t->nsteps,
 		       tix_rank_straggler_steps(rs, i, first, count));
 		for (uint32_t s = first; s < last; s++) {
-			const struct tix_rank_fig *f = tix_rank_cell(rs, s, i);
 			printf("%s\n    ", s > first ? "," : "");
-			if (!f) {
+			if (tix_rank_cell(rs, s, i))
+				rows_json_row(stdout, v, s * n + i);
+			else
 				printf("null");
-				continue;
-			}
-			const struct tix_rank_step *st = tix_rank_step_get(rs, s);
-			printf("{\"index\": %" PRIu32 ", \"name\": ", s);
-			json_str(stdout, f->name, strlen(f->name));
-			printf(", \"wall_ns\": %" PRId64 ", \"gpu_busy_ns\": %" PRId64 ", \"compute_ns\": %" PRId64
-			       ", \"comm_ns\": %" PRId64 ", \"overlap_ns\": %" PRId64 ", \"gpu_events\": %" PRIu32
-			       ", \"comm_kernels\": %" PRIu32 ", \"wait_ns\": ",
-			       f->wall_ns, f->gpu_busy_ns, f->compute_ns, f->comm_ns, f->overlap_ns, f->gpu_events,
-			       f->comm_kernels);
-			json_i64(tix_rank_wait(rs, s, i));
-			printf(", \"straggler\": %s}",
-			       st->straggler >= 0 && st->straggler == tix_rank_number(rs, i) ? "true" : "false");
 		}
 		printf("]}");
 	}
@@ -418,61 +456,29 @@ static void print_json(const struct tix_rank_set *rs, uint32_t first, uint32_t c
 	printf("]}}\n");
 }
 
-static void print_text(const struct tix_rank_set *rs, uint32_t first, uint32_t count,
-                       const struct tix_view_fmt *fmt)
+/* What the rows mean, under them: the straggler overall and the steps
+ * whose figures need a word. */
+static void print_footer(const struct tix_rank_set *rs, uint32_t first, uint32_t count)
 {
-	uint32_t n = tix_rank_count(rs), last = first + count;
-	int ncols;
-	const struct tix_col *cols = tix_rank_cols(&ncols);
-	char world[48] = "";
-	if (tix_rank_world(rs) > 0)
-		snprintf(world, sizeof(world), ", world size %" PRId64, tix_rank_world(rs));
-	printf("%" PRIu32 " rank%s, told by %s%s; %" PRIu32 " step%s aligned by number\n", n, n == 1 ? "" : "s",
-	       tix_rank_rule_text(rs), world, tix_rank_steps(rs), tix_rank_steps(rs) == 1 ? "" : "s");
-	for (int c = 0; c < ncols; c++) {
-		if (c == TIX_RANK_COL_STRAGGLER)
-			continue;
-		if (c == TIX_RANK_COL_TRACE)
-			printf("  %s", cols[c].title);
-		else
-			printf("%s%*s%s", c ? "  " : "", cols[c].width, cols[c].title, c == TIX_RANK_COL_RANK ? " " : "");
-	}
-	putchar('\n');
-	uint32_t not_compute = 0, mismatch = 0;
-	for (uint32_t s = first; s < last; s++) {
+	uint32_t n = tix_rank_count(rs), not_compute = 0, mismatch = 0;
+	for (uint32_t s = first; s < first + count; s++) {
 		const struct tix_rank_step *st = tix_rank_step_get(rs, s);
 		not_compute += st->straggler >= 0 && st->slowest_compute != st->straggler;
 		mismatch += st->comm_mismatch;
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t row = s * n + i;
-			for (int c = 0; c < ncols; c++) {
-				char buf[64], pb[300];
-				const char *t = tix_rank_row_text(rs, row, c, fmt, buf, sizeof(buf));
-				/* the step's own values once, on its first row */
-				if (i > 0 && (c == TIX_RANK_COL_STEP || c == TIX_RANK_COL_SKEW))
-					t = "";
-				if (c == TIX_RANK_COL_STRAGGLER)
-					printf("%-1s", t);
-				else if (c == TIX_RANK_COL_TRACE)
-					printf("  %s", tix_printable(t, pb, sizeof(pb)));
-				else
-					printf("%s%*s", c ? "  " : "", cols[c].width, t);
-			}
-			putchar('\n');
-		}
 	}
 	uint32_t most, of;
 	int32_t who = tix_rank_straggler(rs, first, count, &most, &of);
 	if (who < 0) {
 		printf("straggler: none (%s)\n", n < 2 ? "one rank" : "no communication kernels in these steps");
 	} else {
-		printf("straggler: rank %" PRId32 " in %" PRIu32 " of %" PRIu32 " step%s", who, most, of, of == 1 ? "" : "s");
+		printf("straggler: %s in %" PRIu32 " of %" PRIu32 " step%s", tix_rank_label(rs, who), most, of,
+		       of == 1 ? "" : "s");
 		const char *sep = " (";
 		for (uint32_t k = most; k > 0; k--)
 			for (uint32_t i = 0; i < n; i++) {
 				uint32_t c = tix_rank_straggler_steps(rs, i, first, count);
 				if (c == k && tix_rank_number(rs, i) != who) {
-					printf("%srank %" PRId32 ": %" PRIu32, sep, tix_rank_number(rs, i), c);
+					printf("%s%s: %" PRIu32, sep, tix_rank_label(rs, tix_rank_number(rs, i)), c);
 					sep = ", ";
 				}
 			}
@@ -485,6 +491,40 @@ static void print_text(const struct tix_rank_set *rs, uint32_t first, uint32_t c
 	if (mismatch)
 		printf("in %" PRIu32 " step%s the ranks ran different numbers of communication kernels: their comm "
 		       "times do not compare\n", mismatch, mismatch == 1 ? "" : "s");
+}
+
+/* The rows of steps first .. first+count-1, as text (the TUI's Ranks
+ * view's columns and cells), CSV or JSON. */
+static int print_rows(const struct tix_rank_set *rs, const struct ropts *r, uint32_t first, uint32_t count)
+{
+	struct tix_error err;
+	struct tix_view *v = tix_view_ranks(rs, &err);
+	uint32_t n = tix_rank_count(rs), m = count * n;
+	uint32_t *order = v ? malloc(((size_t)m + 1) * sizeof *order) : NULL;
+	if (!order) {
+		fprintf(stderr, "tix: out of memory\n");
+		tix_view_free(v);
+		return EXIT_ENV;
+	}
+	for (uint32_t k = 0; k < m; k++)
+		order[k] = first * n + k;
+	if (r->json) {
+		print_json(rs, v, first, count, r->has_step);
+	} else if (r->csv) {
+		rows_csv(stdout, v, order, m);
+	} else {
+		char world[48] = "";
+		if (tix_rank_world(rs) > 0)
+			snprintf(world, sizeof(world), ", world size %" PRId64, tix_rank_world(rs));
+		printf("%" PRIu32 " rank%s, told by %s%s; %" PRIu32 " step%s aligned by number\n", n,
+		       n == 1 ? "" : "s", tix_rank_rule_text(rs), world, tix_rank_steps(rs),
+		       tix_rank_steps(rs) == 1 ? "" : "s");
+		rows_text(stdout, v, order, m, 0, &r->fmt);
+		print_footer(rs, first, count);
+	}
+	free(order);
+	tix_view_free(v);
+	return EXIT_OK;
 }
 
 /* ---- the command ---- */
@@ -514,16 +554,22 @@ static void world_warnings(const struct tix_rank_set *rs)
 	}
 }
 
+static int summary_ranks(struct ropts *rp);
+
 int cmd_summary_ranks(int argc, char **argv)
 {
 	struct ropts r;
 	int p = parse(argc, argv, &r);
-	if (p > 0) { /* the one help of summary (cli/help.c) */
+	int rc = p > 0 ? EXIT_OK : p == -2 ? EXIT_BAD_INPUT : p < 0 ? EXIT_USAGE : summary_ranks(&r);
+	if (p > 0) /* the one help of summary (cli/help.c) */
 		cli_help(stdout, "summary");
-		return EXIT_OK;
-	}
-	if (p < 0)
-		return EXIT_USAGE;
+	ropts_done(&r);
+	return rc;
+}
+
+static int summary_ranks(struct ropts *rp)
+{
+	struct ropts r = *rp; /* the paths and options, freed by the caller */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	long njobs = r.jobs ? r.jobs : (ncpu > 0 ? ncpu : 1);
 	if (njobs > r.n)
@@ -568,13 +614,11 @@ int cmd_summary_ranks(int argc, char **argv)
 		for (int i = 0; i < r.n; i++)
 			tix_rank_trace_free(traces[i]);
 		free(traces);
-		cli_open_opts_done(&r.open);
 		return rc;
 	}
 	struct tix_error err;
 	struct tix_rank_set *rs = tix_rank_set_new(traces, (uint32_t)r.n, r.rule, &err);
 	free(traces);
-	cli_open_opts_done(&r.open);
 	if (!rs) {
 		fprintf(stderr, "tix summary: %s\n", err.msg);
 		return err.cls == TIX_ERR_ENV ? EXIT_ENV : EXIT_USAGE;
@@ -591,10 +635,7 @@ int cmd_summary_ranks(int argc, char **argv)
 		count = 1;
 	}
 	world_warnings(rs);
-	if (r.json)
-		print_json(rs, first, count, r.has_step);
-	else
-		print_text(rs, first, count, &r.fmt);
+	int out = print_rows(rs, &r, first, count);
 	tix_rank_set_free(rs);
-	return EXIT_OK;
+	return out;
 }

@@ -203,10 +203,12 @@ static int cmd_info_run(struct args *ap)
 	tix_index_source(ix, &src);
 	char span[32];
 	tix_fmt_dur(span, sizeof(span), si.last_ns - si.first_ns);
-	char pb[600];
-	printf("index:    %s (%s; %.1f MB, format %u)\n", tix_printable(path, pb, sizeof(pb)),
-	       cli_place_label((enum index_place)where), si.file_size / 1e6, si.format_version);
-	printf("source:   %s (%.1f MB)\n", tix_printable(src.path, pb, sizeof(pb)), src.size / 1e6);
+	char pb[600], size[32];
+	printf("index:    %s (%s; %s, format %u)\n", tix_printable(path, pb, sizeof(pb)),
+	       cli_place_label((enum index_place)where), tix_fmt_scaled((double)si.file_size, "B", size, sizeof size),
+	       si.format_version);
+	printf("source:   %s (%s)\n", tix_printable(src.path, pb, sizeof(pb)),
+	       tix_fmt_scaled((double)src.size, "B", size, sizeof size));
 	printf("events:   %u on %u tracks, spanning %s\n", si.events, si.tracks, span);
 	printf("kinds:   ");
 	for (int k = 0; k < TIX_KIND_COUNT; k++)
@@ -315,10 +317,10 @@ static int cmd_index_run(struct args *ap)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	struct tix_summary_info si;
 	tix_index_summary(ix, &si);
-	char pb[600];
-	printf("indexed %u events, %u steps into %s (%.1f MB) in %.2f s\n", si.events, si.steps,
-	       tix_printable(path, pb, sizeof(pb)),
-	       si.file_size / 1e6, (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	char pb[600], size[32];
+	printf("indexed %u events, %u steps into %s (%s) in %.2f s\n", si.events, si.steps,
+	       tix_printable(path, pb, sizeof(pb)), tix_fmt_scaled((double)si.file_size, "B", size, sizeof size),
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	tix_index_close(ix);
 	return EXIT_OK;
 }
@@ -420,7 +422,9 @@ static int cmd_export_run(struct args *ap)
 		return cli_exit_status(&err);
 	}
 	char pb[600];
-	fprintf(to_stdout ? stderr : stdout, "wrote %ld events to %s\n", n, tix_printable(a.out, pb, sizeof(pb)));
+	char count[32];
+	fprintf(to_stdout ? stderr : stdout, "wrote %s traceEvents to %s\n", tix_fmt_count((uint64_t)n, count, sizeof count),
+	        tix_printable(a.out, pb, sizeof(pb)));
 	return EXIT_OK;
 }
 

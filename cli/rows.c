@@ -77,15 +77,6 @@ static int text_width(const char *s)
 	return n;
 }
 
-static const char *title_of(const struct tix_col *c, const struct tix_view_fmt *fmt, char *buf,
-                            size_t cap)
-{
-	static const char *const unit[] = {"", "ns", "us", "ms", "s"};
-	if (fmt->timeunit == TIX_TU_AUTO || (c->unit != TIX_UNIT_DUR && c->unit != TIX_UNIT_TIME))
-		return c->title;
-	snprintf(buf, cap, "%s (%s)", c->title, unit[fmt->timeunit]);
-	return buf;
-}
 
 static void cell_out(FILE *f, const char *s, int w, int right, int last)
 {
@@ -112,7 +103,7 @@ void rows_text(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_
 		if (!shown(&cols[c]))
 			continue;
 		last = c;
-		w[c] = text_width(title_of(&cols[c], fmt, tb, sizeof tb));
+		w[c] = text_width(tix_col_title(&cols[c], fmt, tb, sizeof tb));
 		for (uint32_t i = 0; i < pinned + n; i++) {
 			uint32_t row = i < pinned ? i : order[i - pinned];
 			char pb[1200]; /* measured as printed: an escape is four columns */
@@ -126,7 +117,7 @@ void rows_text(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_
 			continue;
 		fputs(first ? "" : "  ", f);
 		first = 0;
-		cell_out(f, title_of(&cols[c], fmt, tb, sizeof tb), w[c], cols[c].flags & TIX_COL_RIGHT, c == last);
+		cell_out(f, tix_col_title(&cols[c], fmt, tb, sizeof tb), w[c], cols[c].flags & TIX_COL_RIGHT, c == last);
 	}
 	fputc('\n', f);
 	for (uint32_t i = 0; i < pinned + n; i++) {
@@ -143,6 +134,15 @@ void rows_text(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_
 		}
 		fputc('\n', f);
 	}
+}
+
+/* A count per step: whole, or with three decimals. */
+static void fcount_out(FILE *f, double d)
+{
+	if (d == (double)(int64_t)d)
+		fprintf(f, "%" PRId64, (int64_t)d);
+	else
+		fprintf(f, "%.3f", d);
 }
 
 static void dim3_text(FILE *f, const int32_t d[3], const char *sep)
@@ -182,6 +182,12 @@ void rows_csv(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_t
 			}
 			case TIX_UNIT_PCT: fprintf(f, "%.3f", cell.d); break;
 			case TIX_UNIT_RATIO: fprintf(f, "%.6f", cell.d); break;
+			case TIX_UNIT_FCOUNT:
+			case TIX_UNIT_FDELTA: fcount_out(f, cell.d); break;
+			case TIX_UNIT_FLOPS:
+			case TIX_UNIT_FLOP_RATE:
+			case TIX_UNIT_BYTE_RATE:
+			case TIX_UNIT_FRACTION: fprintf(f, "%.17g", cell.d); break;
 			case TIX_UNIT_DIM3:
 				fputc('"', f); /* "[557496,1,1]" holds commas */
 				dim3_text(f, cell.dim, ",");
@@ -243,6 +249,12 @@ void rows_json_row(FILE *f, const struct tix_view *v, uint32_t row)
 		case TIX_UNIT_TEXT: json_str(f, cell.s ? cell.s : "", cell.s ? strlen(cell.s) : 0); break;
 		case TIX_UNIT_PCT: fprintf(f, "%.3f", cell.d); break;
 		case TIX_UNIT_RATIO: fprintf(f, "%.6f", cell.d); break;
+		case TIX_UNIT_FCOUNT:
+		case TIX_UNIT_FDELTA: fcount_out(f, cell.d); break;
+		case TIX_UNIT_FLOPS:
+		case TIX_UNIT_FLOP_RATE:
+		case TIX_UNIT_BYTE_RATE:
+		case TIX_UNIT_FRACTION: fprintf(f, "%.17g", cell.d); break;
 		case TIX_UNIT_DIM3: dim3_text(f, cell.dim, ", "); break;
 		case TIX_UNIT_BOOL: fputs(cell.i ? "true" : "false", f); break;
 		default: fprintf(f, "%" PRId64, cell.i); break;
@@ -259,4 +271,64 @@ void rows_json(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_
 		rows_json_row(f, v, order[i]);
 	}
 	fputs("\n]", f);
+}
+
+/* A profiler value that is JSON already ("[[495552, 1, 576], []]") is
+ * written as such, else as a string; the ends trimmed first (a pretty-
+ * printed args object leaves a newline after its last value). */
+static void json_raw_or_str(FILE *f, const char *s)
+{
+	while (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == '\t'))
+		n--;
+	if (n >= 2 && ((s[0] == '[' && s[n - 1] == ']') || (s[0] == '"' && s[n - 1] == '"')))
+		fwrite(s, 1, n, f);
+	else
+		json_str(f, s, n);
+}
+
+void detail_json(FILE *f, const struct tix_detail *d)
+{
+	enum { MAX_DEPTH = 16 };
+	int array[MAX_DEPTH] = {0}, first[MAX_DEPTH] = {1}, depth = 0;
+	fputc('{', f);
+	for (uint32_t k = 0; k < d->n; k++) {
+		const struct tix_detail_item *it = &d->items[k];
+		if (it->raw == TIX_RAW_NONE || (!array[depth] && !it->key && it->raw != TIX_RAW_END))
+			continue;
+		if (it->raw == TIX_RAW_END) {
+			if (depth > 0)
+				fputc(array[depth--] ? ']' : '}', f);
+			continue;
+		}
+		fputs(first[depth] ? "" : ", ", f);
+		first[depth] = 0;
+		if (!array[depth])
+			fprintf(f, "\"%s\": ", it->key);
+		switch (it->raw) {
+		case TIX_RAW_NULL: fputs("null", f); break;
+		case TIX_RAW_INT: fprintf(f, "%" PRId64, it->i); break;
+		case TIX_RAW_NUM: fprintf(f, "%.*f", (int)it->i, it->d); break;
+		case TIX_RAW_BOOL: fputs(it->i ? "true" : "false", f); break;
+		case TIX_RAW_STR: json_str(f, it->s, strlen(it->s)); break;
+		case TIX_RAW_JSON: json_raw_or_str(f, it->s); break;
+		case TIX_RAW_DIM3: dim3_text(f, it->dim, ", "); break;
+		case TIX_RAW_OBJECT:
+		case TIX_RAW_ARRAY:
+			if (depth + 1 >= MAX_DEPTH) { /* never made this deep; stay valid JSON */
+				fputs("null", f);
+				break;
+			}
+			fputc(it->raw == TIX_RAW_ARRAY ? '[' : '{', f);
+			array[++depth] = it->raw == TIX_RAW_ARRAY;
+			first[depth] = 1;
+			break;
+		default: break;
+		}
+	}
+	while (depth > 0)
+		fputc(array[depth--] ? ']' : '}', f);
+	fputc('}', f);
 }

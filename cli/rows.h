@@ -29,4 +29,8 @@ void rows_json_row(FILE *f, const struct tix_view *v, uint32_t row);
 /* [row, row, ...] one per line. */
 void rows_json(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_t n);
 
+/* The detail of one event (index/view, tix_detail_build) as a JSON object:
+ * every item's key and raw value, nested as its OBJECT and ARRAY items say. */
+void detail_json(FILE *f, const struct tix_detail *d);
+
 #endif

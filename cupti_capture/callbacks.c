@@ -20,6 +20,7 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,138 +30,11 @@
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
 #include <generated_nvtx_meta.h>
+/* The parameters of the graph calls followed (on_graph_call) come with
+ * cupti.h (CUDA 13.0): generated_cuda_runtime_api_meta.h and
+ * generated_cuda_meta.h, which have no include guards. */
 
 #define EXPORT __attribute__((visibility("default")))
-
-/* ---- the API calls: journaled as records, and followed by callbacks ---- */
-
-const CUpti_CallbackId tixcap_runtime_ids[] = {
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, /* <<<...>>> from nvcc 13 */
-	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000,
-};
-const size_t tixcap_n_runtime_ids = sizeof tixcap_runtime_ids / sizeof *tixcap_runtime_ids;
-
-/* Driver calls only where apps call the driver directly (Triton, CUTLASS,
- * cuda-python); the runtime's own driver calls are not wanted twice. */
-const CUpti_CallbackId tixcap_driver_ids[] = {
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
-	CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
-	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
-	CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2,
-	CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
-	CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
-	CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
-};
-const size_t tixcap_n_driver_ids = sizeof tixcap_driver_ids / sizeof *tixcap_driver_ids;
-
-/* Calls followed by callbacks only (rare ones, no records): those that
- * build graph nodes explicitly, and instantiation, whose node copies are
- * not captures. */
-static const CUpti_CallbackId graph_add_runtime_ids[] = {
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemcpyNode_v10000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemsetNode_v10000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemcpyNode1D_v11010,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12030,
-};
-static const CUpti_CallbackId graph_add_driver_ids[] = {
-	CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemsetNode,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2,
-};
-static const CUpti_CallbackId instantiate_runtime_ids[] = {
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v10000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithFlags_v11040,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_v12000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_ptsz_v12000,
-};
-static const CUpti_CallbackId instantiate_driver_ids[] = {
-	CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
-	CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
-};
-#define NELEM(a) (sizeof(a) / sizeof *(a))
-
-static int is_launch(int driver, CUpti_CallbackId cbid)
-{
-	if (driver)
-		return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
-		       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-		       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-		       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
-		       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
-		       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz ||
-		       cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
-		       cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
-	return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
-	       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
-	       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
-	       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 ||
-	       cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 ||
-	       cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000 ||
-	       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000 ||
-	       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000 ||
-	       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
-	       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
-}
-
-static int is_instantiate(int driver, CUpti_CallbackId cbid)
-{
-	const CUpti_CallbackId *ids = driver ? instantiate_driver_ids : instantiate_runtime_ids;
-	size_t n = driver ? NELEM(instantiate_driver_ids) : NELEM(instantiate_runtime_ids);
-	for (size_t i = 0; i < n; i++)
-		if (ids[i] == cbid)
-			return 1;
-	return 0;
-}
 
 /* ---- per-thread facts ---- */
 
@@ -173,7 +47,13 @@ struct nvtx_stack {
 	uint16_t off[STACK_DEPTH];
 	const void *dom[STACK_DEPTH]; /* domain handle; NULL: the default domain */
 	char buf[STACK_BYTES];      /* names, each ending in a NUL, outermost first */
-	uint32_t match_depth;       /* --nvtx: depth of the range that opened a window */
+	/* --nvtx: the range that opened a window, by its domain and the
+	 * ranges of that domain open on this thread (it included): the window
+	 * closes on the pop that brings them below it, a pop in that domain.
+	 * Domains nest independently, so a pop in another is not its end. */
+	int matched;
+	const void *match_dom;
+	uint32_t match_dom_open;
 };
 struct api_now {
 	uint32_t depth;             /* API calls in progress (runtime over driver) */
@@ -296,11 +176,17 @@ static void on_push(const char *msg, const void *dom)
 {
 	struct nvtx_stack *s = &t_nvtx;
 	stack_push(s, msg, dom);
+	if (s->matched) {
+		s->match_dom_open += dom == s->match_dom;
+		return;
+	}
 	/* The window is the first matching range on a thread, from its push
 	 * to its pop.  Its record kinds are on from the start (api_always):
 	 * no CUPTI call is made from inside an NVTX callback. */
-	if (!s->match_depth && nvtx_matches(msg)) {
-		s->match_depth = s->depth;
+	if (nvtx_matches(msg)) {
+		s->matched = 1;
+		s->match_dom = dom;
+		s->match_dom_open = 1;
 		tixcap_window_open(tixcap_now());
 	}
 }
@@ -308,9 +194,9 @@ static void on_push(const char *msg, const void *dom)
 static void on_pop(const void *dom)
 {
 	struct nvtx_stack *s = &t_nvtx;
-	if (s->match_depth && s->depth == s->match_depth) {
+	if (s->matched && dom == s->match_dom && --s->match_dom_open == 0) {
 		tixcap_window_close(tixcap_now());
-		s->match_depth = 0;
+		s->matched = 0;
 	}
 	stack_pop(s, dom);
 }
@@ -353,16 +239,27 @@ static void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
 
 /* ---- API calls ---- */
 
+static void on_graph_call(enum tixcap_graph_call gc, const CUpti_CallbackData *cd, uint32_t corr);
+
 static void on_api(int driver, CUpti_CallbackId cbid, const CUpti_CallbackData *cd)
 {
 	if (cd->callbackSite == CUPTI_API_ENTER) {
+		/* the call is a window's if one is open now, whichever buffer
+		 * its record and its kernels come back in */
+		if (G.win.windowed)
+			tixcap_windows_note_call(&G.win, cd->correlationId);
 		if (t_api.depth++ == 0)
 			t_api = (struct api_now){1, cbid, cd->correlationId,
 			                         driver ? TIXJ_API_DRIVER : TIXJ_API_RUNTIME};
-		if (is_launch(driver, cbid))
+		if (tixcap_is_launch(driver, cbid))
 			atomic_fetch_add_explicit(&G.launches, 1, memory_order_relaxed);
-	} else if (t_api.depth) {
-		t_api.depth--;
+	} else if (t_api.depth && --t_api.depth == 0) {
+		/* The outermost call returns: a graph call says what it made or
+		 * changed (keyed by its correlation id, which the node copies it
+		 * made were given). */
+		enum tixcap_graph_call gc = tixcap_graph_call_of(driver, cbid);
+		if (gc != TIXCAP_GC_NONE)
+			on_graph_call(gc, cd, t_api.correlation);
 	}
 }
 
@@ -408,7 +305,8 @@ static void on_graph(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 	int created = cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED;
 	/* Instantiation makes the executable graph's nodes: they are copies,
 	 * mapped by the CLONED callback, not captures. */
-	if (created && t_api.depth && is_instantiate(t_api.domain == TIXJ_API_DRIVER, t_api.cbid))
+	if (created && t_api.depth &&
+	    tixcap_graph_call_of(t_api.domain == TIXJ_API_DRIVER, t_api.cbid) == TIXCAP_GC_INSTANTIATE)
 		return;
 	struct tixj_graph_node g = {0};
 	g.ts = tixcap_now();
@@ -420,19 +318,21 @@ static void on_graph(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 	cuptiGetGraphId(gd->graph, &g.graph_id);
 	const struct nvtx_stack *s = &t_nvtx;
 	uint32_t frame_bytes = 0;
+	/* the call making the node: the captured launch, or the instantiation
+	 * whose executable graph the copy belongs to */
+	if (t_api.depth) {
+		g.cbid = (uint16_t)t_api.cbid;
+		g.correlation = t_api.correlation;
+		g.domain = t_api.domain;
+	}
 	if (!created) {
 		g.how = TIXJ_G_CLONED;
 		cuptiGetGraphNodeId(gd->originalNode, &g.orig_node_id);
 	} else {
 		g.how = TIXJ_G_CREATED;
-		if (t_api.depth) {
-			g.cbid = (uint16_t)t_api.cbid;
-			g.correlation = t_api.correlation;
-			g.domain = t_api.domain;
-			/* a launch during capture makes a node, not a kernel */
-			if (is_launch(t_api.domain == TIXJ_API_DRIVER, t_api.cbid))
-				atomic_fetch_sub_explicit(&G.launches, 1, memory_order_relaxed);
-		}
+		/* a launch during capture makes a node, not a kernel */
+		if (t_api.depth && tixcap_is_launch(t_api.domain == TIXJ_API_DRIVER, t_api.cbid))
+			atomic_fetch_sub_explicit(&G.launches, 1, memory_order_relaxed);
 		frame_bytes = s->used;
 		if (s->depth > s->stored)
 			g.flags |= TIXJ_G_FRAMES_CUT;
@@ -452,6 +352,86 @@ static void on_graph(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 	pthread_mutex_unlock(&G.mu);
 }
 
+/* ---- executable graphs: made, and changed after their nodes were
+ * journaled (journal.h, TIXJ_GRAPH_EVENTS) ---- */
+
+static void graph_event(uint32_t what, uint64_t node_id, uint32_t exec_id, uint32_t corr)
+{
+	struct tixj_graph_event e = {tixcap_now(), node_id, exec_id, corr, what, 0};
+	pthread_mutex_lock(&G.mu);
+	struct pending_nodes *n = &G.nodes;
+	if (n->nev == n->capev) {
+		size_t cap = n->capev ? n->capev * 2 : 64;
+		void *p = cap <= (1u << 20) ? realloc(n->ev, cap * sizeof *n->ev) : NULL;
+		if (p) {
+			n->ev = p;
+			n->capev = cap;
+		}
+	}
+	if (n->nev < n->capev)
+		n->ev[n->nev++] = e;
+	else
+		G.nodes_lost++;
+	pthread_mutex_unlock(&G.mu);
+}
+
+/* What the graph calls' parameters begin with (CUDA 13.0's
+ * generated_cuda_runtime_api_meta.h and generated_cuda_meta.h): the
+ * instantiations, a pointer to where the executable graph is returned; the
+ * updates, the executable graph, then the graph (ExecUpdate) or the node
+ * of the graph it was instantiated from (Exec*NodeSetParams). */
+struct graph_call_params { void *first, *second; };
+_Static_assert(offsetof(cudaGraphInstantiate_v12000_params, pGraphExec) == 0, "params");
+_Static_assert(offsetof(cudaGraphInstantiateWithFlags_v11040_params, pGraphExec) == 0, "params");
+_Static_assert(offsetof(cudaGraphInstantiateWithParams_v12000_params, pGraphExec) == 0, "params");
+_Static_assert(offsetof(cuGraphInstantiateWithFlags_params, phGraphExec) == 0, "params");
+_Static_assert(offsetof(cuGraphInstantiateWithParams_params, phGraphExec) == 0, "params");
+_Static_assert(offsetof(cuGraphInstantiate_v2_params, phGraphExec) == 0, "params");
+_Static_assert(offsetof(cudaGraphExecUpdate_v10020_params, hGraphExec) == 0, "params");
+_Static_assert(offsetof(cuGraphExecUpdate_v2_params, hGraphExec) == 0, "params");
+_Static_assert(offsetof(cudaGraphExecKernelNodeSetParams_v10010_params, node) == sizeof(void *),
+               "params");
+_Static_assert(offsetof(cudaGraphExecNodeSetParams_v12020_params, node) == sizeof(void *), "params");
+_Static_assert(offsetof(cuGraphExecKernelNodeSetParams_v2_params, hNode) == sizeof(void *), "params");
+_Static_assert(offsetof(cuGraphExecNodeSetParams_params, hNode) == sizeof(void *), "params");
+
+static void on_graph_call(enum tixcap_graph_call gc, const CUpti_CallbackData *cd, uint32_t corr)
+{
+	const struct graph_call_params *p = cd->functionParams;
+	/* cudaError_t and CUresult: 0 is success */
+	if (!p || !cd->functionReturnValue || *(const int *)cd->functionReturnValue != 0)
+		return;
+	uint32_t exec = 0;
+	uint64_t node = 0;
+	if (gc == TIXCAP_GC_INSTANTIATE) {
+		const CUgraphExec *made = p->first;
+		if (made && *made && cuptiGetGraphExecId(*made, &exec) == CUPTI_SUCCESS)
+			graph_event(TIXJ_GE_EXEC_MADE, 0, exec, corr);
+		return;
+	}
+	if (p->first)
+		cuptiGetGraphExecId((CUgraphExec)p->first, &exec);
+	if (gc == TIXCAP_GC_EXEC_UPDATE)
+		graph_event(TIXJ_GE_EXEC_UPDATED, 0, exec, corr);
+	else if (p->second && cuptiGetGraphNodeId((CUgraphNode)p->second, &node) == CUPTI_SUCCESS)
+		graph_event(TIXJ_GE_NODE_UPDATED, node, exec, corr);
+}
+
+/* GRAPH_NODE_UPDATED / _SET_PARAMS (cupti_callbacks.h, CUDA 13.0): which
+ * node CUPTI names (the executable graph's copy, or its original) is not
+ * documented; the reader looks for it along the whole chain. */
+static void on_node_update(const CUpti_ResourceData *rd)
+{
+	const CUpti_GraphData *gd = rd ? rd->resourceDescriptor : NULL;
+	uint64_t node = 0;
+	uint32_t exec = 0;
+	if (!gd || !gd->node || cuptiGetGraphNodeId(gd->node, &node) != CUPTI_SUCCESS)
+		return;
+	if (gd->graphExec)
+		cuptiGetGraphExecId(gd->graphExec, &exec);
+	graph_event(TIXJ_GE_NODE_UPDATED, node, exec, t_api.depth ? t_api.correlation : 0);
+}
+
 void tixcap_take_nodes(struct pending_nodes *out)
 {
 	pthread_mutex_lock(&G.mu);
@@ -466,6 +446,7 @@ void tixcap_nodes_free(struct pending_nodes *n)
 	free(n->frames_off);
 	free(n->frames_len);
 	free(n->arena);
+	free(n->ev);
 	memset(n, 0, sizeof *n);
 }
 
@@ -502,49 +483,13 @@ void CUPTIAPI tixcap_on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
 		if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED ||
 		    cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)
 			on_graph(cbid, data);
+		else if (cbid == CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED ||
+		         cbid == CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS)
+			on_node_update(data);
 		break;
 	default:
 		break;
 	}
-}
-
-static CUptiResult enable_list(CUpti_CallbackDomain dom, const CUpti_CallbackId *ids, size_t n)
-{
-	CUptiResult first = CUPTI_SUCCESS;
-	for (size_t i = 0; i < n; i++) {
-		CUptiResult r = cuptiEnableCallback(1, G.sub, dom, ids[i]);
-		if (r != CUPTI_SUCCESS && first == CUPTI_SUCCESS)
-			first = r;
-	}
-	return first;
-}
-
-CUptiResult tixcap_enable_callbacks(void)
-{
-	static const CUpti_CallbackId resource_ids[] = {
-		CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
-	};
-	static const CUpti_CallbackId profiler_ids[] = {
-		CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop,
-	};
-	CUptiResult r[9] = {
-		enable_list(CUPTI_CB_DOMAIN_RUNTIME_API, tixcap_runtime_ids, tixcap_n_runtime_ids),
-		enable_list(CUPTI_CB_DOMAIN_DRIVER_API, tixcap_driver_ids, tixcap_n_driver_ids),
-		enable_list(CUPTI_CB_DOMAIN_RUNTIME_API, graph_add_runtime_ids, NELEM(graph_add_runtime_ids)),
-		enable_list(CUPTI_CB_DOMAIN_DRIVER_API, graph_add_driver_ids, NELEM(graph_add_driver_ids)),
-		enable_list(CUPTI_CB_DOMAIN_RUNTIME_API, instantiate_runtime_ids,
-		            NELEM(instantiate_runtime_ids)),
-		enable_list(CUPTI_CB_DOMAIN_DRIVER_API, instantiate_driver_ids, NELEM(instantiate_driver_ids)),
-		enable_list(CUPTI_CB_DOMAIN_RESOURCE, resource_ids, NELEM(resource_ids)),
-		G.o.profiler_api ? enable_list(CUPTI_CB_DOMAIN_DRIVER_API, profiler_ids, NELEM(profiler_ids))
-		                 : CUPTI_SUCCESS,
-		/* the NVTX stack is needed for every graph capture, windows or not */
-		cuptiEnableDomain(1, G.sub, CUPTI_CB_DOMAIN_NVTX),
-	};
-	for (size_t i = 0; i < NELEM(r); i++)
-		if (r[i] != CUPTI_SUCCESS)
-			return r[i];
-	return CUPTI_SUCCESS;
 }
 
 /* ---- NVTX routing ---- */
@@ -561,25 +506,49 @@ const char *tixcap_self_path(void)
 
 typedef const void *(*nvtx_export_table_fn)(uint32_t id);
 
-/* NVTX loads the library NVTX_INJECTION64_PATH names and calls this.  The
- * launcher points it here, and we hand over to the libcupti this library
- * is bound to: in a PyTorch process that is the wheel's copy torch loaded
- * (the SONAME was already there), so NVTX and capture share one CUPTI
- * whichever file the toolkit has.  Runs possibly before
- * InitializeInjection (NVTX used before CUDA starts). */
-EXPORT int InitializeInjectionNvtx2(nvtx_export_table_fn get_table)
+/* The libcupti this library is bound to (in a PyTorch process, the
+ * wheel's copy torch loaded: the SONAME was already there), for the NVTX
+ * entry points below.  dlopen'd with RTLD_NOLOAD and never closed
+ * (CUPTI.md 2.3). */
+static void *cupti_entry(const char *name, const char **lib)
 {
 	Dl_info di;
 	void *h = NULL;
+	*lib = "the libcupti in use";
+	if (dladdr((void *)cuptiGetVersion, &di) && di.dli_fname) {
+		h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+		*lib = di.dli_fname;
+	}
+	return h ? dlsym(h, name) : NULL;
+}
+
+/* NVTX loads the library NVTX_INJECTION64_PATH names and calls this.  The
+ * launcher points it here, and we hand over to the libcupti this library
+ * is bound to, so NVTX and capture share one CUPTI whichever file the
+ * toolkit has.  Runs possibly before InitializeInjection (NVTX used before
+ * CUDA starts). */
+EXPORT int InitializeInjectionNvtx2(nvtx_export_table_fn get_table)
+{
+	const char *lib;
 	int (*init)(nvtx_export_table_fn) = NULL;
-	if (dladdr((void *)cuptiGetVersion, &di) && di.dli_fname)
-		h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD); /* never closed: CUPTI.md 2.3 */
-	if (h)
-		*(void **)&init = dlsym(h, "InitializeInjectionNvtx2");
+	*(void **)&init = cupti_entry("InitializeInjectionNvtx2", &lib);
 	if (!init) {
 		fprintf(stderr, "tixcap: pid %d: NVTX ranges off: %s has no InitializeInjectionNvtx2\n",
-		        (int)getpid(), h ? di.dli_fname : "the libcupti in use");
+		        (int)getpid(), lib);
 		return 0;
 	}
 	return init(get_table);
+}
+
+/* NVTX's extensions (payloads, counters, memory: nvtxDetail/nvtxExtInit.h,
+ * CUDA 13.0) look for this entry in the same library; libcupti 13 exports
+ * it too.  Handed over the same way; without it, NVTX turns those
+ * extension calls into no-ops, which is all that is lost. */
+struct nvtxExtModuleInfo_t; /* nvtxDetail/nvtxExtTypes.h: passed on untouched */
+EXPORT int InitializeInjectionNvtxExtension(struct nvtxExtModuleInfo_t *info)
+{
+	const char *lib;
+	int (*init)(struct nvtxExtModuleInfo_t *) = NULL;
+	*(void **)&init = cupti_entry("InitializeInjectionNvtxExtension", &lib);
+	return init ? init(info) : 0;
 }

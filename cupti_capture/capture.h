@@ -44,13 +44,27 @@ int tixcap_journal_dump(const char *path, FILE *out, unsigned rows, struct tix_e
 typedef int (*tixcap_ingest_fn)(const char *journal, const char *step_marker, char *out,
                                 size_t cap, struct tix_error *err);
 
-/* `tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE]
- * [--cuda-profiler-api] -- CMD [ARGS...]`.  argv[0] is "capture".  Runs CMD,
- * waits for it and every process it started, then indexes each journal
- * they wrote with ingest (NULL: leaves the journals and says so).  Returns
- * the exit status for tix: CMD's status, 1 on a usage error, 2 when capture
- * is unavailable in this build (saying why) or a journal could not be
- * indexed. */
-int tixcap_main(int argc, char **argv, const char *tix_exe_path, tixcap_ingest_fn ingest);
+/* What `tix capture` was asked for.  cli/capture.c fills it from the
+ * command line (its options are the rows of cli/help.c's table). */
+#define TIXCAP_FLUSH_MS_DEFAULT 250 /* journal flush period, also libtixcap.so's */
+#define TIXCAP_WAIT_S_DEFAULT 30    /* how long to wait for what CMD left running */
+struct tixcap_opts {
+	const char *out;            /* -o: the folder; NULL: tix-capture-DATE-TIME */
+	double delay_s, duration_s; /* --delay, --duration; 0: none */
+	const char *nvtx;           /* --nvtx RANGE; NULL: none */
+	int profiler_api;           /* --cuda-profiler-api */
+	double flush_ms;            /* --flush-ms */
+	double wait_s;              /* --wait: seconds; INFINITY: until all have ended */
+	const char *step_marker;    /* --step-marker, for the index; NULL: the defaults */
+	char *const *cmd;           /* CMD and its arguments, NULL-terminated */
+};
+
+/* Runs o->cmd with capture, waits for it, then for the processes it left
+ * running (at most o->wait_s seconds, or until a SIGINT/SIGTERM/SIGHUP),
+ * then indexes each journal they wrote with ingest (NULL: leaves the
+ * journals and says so).  Returns the exit status for tix: CMD's status
+ * (128+N when signal N ended it), or 2 when capture is unavailable in this
+ * build (saying why) or a journal could not be indexed. */
+int tixcap_run(const struct tixcap_opts *o, const char *tix_exe_path, tixcap_ingest_fn ingest);
 
 #endif /* TIX_CAPTURE_H */

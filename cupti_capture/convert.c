@@ -1,7 +1,7 @@
 /*
- * cupti_capture/convert.c: CUPTI activity records -> journal rows, and the
- * capture windows.  Owner: cupti_capture.  Runs on libtixcap.so's writer
- * thread (and in tests); never on application threads.
+ * cupti_capture/convert.c: CUPTI activity records -> journal rows, kept or
+ * dropped by the capture windows (windows.c).  Owner: cupti_capture.  Runs
+ * on libtixcap.so's writer thread (and in tests); never on application threads.
  *
  * Struct choice: CUDA 13.0 writes CUpti_ActivityKernel10 for kernels; 13.1+
  * appends fields (Kernel11, 12) to the same prefix, so reading the Kernel10
@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if CUPTI_API_VERSION >= 130000
-typedef CUpti_ActivityKernel10 tixcap_kernel_rec;
-_Static_assert(sizeof(CUpti_ActivityKernel10) == 216, "Kernel10 size");
-#else
-typedef CUpti_ActivityKernel9 tixcap_kernel_rec; /* CUDA 12.x: same prefix */
+/* CMake builds cupti_capture only with a CUDA 13 CUPTI (cupti_gate.cmake). */
+#if CUPTI_API_VERSION < 130000
+#error "cupti_capture needs the CUDA 13 CUPTI (cupti_version.h CUPTI_API_VERSION >= 130000)"
 #endif
+typedef CUpti_ActivityKernel10 tixcap_kernel_rec; /* cupti_activity.h, CUDA 13.0 */
+_Static_assert(sizeof(CUpti_ActivityKernel10) == 216, "Kernel10 size");
 _Static_assert(offsetof(tixcap_kernel_rec, registersPerThread) == 6, "regs");
 _Static_assert(offsetof(tixcap_kernel_rec, start) == 16, "start");
 _Static_assert(offsetof(tixcap_kernel_rec, deviceId) == 40, "device");
@@ -42,57 +42,6 @@ int tixcap_layouts_known(uint32_t loaded)
 	 * read.  A newer minor may move fields (13.3 has Kernel12) and a wrong
 	 * offset read as the name pointer would crash the traced program. */
 	return loaded / 10000 == CUPTI_API_VERSION / 10000 && loaded / 100 <= CUPTI_API_VERSION / 100;
-}
-
-/* ---- windows ---- */
-
-void tixcap_windows_init(struct tixcap_windows *w, int windowed)
-{
-	memset(w, 0, sizeof *w);
-	pthread_mutex_init(&w->mu, NULL);
-	w->windowed = windowed;
-}
-
-void tixcap_windows_open(struct tixcap_windows *w, int64_t ts)
-{
-	pthread_mutex_lock(&w->mu);
-	if (w->n && w->w[w->n - 1].close == INT64_MAX) {
-		/* already open */
-	} else if (w->n == TIXCAP_MAX_WINDOWS) {
-		w->w[w->n - 1].close = INT64_MAX; /* merge into the last */
-	} else {
-		w->w[w->n].open = ts;
-		w->w[w->n].close = INT64_MAX;
-		w->n++;
-	}
-	atomic_fetch_add(&w->version, 1);
-	pthread_mutex_unlock(&w->mu);
-}
-
-void tixcap_windows_close(struct tixcap_windows *w, int64_t ts)
-{
-	pthread_mutex_lock(&w->mu);
-	if (w->n && w->w[w->n - 1].close == INT64_MAX) {
-		w->w[w->n - 1].close = ts < w->w[w->n - 1].open ? w->w[w->n - 1].open : ts;
-		atomic_fetch_add(&w->version, 1);
-	}
-	pthread_mutex_unlock(&w->mu);
-}
-
-int tixcap_windows_is_open(struct tixcap_windows *w)
-{
-	pthread_mutex_lock(&w->mu);
-	int open = !w->windowed || (w->n && w->w[w->n - 1].close == INT64_MAX);
-	pthread_mutex_unlock(&w->mu);
-	return open;
-}
-
-size_t tixcap_windows_count(struct tixcap_windows *w)
-{
-	pthread_mutex_lock(&w->mu);
-	size_t n = w->n;
-	pthread_mutex_unlock(&w->mu);
-	return n;
 }
 
 /* ---- pending NVTX starts (windowed mode only) ---- */
@@ -156,15 +105,20 @@ static int overlaps(const struct tixcap_conv *c, int64_t s, int64_t e)
 	return 0;
 }
 
-/* GPU work: kept when it starts in a window or was launched from one. */
+/* GPU work: kept when it starts in a window, or was launched by a call
+ * made in one (and starts within TIXCAP_WINDOW_LAG_NS of its close: a
+ * later match is a wrapped correlation id). */
 static int keep_gpu(const struct tixcap_conv *c, int64_t start, uint32_t corr)
 {
 	if (!windowed(c) || (start && in_window(c, start)))
 		return 1;
-	for (size_t i = c->nwin; i-- > 0;)
-		if (corr && c->local[i].corr_min && c->local[i].corr_min <= corr &&
-		    corr <= c->local[i].corr_max)
+	for (size_t i = c->nwin; corr && i-- > 0;) {
+		int64_t close = c->local[i].close;
+		if (start && close != INT64_MAX && start - close > TIXCAP_WINDOW_LAG_NS)
+			continue;
+		if (tixcap_windows_has_call(c->win, i, corr))
 			return 1;
+	}
 	return 0;
 }
 
@@ -269,19 +223,6 @@ static uint32_t intern_c(struct tixcap_conv *c, const char *s)
 	return s ? tixj_intern(c->w, s, strlen(s)) : TIXJ_NONE;
 }
 
-static void widen_corr(struct tixcap_conv *c, int64_t ts, uint32_t corr)
-{
-	for (size_t i = c->nwin; i-- > 0;) {
-		if (c->local[i].open <= ts && ts < c->local[i].close) {
-			if (!c->local[i].corr_min || corr < c->local[i].corr_min)
-				c->local[i].corr_min = corr;
-			if (corr > c->local[i].corr_max)
-				c->local[i].corr_max = corr;
-			return;
-		}
-	}
-}
-
 static int conv_kernel(struct tixcap_conv *c, const tixcap_kernel_rec *k)
 {
 	struct tixj_kernel r = {
@@ -300,10 +241,8 @@ static int conv_kernel(struct tixcap_conv *c, const tixcap_kernel_rec *k)
 		r.flags |= TIXJ_K_NO_TIMESTAMP;
 		c->drops.no_timestamp++;
 	}
-#if CUPTI_API_VERSION >= 130000
 	if (k->isDeviceLaunched)
 		r.flags |= TIXJ_K_DEVICE_LAUNCHED;
-#endif
 	if (!keep_gpu(c, r.start, r.correlation))
 		return 0;
 	r.name = intern_c(c, k->name);
@@ -342,11 +281,42 @@ static int64_t record_ts(const CUpti_Activity *rec)
 	}
 }
 
+/* Counts rec in c->last, the buffer's summary. */
+static void count_record(struct tixcap_conv *c, const CUpti_Activity *rec, int64_t ts)
+{
+	struct tixj_buffer *b = &c->last;
+	int64_t end = ts;
+	switch (rec->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		b->kernels++;
+		end = (int64_t)((const tixcap_kernel_rec *)rec)->end;
+		break;
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER:
+		b->apis++;
+		end = (int64_t)((const CUpti_ActivityAPI *)rec)->end;
+		break;
+	case CUPTI_ACTIVITY_KIND_MARKER:
+		b->markers++;
+		break;
+	default:
+		b->other++;
+		break;
+	}
+	if (ts && (!b->first_ts || ts < b->first_ts))
+		b->first_ts = ts;
+	if (end > b->last_ts)
+		b->last_ts = end;
+}
+
 size_t tixcap_conv_buffer(struct tixcap_conv *c, uint8_t *buf, size_t valid)
 {
 	size_t rows = 0;
 	CUpti_Activity *rec = NULL;
 	tixcap_conv_sync_windows(c);
+	memset(&c->last, 0, sizeof c->last);
+	c->last.valid = (uint32_t)valid;
 	if (!buf || !valid || c->foreign_ts)
 		return 0;
 	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
@@ -355,6 +325,7 @@ size_t tixcap_conv_buffer(struct tixcap_conv *c, uint8_t *buf, size_t valid)
 			c->foreign_ts = ts;
 			break;
 		}
+		count_record(c, rec, ts);
 		switch (rec->kind) {
 		case CUPTI_ACTIVITY_KIND_KERNEL:
 		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -404,7 +375,6 @@ size_t tixcap_conv_buffer(struct tixcap_conv *c, uint8_t *buf, size_t valid)
 			int drv = rec->kind == CUPTI_ACTIVITY_KIND_DRIVER;
 			if (!in_window(c, (int64_t)a->start))
 				break;
-			widen_corr(c, (int64_t)a->start, a->correlationId);
 			struct tixj_api r = {
 				.start = (int64_t)a->start, .end = (int64_t)a->end,
 				.name = tixcap_conv_api_name(c, drv, a->cbid), .cbid = a->cbid,

@@ -1,6 +1,6 @@
 /*
- * cupti_capture/convert.h: CUPTI activity buffers -> journal rows, and the
- * capture windows that decide which rows are kept.  Internal to
+ * cupti_capture/convert.h: CUPTI activity buffers -> journal rows, kept or
+ * dropped by the capture windows (windows.h).  Internal to
  * cupti_capture/ (libtixcap.so's writer thread) and its tests.  Owner:
  * cupti_capture.  Needs the CUPTI headers; the tests feed it fabricated
  * buffers through the real cuptiActivityGetNextRecord.
@@ -14,44 +14,22 @@
 #include <stdint.h>
 
 #include "cupti_capture/journal.h"
-
-#define TIXCAP_MAX_WINDOWS 4096
+#include "cupti_capture/windows.h"
 
 /* 1 when the record layouts of a libcupti of API version `loaded`
  * (cuptiGetVersion) are the ones this build reads. */
 int tixcap_layouts_known(uint32_t loaded);
-
-/* Capture windows, in CUPTI time.  Edges are set by whoever sees them (the
- * flush thread's timer, the NVTX callback, the cuProfilerStart/Stop
- * callback: any thread), read by the writer thread.  Rare events, so a
- * mutex; the writer polls `version` without it. */
-struct tixcap_windows {
-	pthread_mutex_t mu;
-	_Atomic uint32_t version;
-	int windowed;               /* 0: capture everything, always */
-	size_t n;
-	struct { int64_t open, close; } w[TIXCAP_MAX_WINDOWS]; /* close INT64_MAX: open */
-};
-void tixcap_windows_init(struct tixcap_windows *w, int windowed);
-/* Open or close at ts; no-ops when already in that state.  When the table
- * is full, the last window is reopened instead (merged). */
-void tixcap_windows_open(struct tixcap_windows *w, int64_t ts);
-void tixcap_windows_close(struct tixcap_windows *w, int64_t ts);
-int tixcap_windows_is_open(struct tixcap_windows *w);
-/* Windows ever opened (0 when not windowed). */
-size_t tixcap_windows_count(struct tixcap_windows *w);
 
 struct tixcap_pending;          /* NVTX starts seen outside windows */
 
 struct tixcap_conv {
 	struct tixj_writer *w;
 	struct tixcap_windows *win;
-	/* The writer thread's copy of the windows, with the correlation ids of
-	 * API calls kept in each: a kernel launched inside a window is kept
-	 * even when the GPU ran it after the window closed. */
+	/* The writer thread's copy of the windows' edges (their calls are read
+	 * from win itself: they change with every call). */
 	uint32_t seen_version;
 	size_t nwin, win_journaled_open, win_journaled_close;
-	struct { int64_t open, close; uint32_t corr_min, corr_max; } *local;
+	struct { int64_t open, close; } *local;
 	uint32_t api_name[2][1024]; /* string id + 1 by domain, cbid; 0 unknown */
 	struct tixcap_pending *pend;
 	struct tixj_drops drops;
@@ -63,6 +41,8 @@ struct tixcap_conv {
 	int64_t t_floor;
 	int64_t foreign_ts;
 	uint64_t kernels_seen;      /* kernel records read, kept or not */
+	struct tixj_buffer last;    /* what the last buffer converted held (its
+	                             * valid bytes, records and their span) */
 };
 
 int tixcap_conv_init(struct tixcap_conv *c, struct tixj_writer *w, struct tixcap_windows *win);

@@ -40,7 +40,9 @@ _Atomic int tixcap_phase;
 
 /* CUPTI 13.0 GA (API version 130000) could crash in cuptiActivityFlushAll
  * and deadlock disabling CONCURRENT_KERNEL; both fixed in 13.0 Update 1
- * (CUPTI 13.0 release notes). */
+ * (CUPTI 13.0 release notes).  With it, tix never calls either: not
+ * periodically, not at exit (the notes do not say which flushes crashed,
+ * so none is taken as safe). */
 #define CUPTI_13_0_GA 130000u
 /* No buffer after this many of our flushes while kernels are launched: the
  * records may be going somewhere else.  Only said, never acted on: a GPU
@@ -121,13 +123,23 @@ static void read_opts(struct opts *o)
 		o->nvtx_prefix = 1;
 	}
 	o->profiler_api = env_num("TIX_CAPTURE_CUDA_PROFILER_API", 0) > 0;
-	o->nbuf = (size_t)env_num("TIX_CAPTURE_BUFFERS", 16);
-	o->buf_mb = (size_t)env_num("TIX_CAPTURE_BUFFER_MB", 4);
+	o->nbuf = (size_t)env_num("TIX_CAPTURE_BUFFERS", 0);
+	o->buf_mb = (size_t)env_num("TIX_CAPTURE_BUFFER_MB", 0);
 	o->any_cupti = env_num("TIX_CAPTURE_ANY_CUPTI", 0) > 0;
+	o->ga_flush = env_num("TIX_CAPTURE_GA_FLUSH", 0) > 0;
+}
+
+/* The buffer pool: 16 x 4 MiB, reserved, unless asked otherwise.  With
+ * libcupti 13.0.0, whose last partial buffers are never flushed (see
+ * flush_safe), 64 x 1 MiB, so what a run loses at its end stays small. */
+static void pool_size(struct opts *o, int flush_safe)
+{
+	if (!o->nbuf)
+		o->nbuf = flush_safe ? 16 : 64;
+	if (!o->buf_mb)
+		o->buf_mb = flush_safe ? 4 : 1;
 	if (o->nbuf < 2)
 		o->nbuf = 2;
-	if (o->buf_mb < 1)
-		o->buf_mb = 1;
 }
 
 /* ---- CUPTI buffer callbacks: any thread, must not block ---- */
@@ -149,7 +161,7 @@ static void CUPTIAPI buf_complete(CUcontext ctx, uint32_t stream, uint8_t *buffe
 		return;
 	struct tixcap_done d = {buffer, valid, (void *)ctx, stream};
 	if (tixcap_queue_push(&G.queue, &d) != 0)
-		tixcap_pool_put(&G.pool, buffer, valid); /* closed at exit: lost */
+		tixcap_pool_put(&G.pool, buffer); /* closed at exit: lost */
 }
 
 /* ---- the per-window record kinds (mechanism B of CUPTI.md 3.5) ---- */
@@ -344,8 +356,17 @@ static void convert(struct writer *wr, const struct tixcap_done *d)
 			         (long long)G.conv.foreign_ts);
 			taken_over(why);
 		}
+		/* What the buffer held: how CUPTI fills them sets what a kill
+		 * loses.  Only beside recorded rows: outside every window these
+		 * would pile up unwritten. */
+		struct tixj_buffer b = G.conv.last;
+		b.done_ts = tixcap_now();
+		b.context = (uint64_t)(uintptr_t)d->ctx;
+		b.stream = d->stream;
+		if (tixj_will_write(&G.w))
+			tixj_add(&G.w, TIXJ_BUFFERS, &b, b.done_ts, b.done_ts);
 	}
-	tixcap_pool_put(&G.pool, d->buf, d->valid);
+	tixcap_pool_put(&G.pool, d->buf);
 }
 
 static void journal_nodes(void)
@@ -360,6 +381,8 @@ static void journal_nodes(void)
 			row.api = tixcap_conv_api_name(&G.conv, row.domain == TIXJ_API_DRIVER, row.cbid);
 		tixj_add(&G.w, TIXJ_GRAPH_NODES, &row, row.ts, row.ts);
 	}
+	for (size_t i = 0; i < n.nev; i++)
+		tixj_add(&G.w, TIXJ_GRAPH_EVENTS, &n.ev[i], n.ev[i].ts, n.ev[i].ts);
 	tixcap_nodes_free(&n);
 }
 
@@ -459,8 +482,11 @@ static void stop_capture(void)
 	if (G.flush_started)
 		timed_join(G.flush_thr, 2);
 	/* Forced: also the records of buffers CUPTI has not filled.  Not when
-	 * another client owns the buffers now. */
-	if (!G.taken)
+	 * another client owns the buffers now, and never on 13.0 GA: the crash
+	 * its periodic flush was stopped for is in this same call, and a crash
+	 * at exit would change the program's exit status (the note of
+	 * enable_records says what is lost instead). */
+	if (!G.taken && G.flush_safe)
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	tixcap_queue_close(&G.queue);
 	if (G.writer_started && timed_join(G.writer_thr, 5) != 0)
@@ -531,31 +557,25 @@ static int subscribe(void)
 	return -1;
 }
 
-static int start(void)
+/* The libcupti loaded may not be the one we were built with (torch's wheel
+ * copy): read its records only if their layout is ours. */
+static int check_layouts(void)
 {
-	G.pid = getpid();
-	read_opts(&G.o);
-	pthread_mutex_init(&G.mu, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&G.cv, &ca);
-	pthread_condattr_destroy(&ca);
-
-	/* The libcupti loaded may not be the one we were built with (torch's
-	 * wheel copy): read its records only if their layout is ours. */
 	cuptiGetVersion(&G.cupti_version);
-	if (!tixcap_layouts_known(G.cupti_version) && !G.o.any_cupti) {
-		fprintf(stderr, "tixcap: pid %d: capture off: the libcupti loaded has API version "
-		                "%u, this tix reads the record layouts of %u; misreading them could "
-		                "crash the program (rebuild tix with that CUDA, or set "
-		                "TIX_CAPTURE_ANY_CUPTI=1 to try)\n",
-		        (int)G.pid, G.cupti_version, (unsigned)CUPTI_API_VERSION);
-		return -1;
-	}
-	G.flush_safe = G.cupti_version != CUPTI_13_0_GA;
-	if (subscribe() != 0)
-		return -1;
+	if (tixcap_layouts_known(G.cupti_version) || G.o.any_cupti)
+		return 0;
+	fprintf(stderr, "tixcap: pid %d: capture off: the libcupti loaded has API version "
+	                "%u, this tix reads the record layouts of %u; misreading them could "
+	                "crash the program (rebuild tix with that CUDA, or set "
+	                "TIX_CAPTURE_ANY_CUPTI=1 to try)\n",
+	        (int)G.pid, G.cupti_version, (unsigned)CUPTI_API_VERSION);
+	return -1;
+}
+
+/* Buffers, their callbacks and the record kinds, in the order CUPTI wants
+ * them: all before any context exists (we are inside cuInit). */
+static int enable_records(void)
+{
 	CUptiResult r;
 	if ((r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS)
 		tixcap_note("cuptiSetThreadIdType: %s (thread ids are pthread ids)", tixcap_cupti_err(r));
@@ -573,6 +593,13 @@ static int start(void)
 		        (int)G.pid, tixcap_cupti_err(r));
 		return -1;
 	}
+	/* The kernels of device-launched graphs are recorded only when asked
+	 * before CUDA initialises (cuptiActivityEnableDeviceGraph,
+	 * cupti_activity.h, CUDA 13.0); without it they would be missing
+	 * without a word.  Their records say "device launched". */
+	if ((r = cuptiActivityEnableDeviceGraph(1)) != CUPTI_SUCCESS)
+		tixcap_note("the kernels of device-launched CUDA graphs are not recorded "
+		            "(cuptiActivityEnableDeviceGraph: %s)", tixcap_cupti_err(r));
 	/* Kernels from the start (enabling later stalls on code generation). */
 	if ((r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS) {
 		fprintf(stderr, "tixcap: pid %d: capture off: enabling kernel records: %s\n",
@@ -588,13 +615,22 @@ static int start(void)
 	if (!G.flush_safe) {
 		/* CUPTI's own worker then hands back full buffers. */
 		cuptiActivityFlushPeriod((uint32_t)G.o.flush_ms);
-		fprintf(stderr, "tixcap: pid %d: libcupti 13.0.0 (CUDA 13.0 GA) can crash when "
-		                "flushed often (fixed in 13.0 Update 1): only full buffers are "
-		                "written, so a killed process loses its last %zu MiB of records\n",
+		fprintf(stderr, "tixcap: pid %d: libcupti 13.0.0 (CUDA 13.0 GA) can crash in "
+		                "cuptiActivityFlushAll (fixed in 13.0 Update 1), so tix never calls it: "
+		                "only full %zu MiB activity buffers are written, and the records of the "
+		                "last ones are lost at exit (TIX_CAPTURE_GA_FLUSH=1 flushes anyway)\n",
 		        (int)G.pid, G.o.buf_mb);
-		tixcap_note("libcupti 13.0.0: periodic flush off (crash fixed in 13.0 Update 1)");
+		tixcap_note("libcupti 13.0.0: never flushed (its cuptiActivityFlushAll could crash, "
+		            "fixed in 13.0 Update 1): the records of its last partial buffers are "
+		            "not in the journal");
 	}
+	return 0;
+}
 
+/* Window edges that come from timers or from the start, and the record
+ * kinds they want now. */
+static void start_windows(void)
+{
 	int windowed = G.o.delay_s > 0 || G.o.duration_s > 0 || G.o.nvtx[0] || G.o.profiler_api;
 	tixcap_windows_init(&G.win, windowed);
 	G.t_init = tixcap_now();
@@ -603,13 +639,18 @@ static int start(void)
 	 * windows dropped by the converter), because window edges come from
 	 * inside NVTX callbacks, where enabling CUPTI kinds is not safe. */
 	G.api_always = G.o.nvtx[0] != 0;
-	if ((r = tixcap_enable_callbacks()) != CUPTI_SUCCESS)
-		tixcap_note("callbacks: %s (no capture-time context for CUDA graphs%s)",
+	CUptiResult r = tixcap_enable_callbacks();
+	if (r != CUPTI_SUCCESS)
+		tixcap_note("enabling callbacks: %s (some calls, NVTX ranges or CUDA graph events are "
+		            "not followed: capture-time context may be missing%s)",
 		            tixcap_cupti_err(r), windowed ? ", windows may not open" : "");
 	if (windowed && G.o.delay_s <= 0 && !G.o.nvtx[0] && !G.o.profiler_api)
 		tixcap_window_open(G.t_init); /* --duration alone: from now */
 	tixcap_apply_api_kinds();
+}
 
+static int open_journal(void)
+{
 	struct tixj_header h = {0};
 	h.pid = (uint32_t)G.pid;
 	h.start_ns = G.t_init;
@@ -618,7 +659,7 @@ static int start(void)
 	h.cupti_version = G.cupti_version;
 	h.cupti_build = CUPTI_API_VERSION;
 	h.flush_ms = (uint32_t)G.o.flush_ms;
-	h.flags = windowed ? TIXJ_HDR_WINDOWED : 0;
+	h.flags = G.win.windowed ? TIXJ_HDR_WINDOWED : 0;
 	gethostname(h.host, sizeof h.host - 1);
 	char cmd[4096];
 	size_t cmdlen;
@@ -634,8 +675,11 @@ static int start(void)
 	if (h.cupti_version && h.cupti_version < CUPTI_API_VERSION)
 		tixcap_note("libcupti API version %u is older than the build's %u", h.cupti_version,
 		            (unsigned)CUPTI_API_VERSION);
-	check_nvtx_route();
+	return 0;
+}
 
+static int start_threads(void)
+{
 	/* Our threads take no signals: the host program owns them. */
 	sigset_t all, prev;
 	sigfillset(&all);
@@ -656,6 +700,30 @@ static int start(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(stop_capture);
 	return 0;
+}
+
+static int start(void)
+{
+	G.pid = getpid();
+	read_opts(&G.o);
+	pthread_mutex_init(&G.mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&G.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (check_layouts() != 0)
+		return -1;
+	/* 13.0 GA: no cuptiActivityFlushAll at all (CUPTI_13_0_GA) */
+	G.flush_safe = G.cupti_version != CUPTI_13_0_GA || G.o.ga_flush;
+	pool_size(&G.o, G.flush_safe);
+	if (subscribe() != 0 || enable_records() != 0)
+		return -1;
+	start_windows();
+	if (open_journal() != 0)
+		return -1;
+	check_nvtx_route();
+	return start_threads();
 }
 
 /* Undo what start() did, so CUPTI costs nothing more. */

@@ -7,6 +7,7 @@
  *   callbacks.c  what CUPTI calls on application threads: the API, NVTX and
  *                resource callbacks (window edges, the per-thread NVTX
  *                stack, graph nodes) and the NVTX route into libcupti
+ *   api_ids.c    which CUDA calls are followed, and enabling their callbacks
  *
  * State is one global because CUPTI's buffer callbacks carry no user
  * pointer; nothing outside these two files sees it.
@@ -31,8 +32,9 @@ struct opts {
 	char nvtx[256];             /* trigger range name, "" none */
 	int nvtx_prefix;            /* name ended with '*' */
 	int profiler_api;
-	size_t nbuf, buf_mb;
+	size_t nbuf, buf_mb;        /* 0: the default for the libcupti loaded */
 	int any_cupti;              /* TIX_CAPTURE_ANY_CUPTI=1: skip the layout check */
+	int ga_flush;               /* TIX_CAPTURE_GA_FLUSH=1: flush libcupti 13.0.0 anyway */
 };
 
 /* Graph nodes seen by the resource callbacks, waiting for the writer
@@ -43,6 +45,8 @@ struct pending_nodes {
 	size_t n, cap;
 	char *arena;
 	size_t alen, acap;
+	struct tixj_graph_event *ev;       /* executable graphs made and updated */
+	size_t nev, capev;
 };
 
 enum { ST_UNTOUCHED, ST_CAPTURING, ST_OFF, ST_STOPPED };
@@ -95,14 +99,21 @@ void tixcap_window_close(int64_t ts);
  * after it is done. */
 void tixcap_apply_api_kinds(void);
 
-/* callbacks.c */
+/* api_ids.c: the calls whose records are journaled (and followed) */
 extern const CUpti_CallbackId tixcap_runtime_ids[], tixcap_driver_ids[];
 extern const size_t tixcap_n_runtime_ids, tixcap_n_driver_ids;
-void CUPTIAPI tixcap_on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
-                                 const void *data);
+/* 1 for the calls that launch kernels (counted: see STARVE_FLUSHES) */
+int tixcap_is_launch(int driver, CUpti_CallbackId cbid);
+enum tixcap_graph_call { TIXCAP_GC_NONE, TIXCAP_GC_INSTANTIATE, TIXCAP_GC_EXEC_UPDATE,
+	                 TIXCAP_GC_NODE_SET };
+enum tixcap_graph_call tixcap_graph_call_of(int driver, CUpti_CallbackId cbid);
 /* Enables the callbacks capture needs (API calls, NVTX, graph resources,
  * cuProfilerStart/Stop when asked).  Returns 0 or the first failure. */
 CUptiResult tixcap_enable_callbacks(void);
+
+/* callbacks.c */
+void CUPTIAPI tixcap_on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+                                 const void *data);
 /* Moves the pending graph nodes to *out (which the caller frees with
  * tixcap_nodes_free); *out is empty when there are none. */
 void tixcap_take_nodes(struct pending_nodes *out);

@@ -25,6 +25,8 @@ _Static_assert(sizeof(struct tixj_graph_node) == 56, "graph node row");
 _Static_assert(sizeof(struct tixj_clock) == 24, "clock row");
 _Static_assert(sizeof(struct tixj_drops) == 32, "drops row");
 _Static_assert(sizeof(struct tixj_window) == 16, "window row");
+_Static_assert(sizeof(struct tixj_graph_event) == 32, "graph event row");
+_Static_assert(sizeof(struct tixj_buffer) == 56, "buffer row");
 
 const uint32_t tixj_row_size[TIXJ_TYPE_COUNT] = {
 	[TIXJ_KERNELS] = sizeof(struct tixj_kernel),
@@ -38,6 +40,8 @@ const uint32_t tixj_row_size[TIXJ_TYPE_COUNT] = {
 	[TIXJ_DROPS] = sizeof(struct tixj_drops),
 	[TIXJ_WINDOWS] = sizeof(struct tixj_window),
 	[TIXJ_END] = sizeof(struct tixj_drops),
+	[TIXJ_GRAPH_EVENTS] = sizeof(struct tixj_graph_event),
+	[TIXJ_BUFFERS] = sizeof(struct tixj_buffer),
 };
 
 /* ---- CRC-32C: reflected polynomial 0x82F63B78, slicing by 8 ---- */

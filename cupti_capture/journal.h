@@ -29,8 +29,8 @@
  * _Static_asserts.  Strings are interned by the writer: a STRINGS chunk
  * holds records {u32 id, u32 len, bytes, pad to 4}, ids counting up from 0,
  * and always precedes the rows that use its ids.  Timestamps are CUPTI's
- * (CLOCK_REALTIME ns on Linux).  Kernel names are journaled mangled; the
- * reader demangles them.
+ * (CLOCK_REALTIME ns on Linux).  Kernel names are journaled mangled, and
+ * the reader passes them on so: the index builder demangles them (name_forms.c).
  *
  * Evolution: a reader skips whole chunks of types it does not know, so new
  * record types need no version bump; a changed row layout bumps
@@ -66,6 +66,8 @@ enum tixj_type {
 	TIXJ_NOTE = 13,   /* text: a warning for `tix info` */
 	TIXJ_END = 14,    /* struct tixj_drops: the process closed the journal */
 	TIXJ_GRAPH_NODES = 15, /* struct tixj_graph_node */
+	TIXJ_GRAPH_EVENTS = 16, /* struct tixj_graph_event: executable graphs made and updated */
+	TIXJ_BUFFERS = 17, /* struct tixj_buffer: what each CUPTI activity buffer held */
 	TIXJ_TYPE_COUNT
 };
 
@@ -174,6 +176,40 @@ struct tixj_graph_node {        /* 56 bytes */
 	uint16_t cbid;
 	uint8_t domain;             /* TIXJ_API_* of the call; 0 unknown */
 	uint8_t flags;              /* TIXJ_G_FRAMES_CUT */
+};
+
+/* What happened to executable graphs after their nodes were journaled,
+ * from the API callbacks (and the resource callbacks GRAPH_NODE_UPDATED /
+ * _SET_PARAMS, cupti_callbacks.h, CUDA 13.0).  A replay after an update
+ * runs what the update put there, not what the capture recorded, so the
+ * reader does not call its capture exact.  Order is by correlation id:
+ * the update call's against the replaying launch's. */
+enum {
+	TIXJ_GE_EXEC_MADE = 1,      /* exec_id was instantiated by the call `correlation`
+	                             * (its CLONED rows carry that correlation) */
+	TIXJ_GE_EXEC_UPDATED = 2,   /* every node of exec_id (cudaGraphExecUpdate) */
+	TIXJ_GE_NODE_UPDATED = 3,   /* node_id's parameters (cudaGraphExec*NodeSetParams) */
+};
+struct tixj_graph_event {       /* 32 bytes */
+	int64_t ts;                 /* when the callback ran */
+	uint64_t node_id;           /* NODE_UPDATED; 0 otherwise */
+	uint32_t exec_id;           /* cuptiGetGraphExecId; 0 unknown */
+	uint32_t correlation;       /* the call's (MADE: the instantiation's); 0 unknown */
+	uint32_t what;              /* TIXJ_GE_* */
+	uint32_t pad;
+};
+
+/* One CUPTI activity buffer as the writer received it: which records it
+ * held and the span of their timestamps.  How CUPTI fills buffers (do
+ * kernel records share them with the calling thread's API and NVTX
+ * records?) sets what a kill can lose; these rows measure it. */
+struct tixj_buffer {            /* 56 bytes */
+	int64_t first_ts, last_ts;  /* smallest and largest record timestamp in it; 0: none */
+	int64_t done_ts;            /* when the writer thread took it (CUPTI time) */
+	uint64_t context;           /* the CUcontext CUPTI gave with it (0: the global queue) */
+	uint32_t valid, stream;     /* its valid bytes; the stream CUPTI gave with it */
+	uint32_t kernels, apis;     /* records: kernels; runtime and driver calls */
+	uint32_t markers, other;    /* NVTX markers; the rest (copies, devices, names, ...) */
 };
 
 struct tixj_clock {             /* 24 bytes */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -18,7 +19,8 @@ static const char *const type_name[TIXJ_TYPE_COUNT] = {
 	[TIXJ_COPIES] = "copies", [TIXJ_APIS] = "apis", [TIXJ_MARKERS] = "markers",
 	[TIXJ_THREADS] = "threads", [TIXJ_DEVICES] = "devices", [TIXJ_CLOCKS] = "clocks",
 	[TIXJ_DROPS] = "drops", [TIXJ_WINDOWS] = "windows", [TIXJ_NOTE] = "notes",
-	[TIXJ_END] = "end", [TIXJ_GRAPH_NODES] = "graph_nodes",
+	[TIXJ_END] = "end", [TIXJ_GRAPH_NODES] = "graph_nodes", [TIXJ_GRAPH_EVENTS] = "graph_events",
+	[TIXJ_BUFFERS] = "buffers",
 };
 
 /* s as a quoted string; its NULs (between graph-node frames, between
@@ -95,6 +97,22 @@ static void row(struct rd *r, FILE *out, int type, const uint8_t *q, uint64_t n)
 			fputs(" (cut)", out);
 		break;
 	}
+	case TIXJ_GRAPH_EVENTS: {
+		struct tixj_graph_event e;
+		memcpy(&e, q, sizeof e);
+		static const char *what[] = {"?", "exec made", "exec updated", "node updated"};
+		fprintf(out, "  graph_event #%" PRIu64 ": %s exec %u node %" PRIu64 " corr %u ts %" PRId64,
+		        n, what[e.what < 4 ? e.what : 0], e.exec_id, e.node_id, e.correlation, e.ts);
+		break;
+	}
+	case TIXJ_BUFFERS: {
+		struct tixj_buffer b;
+		memcpy(&b, q, sizeof b);
+		fprintf(out, "  buffer #%" PRIu64 ": %u bytes kernels %u apis %u markers %u other %u "
+		        "span %" PRId64 " ns stream %u", n, b.valid, b.kernels, b.apis, b.markers, b.other,
+		        b.first_ts ? b.last_ts - b.first_ts : 0, b.stream);
+		break;
+	}
 	case TIXJ_CLOCKS: {
 		struct tixj_clock c;
 		memcpy(&c, q, sizeof c);
@@ -124,6 +142,54 @@ static void row(struct rd *r, FILE *out, int type, const uint8_t *q, uint64_t n)
 	fputc('\n', out);
 }
 
+/* How CUPTI filled the buffers (BUFFERS rows): how many held kernels,
+ * whether those shared them with API and NVTX records, and the span of
+ * their records, which bounds what a kill loses (tests/gpu/check_kill.py
+ * reads this line). */
+struct buffer_summary {
+	uint64_t n, with_kernels, mixed, spans_n;
+	int64_t span_max, *spans;
+	size_t cap;
+};
+
+static void summarise_buffer(struct buffer_summary *bs, const struct tixj_buffer *b)
+{
+	bs->n++;
+	if (!b->kernels)
+		return;
+	bs->with_kernels++;
+	bs->mixed += b->apis || b->markers;
+	int64_t span = b->first_ts ? b->last_ts - b->first_ts : 0;
+	if (span > bs->span_max)
+		bs->span_max = span;
+	if (bs->spans_n == bs->cap) {
+		size_t cap = bs->cap ? bs->cap * 2 : 64;
+		int64_t *p = realloc(bs->spans, cap * sizeof *p);
+		if (!p)
+			return;
+		bs->spans = p;
+		bs->cap = cap;
+	}
+	bs->spans[bs->spans_n++] = span;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void print_buffers(FILE *out, struct buffer_summary *bs)
+{
+	if (bs->spans_n)
+		qsort(bs->spans, bs->spans_n, sizeof *bs->spans, cmp_i64);
+	fprintf(out, "buffers: %" PRIu64 ", with kernels %" PRIu64 " (with API or NVTX records "
+	        "too: %" PRIu64 "), kernel buffer span max %" PRId64 " ns median %" PRId64 " ns\n",
+	        bs->n, bs->with_kernels, bs->mixed, bs->span_max,
+	        bs->spans_n ? bs->spans[bs->spans_n / 2] : 0);
+	free(bs->spans);
+}
+
 static int dump(struct rd *r, FILE *out, unsigned rows)
 {
 	if (tixjr_scan(r) != 0)
@@ -144,6 +210,7 @@ static int dump(struct rd *r, FILE *out, unsigned rows)
 	fputc('\n', out);
 	uint64_t count[TIXJ_TYPE_COUNT] = {0}, chunks[TIXJ_TYPE_COUNT] = {0};
 	int64_t last_write = 0;
+	struct buffer_summary bs = {0};
 	size_t off = 0;
 	struct tixj_chunk_hdr h;
 	while (off < r->good_end) {
@@ -160,6 +227,10 @@ static int dump(struct rd *r, FILE *out, unsigned rows)
 					struct tixj_clock c;
 					memcpy(&c, q + o, sizeof c);
 					last_write = c.realtime_ns;
+				} else if (h.type == TIXJ_BUFFERS) {
+					struct tixj_buffer b;
+					memcpy(&b, q + o, sizeof b);
+					summarise_buffer(&bs, &b);
 				}
 				count[h.type]++;
 			}
@@ -172,6 +243,7 @@ static int dump(struct rd *r, FILE *out, unsigned rows)
 			fprintf(out, " %s %" PRIu64, type_name[t], tixj_row_size[t] ? count[t] : chunks[t]);
 	fprintf(out, "\nstrings: %zu\n", r->nstr);
 	fprintf(out, "last write: realtime %" PRId64 "\n", last_write);
+	print_buffers(out, &bs);
 	fprintf(out, "drops: cupti %" PRIu64 " refused %" PRIu64 " no timestamp %" PRIu64
 	        " skipped %" PRIu64 "\n", r->drops.cupti_dropped, r->drops.buffers_refused,
 	        r->drops.no_timestamp, r->drops.skipped);

@@ -201,6 +201,11 @@ int tixjr_emit_warnings(struct rd *r)
 		              "graph-node record (graphs built before the capture started?): "
 		              "what captured them is unknown",
 		           r->path, tixjr_graph_unknown(r));
+	if (tixjr_graph_updated(r))
+		rc |= warn(r, "%s: %" PRIu64 " GPU records replayed from CUDA graph nodes that were "
+		              "updated after their capture (cudaGraphExecUpdate or "
+		              "cudaGraphExec*NodeSetParams): what captured them is not known",
+		           r->path, tixjr_graph_updated(r));
 	if (r->old_version_chunks)
 		rc |= warn(r, "%s: skipped %u chunks of another journal version", r->path,
 		           r->old_version_chunks);

@@ -34,11 +34,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* libstdc++'s demangler; kernel names are demangled here, never in the
- * profiled process. */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
-
-
 #define PUSH(arr, n, cap, val)                                                    \
 	do {                                                                      \
 		if ((n) == (cap)) {                                               \
@@ -68,15 +63,10 @@ static int add_strings(struct rd *r, const uint8_t *q, size_t len)
 			while (nn <= id)
 				nn *= 2;
 			struct str *s = realloc(r->str, nn * sizeof *s);
-			if (s)
-				r->str = s;
-			char **d = s ? realloc(r->dem, nn * sizeof *d) : NULL;
-			if (d)
-				r->dem = d;
-			if (!s || !d)
+			if (!s)
 				return -1;
+			r->str = s;
 			memset(r->str + r->capstr, 0, (nn - r->capstr) * sizeof *s);
-			memset(r->dem + r->capstr, 0, (nn - r->capstr) * sizeof *d);
 			r->capstr = nn;
 		}
 		if (id >= r->nstr)
@@ -145,6 +135,12 @@ int tixjr_scan(struct rd *r)
 					PUSH(r->gn, r->ngn, r->capgn, g);
 					break;
 				}
+				case TIXJ_GRAPH_EVENTS: {
+					struct tixj_graph_event e;
+					memcpy(&e, row, sizeof e);
+					PUSH(r->ge, r->nge, r->capge, e);
+					break;
+				}
 				case TIXJ_THREADS: {
 					struct tixj_thread t;
 					memcpy(&t, row, sizeof t);
@@ -178,43 +174,6 @@ int tixjr_scan(struct rd *r)
 		r->good_end = off;
 	}
 	return 0;
-}
-
-/* ---- names ---- */
-
-/* r->dem[id] for a name that does not demangle: tried once, kept raw. */
-static char raw_name[1];
-
-static const char *kernel_name(struct rd *r, uint32_t id, size_t *len)
-{
-	struct str s = tixjr_str(r, id);
-	if (id < r->nstr && r->dem[id] == raw_name) {
-		*len = s.len;
-		return s.p;
-	}
-	if (id < r->nstr && r->dem[id]) {
-		*len = strlen(r->dem[id]);
-		return r->dem[id];
-	}
-	if (s.len > 2 && s.p[0] == '_' && s.p[1] == 'Z' && id < r->nstr) {
-		char *tmp = malloc((size_t)s.len + 1);
-		if (tmp) {
-			memcpy(tmp, s.p, s.len);
-			tmp[s.len] = 0;
-			int status = -1;
-			char *d = __cxa_demangle(tmp, NULL, NULL, &status);
-			free(tmp);
-			if (status == 0 && d) {
-				r->dem[id] = d;
-				*len = strlen(d);
-				return d;
-			}
-			free(d); /* Triton names etc. stay as they are */
-			r->dem[id] = raw_name;
-		}
-	}
-	*len = s.len;
-	return s.p;
 }
 
 static const char *mem_kind(unsigned k)
@@ -266,21 +225,23 @@ static int emit_kernel(struct rd *r, const struct tixj_kernel *k)
 	tixjr_sb_add(&a, "{", 1);
 	const struct tix_capture_in *cap = NULL;
 	if (k->graph_id || k->graph_node_id)
-		cap = tixjr_graph_capture(r, k->graph_node_id, &a);
+		cap = tixjr_graph_capture(r, k->graph_node_id, k->correlation, (int64_t)k->start, &a);
 	if (k->flags & TIXJ_K_NO_TIMESTAMP)
 		tixjr_sb_printf(&a, "%s\"no timestamp\":true", a.len > 1 ? "," : "");
 	if (k->flags & TIXJ_K_DEVICE_LAUNCHED)
 		tixjr_sb_printf(&a, "%s\"device launched\":true", a.len > 1 ? "," : "");
 	tixjr_sb_add(&a, "}", 1);
-	size_t nlen;
-	const char *name = kernel_name(r, k->name, &nlen);
+	/* The name as CUPTI gave it, mangled: the index's names phase
+	 * (name_forms.c) demangles every GPU work name, a capture's as a
+	 * Kineto trace's, and keeps the mangled one beside it. */
+	struct str name = tixjr_str(r, k->name);
 	int64_t start = k->flags & TIXJ_K_NO_TIMESTAMP ? 0 : tixjr_rel(r, k->start);
 	struct tix_event_in ev = {
 		.kind = TIX_KIND_KERNEL,
 		.pid = tixjr_id(k->device), .tid = tixjr_id(k->stream),
 		.start_ns = start,
 		.dur_ns = k->end > k->start ? k->end - k->start : 0,
-		.name = {name, nlen}, .cat = {"kernel", 6},
+		.name = {name.p, name.len}, .cat = tix_kind_cat_str(TIX_KIND_KERNEL),
 		.args = {a.p, a.len > 2 ? a.len : 0},
 		.correlation = k->correlation ? (int64_t)k->correlation : -1,
 		.launch = &L,
@@ -313,7 +274,7 @@ static int emit_copy(struct rd *r, const struct tixj_copy *c)
 	tixjr_sb_add(&a, "{", 1);
 	const struct tix_capture_in *cap = NULL;
 	if (c->graph_id || c->graph_node_id)
-		cap = tixjr_graph_capture(r, c->graph_node_id, &a);
+		cap = tixjr_graph_capture(r, c->graph_node_id, c->correlation, (int64_t)c->start, &a);
 	if (c->op == TIXJ_COPY_MEMSET)
 		tixjr_sb_printf(&a, "%s\"value\":%u", a.len > 1 ? "," : "", c->value);
 	if (c->op == TIXJ_COPY_P2P)
@@ -325,8 +286,7 @@ static int emit_copy(struct rd *r, const struct tixj_copy *c)
 		.start_ns = tixjr_rel(r, c->start),
 		.dur_ns = c->end > c->start ? c->end - c->start : 0,
 		.name = {name, strlen(name)},
-		.cat = c->op == TIXJ_COPY_MEMSET ? (struct tix_str){"gpu_memset", 10}
-		                                 : (struct tix_str){"gpu_memcpy", 10},
+		.cat = tix_kind_cat_str(c->op == TIXJ_COPY_MEMSET ? TIX_KIND_MEMSET : TIX_KIND_MEMCPY),
 		.args = {a.p, a.len > 2 ? a.len : 0},
 		.correlation = c->correlation ? (int64_t)c->correlation : -1,
 		.launch = &L,
@@ -350,7 +310,7 @@ static int emit_api(struct rd *r, const struct tixj_api *a)
 		.start_ns = tixjr_rel(r, a->start),
 		.dur_ns = a->end > a->start ? a->end - a->start : 0,
 		.name = tixjr_api_name(s),
-		.cat = drv ? (struct tix_str){"cuda_driver", 11} : (struct tix_str){"cuda_runtime", 12},
+		.cat = tix_kind_cat_str(drv ? TIX_KIND_DRIVER : TIX_KIND_RUNTIME),
 		.args = {args, (size_t)n},
 		.correlation = a->correlation ? (int64_t)a->correlation : -1,
 	};
@@ -473,14 +433,11 @@ static int emit_ranges(struct rd *r)
 
 void tixjr_free(struct rd *r)
 {
-	for (size_t i = 0; i < r->nstr; i++)
-		if (r->dem[i] != raw_name)
-			free(r->dem[i]);
 	tixjr_graph_free(r);
-	free(r->dem);
 	free(r->str);
 	free(r->mk);
 	free(r->gn);
+	free(r->ge);
 	free(r->th);
 	free(r->dev);
 	free(r->win);

@@ -32,12 +32,13 @@ struct rd {
 	const char *cmdline;
 	size_t cmdline_len;
 	struct str *str;
-	char **dem;                 /* demangled names by string id, lazily */
 	size_t nstr, capstr;         /* ids seen (highest + 1), room */
 	struct tixj_marker *mk;
 	size_t nmk, capmk;
 	struct tixj_graph_node *gn;
 	size_t ngn, capgn;
+	struct tixj_graph_event *ge;
+	size_t nge, capge;
 	struct graph_join *graph;   /* journal_graph.c */
 	struct tixj_thread *th;
 	size_t nth, capth;
@@ -79,11 +80,16 @@ struct tix_str tixjr_api_name(struct str cupti_name);
 /* journal_graph.c: replayed GPU work -> the graph node it replays, by node
  * id (linear: one hash table).  tixjr_graph_index runs once after pass 1;
  * tixjr_graph_capture appends the node id to the args a and returns what
- * captured it (owned by r, valid until tixjr_graph_free), or NULL when the
- * node was never journaled or nothing is known of its capture. */
+ * captured the work of a replay launched by call `correlation` (the GPU
+ * work's; 0 unknown) that started at `start` (journal time): owned by r,
+ * valid until tixjr_graph_free; NULL when the node was never journaled,
+ * nothing is known of its capture, or the node was updated before that
+ * launch (then "graph node updated" is in the args). */
 int tixjr_graph_index(struct rd *r);
-const struct tix_capture_in *tixjr_graph_capture(struct rd *r, uint64_t node_id, struct sb *a);
+const struct tix_capture_in *tixjr_graph_capture(struct rd *r, uint64_t node_id,
+                                                 uint32_t correlation, int64_t start, struct sb *a);
 uint64_t tixjr_graph_unknown(const struct rd *r); /* lookups that found no node */
+uint64_t tixjr_graph_updated(const struct rd *r); /* replays after their node was updated */
 void tixjr_graph_free(struct rd *r);
 
 /* Sink calls after the events: metadata and track names, warnings. */

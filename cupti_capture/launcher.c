@@ -1,21 +1,22 @@
 /*
- * cupti_capture/launcher.c: `tix capture [options] -- CMD [ARGS...]`.
- * Owner: cupti_capture.
+ * cupti_capture/launcher.c: what `tix capture [options] -- CMD [ARGS...]`
+ * does once cli/capture.c has read its options.  Owner: cupti_capture.
  *
  * Sets the environment that makes every CUDA process CMD starts load
  * libtixcap.so (CUDA_INJECTION64_PATH) and route NVTX through it into the
  * libcupti it uses (NVTX_INJECTION64_PATH), runs CMD, forwards
- * SIGINT/SIGTERM/SIGHUP sent to us, waits for CMD and for every process it
- * started (a server's ranks may outlive it: we are their subreaper), exits
- * with CMD's status, and hands each journal they wrote to the ingest door
- * the tix program lends us.  Works in builds without CUPTI only far enough
- * to say why capture is unavailable.
+ * SIGINT/SIGTERM/SIGHUP sent to us, waits for CMD and, for a bounded time,
+ * for every process it started (a server's ranks may outlive it: we are
+ * their subreaper), exits with CMD's status, and hands each journal they
+ * wrote to the ingest door the tix program lends us.  In builds without
+ * CUPTI it only says why capture is unavailable.
  */
 #include "cupti_capture/capture.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,35 +26,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static const char usage[] =
-	"usage: tix capture [-o OUT] [--delay S] [--duration S] [--nvtx RANGE]\n"
-	"                   [--cuda-profiler-api] [--flush-ms N] [--step-marker REGEX]\n"
-	"                   -- CMD [ARGS...]\n"
-	"Runs CMD with CUPTI capture; every CUDA process it starts writes\n"
-	"OUT/tix.HOST.PID.T.tixj, turned into a .tix next to it when CMD ends.\n"
-	"  -o OUT               folder for journals and indexes (default tix-capture-DATE)\n"
-	"  --delay S            start capturing S seconds after CUDA starts\n"
-	"  --duration S         stop capturing S seconds after the window opened\n"
-	"  --nvtx RANGE         capture inside NVTX push/pop ranges named RANGE (RANGE*: prefix)\n"
-	"  --cuda-profiler-api  capture between cudaProfilerStart and cudaProfilerStop\n"
-	"  --flush-ms N         journal flush period (default 250)\n"
-	"  --step-marker REGEX  how the index finds steps (default: built-in rules)\n"
-	"Exit status: CMD's (128+N when a signal N ended it); 1 usage; 2 capture unavailable.\n";
-
-static int parse_seconds(const char *opt, const char *v, double *out)
-{
-	char *end;
-	errno = 0;
-	double d = v ? strtod(v, &end) : -1;
-	if (!v || errno || end == v || *end || d < 0) {
-		fprintf(stderr, "tix capture: %s wants seconds (a number >= 0), got '%s'\n", opt,
-		        v ? v : "");
-		return -1;
-	}
-	*out = d;
-	return 0;
-}
 
 #ifdef TIX_HAVE_CUPTI
 static volatile sig_atomic_t g_child, g_stop_waiting;
@@ -171,12 +143,54 @@ static int index_journals(const char *dir, time_t since, const char *step_marker
 	return rc;
 }
 
-/* CMD has exited: its descendants (a server's ranks, a daemonised helper)
- * were reparented to us and may still be writing journals.  Wait for them,
- * or until a signal says to stop waiting. */
-static void wait_descendants(const char *cmd)
+/* The processes whose parent is us (what CMD left running, reparented to
+ * its subreaper), "PID (NAME)" each, at most 4 in buf; returns how many. */
+static int leftovers(char *buf, size_t cap)
 {
-	time_t t0 = time(NULL);
+	DIR *d = opendir("/proc");
+	int n = 0;
+	size_t used = 0;
+	buf[0] = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		char path[300], line[256], name[64] = "?";
+		snprintf(path, sizeof path, "/proc/%s/status", de->d_name);
+		FILE *f = fopen(path, "r");
+		long ppid = -1;
+		while (f && fgets(line, sizeof line, f)) {
+			if (!strncmp(line, "Name:", 5))
+				sscanf(line + 5, " %63s", name);
+			else if (!strncmp(line, "PPid:", 5))
+				ppid = strtol(line + 5, NULL, 10);
+		}
+		if (f)
+			fclose(f);
+		if (ppid != (long)getpid())
+			continue;
+		if (n++ < 4 && used < cap)
+			used += (size_t)snprintf(buf + used, cap - used, "%s%s (%s)", n > 1 ? ", " : "",
+			                         de->d_name, name);
+	}
+	if (d)
+		closedir(d);
+	if (n > 4 && used < cap)
+		snprintf(buf + used, cap - used, ", ...");
+	return n;
+}
+
+/* CMD has exited: its descendants (a server's ranks, a daemonised helper)
+ * were reparented to us and may still be writing journals.  Wait for them
+ * at most wait_s seconds (a signal ends the wait sooner), like nsys's
+ * default of waiting for the whole process tree, but bounded: a daemon that
+ * never ends must not keep tix running.  What is still running then is left
+ * running (it is not ours to kill), and its journal is indexed up to its
+ * last flush. */
+static void wait_descendants(const char *cmd, double wait_s)
+{
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int said = 0;
 	for (;;) {
 		int st;
@@ -190,10 +204,26 @@ static void wait_descendants(const char *cmd)
 			                "indexing what they wrote so far\n", cmd);
 			return;
 		}
-		if (!said && time(NULL) - t0 >= 10) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double waited = (double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (waited >= wait_s) {
+			char who[512];
+			int n = leftovers(who, sizeof who);
+			fprintf(stderr, "tix capture: %d process%s that %s started still running after %g s "
+			                "(%s), left running; indexing what they wrote so far "
+			                "(--wait S waits longer)\n",
+			        n, n == 1 ? "" : "es", cmd, wait_s, who[0] ? who : "?");
+			return;
+		}
+		if (!said && waited >= 10) {
 			said = 1;
-			fprintf(stderr, "tix capture: %s exited; waiting for the processes it started "
-			                "(Ctrl-C or SIGTERM: index what they wrote so far)\n", cmd);
+			if (isinf(wait_s))
+				fprintf(stderr, "tix capture: %s exited; waiting for the processes it started "
+				                "(Ctrl-C or SIGTERM: index what they wrote so far)\n", cmd);
+			else
+				fprintf(stderr, "tix capture: %s exited; waiting up to %g s for the processes "
+				                "it started (Ctrl-C or SIGTERM: index what they wrote so far)\n",
+				        cmd, wait_s);
 		}
 		usleep(50 * 1000); /* a signal ends it early */
 	}
@@ -210,109 +240,29 @@ static void set_num_env(const char *name, double v, int on)
 	setenv(name, buf, 1);
 }
 
-#endif /* TIX_HAVE_CUPTI */
-
-int tixcap_main(int argc, char **argv, const char *tix_exe_path, tixcap_ingest_fn ingest)
+/* What CMD and everything it starts inherits: libtixcap.so as the CUDA
+ * injection and as the NVTX one (it hands NVTX to the libcupti capture
+ * uses, whichever file that is: CUPTI.md 1.2), the journal folder and the
+ * windows.  Stale TIX_CAPTURE_* from our own environment are removed. */
+static void set_capture_env(const struct tixcap_opts *o, const char *lib, const char *dir)
 {
-	const char *out = NULL, *nvtx = NULL, *step_marker = NULL;
-	double delay = 0, duration = 0, flush_ms = 250;
-	int profiler_api = 0, i;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (!v)
-				goto missing;
-			out = v;
-			i++;
-		} else if (!strcmp(a, "--delay") || !strcmp(a, "--duration") ||
-		           !strcmp(a, "--flush-ms")) {
-			double *dst = a[2] == 'd' ? (a[4] == 'l' ? &delay : &duration) : &flush_ms;
-			if (parse_seconds(a, v, dst) != 0)
-				return 1;
-			i++;
-		} else if (!strcmp(a, "--nvtx")) {
-			if (!v || !*v)
-				goto missing;
-			nvtx = v;
-			i++;
-		} else if (!strcmp(a, "--step-marker")) {
-			if (!v)
-				goto missing;
-			step_marker = v;
-			i++;
-		} else if (!strcmp(a, "--cuda-profiler-api")) {
-			profiler_api = 1;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "tix capture: unknown option %s\n%s", a, usage);
-			return 1;
-		} else {
-			break; /* CMD without "--" */
-		}
-	}
-	if (0) {
-missing:
-		fprintf(stderr, "tix capture: %s needs a value\n%s", argv[i], usage);
-		return 1;
-	}
-	if (i >= argc) {
-		fprintf(stderr, "tix capture: no command to run\n%s", usage);
-		return 1;
-	}
-	char **cmd = argv + i;
-#ifndef TIX_HAVE_CUPTI
-	(void)tix_exe_path;
-	(void)ingest;
-	(void)cmd;
-	(void)out;
-	(void)nvtx;
-	(void)step_marker;
-	(void)profiler_api;
-	fprintf(stderr, "tix capture: unavailable: this tix was built without CUPTI (no cupti.h "
-	                "and libcupti under TIX_CUDA_ROOT at build time); rebuild with the CUDA "
-	                "toolkit, or record a Kineto trace and open it with tix\n");
-	return 2;
-#else
-	char lib[PATH_MAX];
-	if (find_library(tix_exe_path, lib, sizeof lib) != 0) {
-		fprintf(stderr, "tix capture: unavailable: libtixcap.so not found next to %s, at "
-		                "%s from it, or at %s (set TIX_CAPTURE_LIB)\n",
-		        tix_exe_path ? tix_exe_path : "tix", TIXCAP_INSTALL_REL, TIXCAP_BUILD_LIB);
-		return 2;
-	}
-	char dir[PATH_MAX], dflt[64];
-	if (!out) {
-		time_t t = time(NULL);
-		strftime(dflt, sizeof dflt, "tix-capture-%Y%m%d-%H%M%S", localtime(&t));
-		out = dflt;
-	}
-	struct stat ost;
-	int created = stat(out, &ost) != 0;
-	if (mkdir_p(out) != 0 || !realpath(out, dir)) {
-		fprintf(stderr, "tix capture: cannot create %s: %s\n", out, strerror(errno));
-		return 2;
-	}
 	setenv("CUDA_INJECTION64_PATH", lib, 1);
-	/* NVTX into the same library, which hands it to the libcupti that
-	 * capture uses, whichever file that is (CUPTI.md 1.2). */
 	setenv("NVTX_INJECTION64_PATH", lib, 1);
 	setenv("TIX_CAPTURE_DIR", dir, 1);
-	set_num_env("TIX_CAPTURE_DELAY_S", delay, delay > 0);
-	set_num_env("TIX_CAPTURE_DURATION_S", duration, duration > 0);
-	set_num_env("TIX_CAPTURE_FLUSH_MS", flush_ms, 1);
-	set_num_env("TIX_CAPTURE_CUDA_PROFILER_API", 1, profiler_api);
-	if (nvtx)
-		setenv("TIX_CAPTURE_NVTX", nvtx, 1);
+	set_num_env("TIX_CAPTURE_DELAY_S", o->delay_s, o->delay_s > 0);
+	set_num_env("TIX_CAPTURE_DURATION_S", o->duration_s, o->duration_s > 0);
+	set_num_env("TIX_CAPTURE_FLUSH_MS", o->flush_ms, 1);
+	set_num_env("TIX_CAPTURE_CUDA_PROFILER_API", 1, o->profiler_api);
+	if (o->nvtx)
+		setenv("TIX_CAPTURE_NVTX", o->nvtx, 1);
 	else
 		unsetenv("TIX_CAPTURE_NVTX");
+}
 
-	time_t started = time(NULL);
+/* Runs CMD, forwarding the signals sent to us, then waits for what it left
+ * running.  Returns CMD's status for tix (128+N: signal N; 127: not run). */
+static int run_cmd(char *const *cmd, double wait_s)
+{
 	struct sigaction sa, old[3];
 	static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
 	memset(&sa, 0, sizeof sa);
@@ -343,29 +293,69 @@ missing:
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	g_child = 0;
-	int rc;
+	int rc = 2;
 	if (WIFEXITED(status)) {
 		rc = WEXITSTATUS(status);
 	} else if (WIFSIGNALED(status)) {
 		rc = 128 + WTERMSIG(status);
 		fprintf(stderr, "tix capture: %s ended by signal %d (%s)\n", cmd[0], WTERMSIG(status),
 		        strsignal(WTERMSIG(status)));
-	} else {
-		rc = 2;
 	}
-	wait_descendants(cmd[0]);
+	wait_descendants(cmd[0], wait_s);
 	/* Indexing may take a moment: a ^C now should still stop us. */
 	for (int s = 0; s < 3; s++)
 		sigaction(sigs[s], &old[s], NULL);
+	return rc;
+}
+
+#endif /* TIX_HAVE_CUPTI */
+
+int tixcap_run(const struct tixcap_opts *o, const char *tix_exe_path, tixcap_ingest_fn ingest)
+{
+	char *const *cmd = o->cmd;
+#ifndef TIX_HAVE_CUPTI
+	(void)tix_exe_path;
+	(void)ingest;
+	(void)cmd;
+#ifndef TIXCAP_WHY_NOT
+#define TIXCAP_WHY_NOT "no CUPTI at build time"
+#endif
+	fprintf(stderr, "tix capture: unavailable: this tix was built without CUPTI capture: %s; rebuild "
+	                "with the CUDA 13 toolkit (TIX_CUDA_ROOT), or record a Kineto trace and open "
+	                "it with tix\n", TIXCAP_WHY_NOT);
+	return 2;
+#else
+	char lib[PATH_MAX];
+	if (find_library(tix_exe_path, lib, sizeof lib) != 0) {
+		fprintf(stderr, "tix capture: unavailable: libtixcap.so not found next to %s, at "
+		                "%s from it, or at %s (set TIX_CAPTURE_LIB)\n",
+		        tix_exe_path ? tix_exe_path : "tix", TIXCAP_INSTALL_REL, TIXCAP_BUILD_LIB);
+		return 2;
+	}
+	const char *out = o->out;
+	char dir[PATH_MAX], dflt[64];
+	if (!out) {
+		time_t t = time(NULL);
+		strftime(dflt, sizeof dflt, "tix-capture-%Y%m%d-%H%M%S", localtime(&t));
+		out = dflt;
+	}
+	struct stat ost;
+	int created = stat(out, &ost) != 0;
+	if (mkdir_p(out) != 0 || !realpath(out, dir)) {
+		fprintf(stderr, "tix capture: cannot create %s: %s\n", out, strerror(errno));
+		return 2;
+	}
+	set_capture_env(o, lib, dir);
+	time_t started = time(NULL);
+	int rc = run_cmd(cmd, o->wait_s);
 	int found = 0;
-	int ir = index_journals(dir, started - 1, step_marker, ingest, &found);
+	int ir = index_journals(dir, started - 1, o->step_marker, ingest, &found);
 	if (found == 0) {
 		if (created)
 			rmdir(dir); /* only if empty: what is there stays */
+		int windowed = o->delay_s > 0 || o->duration_s > 0 || o->nvtx || o->profiler_api;
 		fprintf(stderr, "tix capture: nothing recorded: %s ran no CUDA%s\n", cmd[0],
-		        delay > 0 || duration > 0 || nvtx || profiler_api
-		                ? ", or no capture window opened"
-		                : "");
+		        windowed ? ", or no capture window opened" : "");
 	}
 	if (ir != 0 && rc == 0)
 		rc = 2;

@@ -74,13 +74,16 @@ int tixcap_pool_owns(const struct tixcap_pool *p, const uint8_t *buf)
 	return (size_t)(buf - p->base) % p->bufsize == 0;
 }
 
-void tixcap_pool_put(struct tixcap_pool *p, uint8_t *buf, size_t used)
+void tixcap_pool_put(struct tixcap_pool *p, uint8_t *buf)
 {
 	if (!tixcap_pool_owns(p, buf))
 		return;
 	/* We set CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, so zeroing is
-	 * ours, here on the writer thread instead of on the app thread. */
-	memset(buf, 0, used < p->bufsize ? used : p->bufsize);
+	 * ours, here on the writer thread instead of on the app thread: the
+	 * whole buffer, as the attribute asks (cupti_activity.h, CUDA 13.0),
+	 * not only its valid bytes, since CUPTI may have written past them
+	 * (records begun and not completed when the buffer was handed back). */
+	memset(buf, 0, p->bufsize);
 	uint32_t idx = (uint32_t)((size_t)(buf - p->base) / p->bufsize);
 	uint64_t h = atomic_load_explicit(&p->head, memory_order_acquire);
 	for (;;) {

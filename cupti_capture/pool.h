@@ -8,7 +8,7 @@
  * in pages or wait: tixcap_pool_get pops a preallocated buffer from a
  * lock-free stack, or returns NULL (CUPTI then drops records, and we count
  * the refusal).  Completed buffers go through a small queue to the writer
- * thread, which converts them and gives them back zeroed.
+ * thread, which converts them and gives them back zeroed (whole).
  *
  * Plain functions with no CUPTI in them, so tests can hammer them from
  * several threads.
@@ -39,9 +39,8 @@ uint8_t *tixcap_pool_get(struct tixcap_pool *p);
 /* 1 when buf is one of p's buffers (CUPTI hands back only ours, but a
  * stray pointer must not corrupt the stack). */
 int tixcap_pool_owns(const struct tixcap_pool *p, const uint8_t *buf);
-/* Zeroes the first used bytes of buf (what CUPTI may have written) and
- * returns it to the pool. */
-void tixcap_pool_put(struct tixcap_pool *p, uint8_t *buf, size_t used);
+/* Zeroes the whole of buf and returns it to the pool. */
+void tixcap_pool_put(struct tixcap_pool *p, uint8_t *buf);
 void tixcap_pool_done(struct tixcap_pool *p);
 
 /* Completed buffers waiting for the writer: a ring as long as the pool, so

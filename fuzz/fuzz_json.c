@@ -27,7 +27,7 @@
 
 #include "fuzz/fuzz_common.h"
 #include "index/index.h"
-#include "index/builder.h"
+#include "index/build/builder.h"
 #include "parse/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 #include "fuzz/fuzz_common.h"
-#include "index/builder.h"
+#include "index/build/builder.h"
 #include "index/index.h"
 #include "parse/parse.h"
 

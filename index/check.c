@@ -18,6 +18,12 @@ static int ref_ok(uint32_t id, uint32_t n)
 	return id < n || id == TIX_NONE;
 }
 
+/* A duration or a sum of them: never negative. */
+static int ns_ok(int64_t v)
+{
+	return v >= 0;
+}
+
 /* Every block of records first .. first+n-1 of sec is good (0), or -1. */
 static int range_check(const struct tix_index *ix, unsigned sec, uint64_t first, uint64_t n,
                        struct tix_error *err)
@@ -168,10 +174,11 @@ static int check_ops(const struct tix_index *ix, uint32_t lo, uint32_t hi, struc
 	return 0;
 }
 
-static int check_op_groups(const struct tix_index *ix, uint32_t lo, uint32_t hi, struct tix_error *err)
+static int check_op_group_refs(const struct tix_index *ix, const struct tix_op_group *gs, uint32_t lo,
+                               uint32_t hi, struct tix_error *err)
 {
 	for (uint32_t i = lo; i < hi; i++)
-		if (ix->op_groups[i].group >= ix->ngroups)
+		if (gs[i].group >= ix->ngroups || !ns_ok(gs[i].gpu_ns))
 			return BAD("%s: damaged index (op group %u)", ix->path, i);
 	return 0;
 }
@@ -249,6 +256,74 @@ static int check_names(const struct tix_index *ix, uint32_t lo, uint32_t hi, str
 	return 0;
 }
 
+static int check_breakdowns(const struct tix_index *ix, uint32_t lo, uint32_t hi, struct tix_error *err)
+{
+	for (uint32_t i = lo; i < hi; i++) {
+		const struct tix_breakdown *b = &ix->breakdowns[i];
+		const int64_t *ns = &b->busy_ns; /* busy .. sync_cpu: the durations */
+		int ok = b->span_end >= b->span_start &&
+		         (uint64_t)b->streams_first + b->streams_count <= ix->nstream_idle &&
+		         (uint64_t)b->syncs_first + b->syncs_count <= ix->nsyncs &&
+		         (uint64_t)b->shapes_first + b->shapes_count <= ix->nstep_op_shapes;
+		for (int k = 0; ok && k < 14; k++)
+			ok = ns_ok(ns[k]);
+		if (!ok)
+			return BAD("%s: damaged index (breakdown %u)", ix->path, i);
+	}
+	return 0;
+}
+
+static int check_stream_idle(const struct tix_index *ix, uint32_t lo, uint32_t hi, struct tix_error *err)
+{
+	for (uint32_t i = lo; i < hi; i++) {
+		const struct tix_stream_idle *s = &ix->stream_idle[i];
+		if (s->track >= ix->ntracks || !ref_ok(s->step, ix->nsteps) ||
+		    !ref_ok(s->longest_gap_row, ix->nrows) || !ns_ok(s->host_wait_ns) ||
+		    !ns_ok(s->kernel_wait_ns) || !ns_ok(s->other_ns) || !ns_ok(s->longest_gap_ns) ||
+		    !ns_ok(s->launch_bound_idle_ns))
+			return BAD("%s: damaged index (stream idle %u)", ix->path, i);
+	}
+	return 0;
+}
+
+static int check_syncs(const struct tix_index *ix, uint32_t lo, uint32_t hi, struct tix_error *err)
+{
+	for (uint32_t i = lo; i < hi; i++) {
+		const struct tix_sync *s = &ix->syncs[i];
+		if (!ref_ok(s->step, ix->nsteps) || !str_ok(ix, s->call, 0) || !str_ok(ix, s->op, 1) ||
+		    !ref_ok(s->example_row, ix->nrows) || !ns_ok(s->cpu_ns) || !ns_ok(s->idle_ns))
+			return BAD("%s: damaged index (sync %u)", ix->path, i);
+	}
+	return 0;
+}
+
+static int check_op_shapes(const struct tix_index *ix, const struct tix_op_shape *os, int per_step,
+                           uint32_t lo, uint32_t hi, struct tix_error *err)
+{
+	for (uint32_t i = lo; i < hi; i++) {
+		const struct tix_op_shape *o = &os[i];
+		if (!str_ok(ix, o->name, 0) || o->op_info >= ix->nopinfos || o->shape >= ix->nop_shapes ||
+		    (per_step ? o->step >= ix->nsteps : o->step != TIX_NONE) ||
+		    !ref_ok(o->example_row, ix->nrows) || o->cls >= TIX_OPC_COUNT || !ns_ok(o->gpu_ns) ||
+		    (o->groups_count && (uint64_t)o->groups_first + o->groups_count > ix->nop_shape_groups))
+			return BAD("%s: damaged index (op shape %u)", ix->path, i);
+	}
+	return 0;
+}
+
+static int check_op_models(const struct tix_index *ix, uint32_t lo, uint32_t hi, struct tix_error *err)
+{
+	for (uint32_t i = lo; i < hi; i++) {
+		const struct tix_op_model *m = &ix->op_models[i];
+		/* figures -1 (unknown) or not negative; NaN fails both */
+		if (m->cls >= TIX_OPC_COUNT || m->peak > TIX_PEAK_NONE || !ns_ok(m->gpu_ns) ||
+		    !(m->flops == -1 || m->flops >= 0) || !(m->bytes == -1 || m->bytes >= 0) ||
+		    !(m->flops < 1e300 && m->bytes < 1e300))
+			return BAD("%s: damaged index (op model %u)", ix->path, i);
+	}
+	return 0;
+}
+
 /* The references in records lo .. hi-1 of sec. */
 static int check_refs(const struct tix_index *ix, unsigned sec, uint32_t lo, uint32_t hi,
                       struct tix_error *err)
@@ -266,7 +341,7 @@ static int check_refs(const struct tix_index *ix, unsigned sec, uint32_t lo, uin
 	case TIX_SEC_STEP_GROUPS: return check_groups(ix, ix->step_groups, 1, lo, hi, err);
 	case TIX_SEC_MEMBERS: return check_rows_list(ix, ix->members, "member", lo, hi, err);
 	case TIX_SEC_OPS: return check_ops(ix, lo, hi, err);
-	case TIX_SEC_OP_GROUPS: return check_op_groups(ix, lo, hi, err);
+	case TIX_SEC_OP_GROUPS: return check_op_group_refs(ix, ix->op_groups, lo, hi, err);
 	case TIX_SEC_TOP_META: return check_top_meta(ix, lo, hi, err);
 	case TIX_SEC_CHAINS: return check_chains(ix, lo, hi, err);
 	case TIX_SEC_CHAIN_ROWS: return check_rows_list(ix, ix->chain_rows, "chain row", lo, hi, err);
@@ -275,6 +350,13 @@ static int check_refs(const struct tix_index *ix, unsigned sec, uint32_t lo, uin
 	case TIX_SEC_CAPTURE_FRAMES: return check_capture_frames(ix, lo, hi, err);
 	case TIX_SEC_NAMES: return check_names(ix, lo, hi, err);
 	case TIX_SEC_NAME_ROWS: return check_rows_list(ix, ix->name_rows, "name row", lo, hi, err);
+	case TIX_SEC_BREAKDOWNS: return check_breakdowns(ix, lo, hi, err);
+	case TIX_SEC_STREAM_IDLE: return check_stream_idle(ix, lo, hi, err);
+	case TIX_SEC_SYNCS: return check_syncs(ix, lo, hi, err);
+	case TIX_SEC_OP_SHAPES: return check_op_shapes(ix, ix->op_shapes, 0, lo, hi, err);
+	case TIX_SEC_STEP_OP_SHAPES: return check_op_shapes(ix, ix->step_op_shapes, 1, lo, hi, err);
+	case TIX_SEC_OP_SHAPE_GROUPS: return check_op_group_refs(ix, ix->op_shape_groups, lo, hi, err);
+	case TIX_SEC_OP_MODELS: return check_op_models(ix, lo, hi, err);
 	default: return 0; /* bytes, or records without references */
 	}
 }

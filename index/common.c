@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static int error_vset(struct tix_error *err, enum tix_error_class cls, int errnum, const char *fmt,
                       va_list ap)
@@ -73,10 +74,9 @@ enum tix_error_class tix_errno_class(int e)
 }
 
 static const struct {
-	const char *label, *cat;
-	int gpu;
+	const char *label, *cat, *spellings;
 } kinds[TIX_KIND_COUNT] = {
-#define TIX_KIND_ROW(e, label, cat, gpu) {label, cat, gpu},
+#define TIX_KIND_ROW(e, label, cat, spellings, gpu, work, launch, marker, op) {label, cat, spellings},
 	TIX_KINDS(TIX_KIND_ROW)
 #undef TIX_KIND_ROW
 };
@@ -101,14 +101,25 @@ const char *tix_capture_match_label(enum tix_capture_match m)
 	return (unsigned)m < TIX_MATCH_COUNT ? labels[m] : "?";
 }
 
-int tix_kind_is_gpu(enum tix_kind k)
+/* Whether s[0..len) is the spelling p[0..n) ("*x": ends in x), in any case. */
+static int spelled(const char *s, size_t len, const char *p, size_t n)
 {
-	return (unsigned)k < TIX_KIND_COUNT && kinds[k].gpu;
+	if (n && p[0] == '*')
+		return len >= n - 1 && strncasecmp(s + len - (n - 1), p + 1, n - 1) == 0;
+	return len == n && strncasecmp(s, p, n) == 0;
 }
 
-int tix_kind_is_gpu_work(enum tix_kind k)
+enum tix_kind tix_kind_of_spelling(const char *s, size_t len)
 {
-	return k == TIX_KIND_KERNEL || k == TIX_KIND_MEMCPY || k == TIX_KIND_MEMSET;
+	for (int k = 0; k < TIX_KIND_COUNT; k++) {
+		for (const char *p = kinds[k].spellings; *p;) {
+			size_t n = strcspn(p, "|");
+			if (spelled(s, len, p, n))
+				return (enum tix_kind)k;
+			p += n + (p[n] == '|');
+		}
+	}
+	return TIX_KIND_COUNT;
 }
 
 /* A 64-bit hash in the style of xxHash64: four lanes of multiply-rotate over
@@ -181,7 +192,7 @@ uint64_t tix_hash64(const void *data, size_t len, uint64_t seed)
 const char *tix_fold_ws(const char *s, char *buf, size_t cap)
 {
 	size_t j = 0;
-	int space = 0;
+	int space = 0, in_str = 0;
 	if (!cap)
 		return buf;
 	for (; *s && j + 1 < cap; s++) {
@@ -190,9 +201,16 @@ const char *tix_fold_ws(const char *s, char *buf, size_t cap)
 			space = j > 0;
 			continue;
 		}
-		if (space && j + 2 < cap)
+		/* outside strings, no blank inside brackets: a pretty-printed
+		 * [\n  [\n 888,\n 2880\n ]\n] reads [[888, 2880]], as Kineto
+		 * writes it on one line */
+		char last = j ? buf[j - 1] : 0;
+		int tight = !in_str && (last == '[' || last == '{' || c == ']' || c == '}' || c == ',' || c == ':');
+		if (space && !tight && j + 2 < cap)
 			buf[j++] = ' ';
 		space = 0;
+		if (c == '"' && (j == 0 || buf[j - 1] != '\\'))
+			in_str = !in_str;
 		buf[j++] = (char)c;
 	}
 	buf[j] = 0;

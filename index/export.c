@@ -67,8 +67,10 @@ static void put_event(FILE *f, const struct tix_index *ix, const struct tix_even
 	uint32_t corr = TIX_NONE;
 	if (tix_kind_is_gpu(e->kind) && e->launch != TIX_NONE)
 		corr = e->launch + 1;
-	else if (e->kind == TIX_KIND_RUNTIME || e->kind == TIX_KIND_DRIVER)
+	else if (tix_kind_is_launch(e->kind))
 		corr = e->row + 1;
+	else if (tix_kind_is_gpu_work(e->kind) && (e->flags & TIX_ROW_BEFORE_TRACE))
+		corr = 0; /* below every launch call's (row + 1): read back, it is before the trace again */
 	const char *args = e->args != TIX_NONE ? tix_str(ix, e->args) : "{}";
 	const char *body = strchr(args, '{');
 	body = body ? body + 1 : "}";
@@ -259,7 +261,7 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 			used = has_bit(bits, i);
 		if (!used)
 			continue;
-		if (tr->process_name != TIX_NONE && seen_pid && !seen_pid[t]) {
+		if (seen_pid && !seen_pid[t]) { /* once per process */
 			for (uint32_t u = t; u < tix_track_count(ix); u++) {
 				const struct tix_track *o = tix_track_get(ix, u);
 				if (o->pid == tr->pid && o->pid_str == tr->pid_str)
@@ -268,9 +270,21 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 			fprintf(f, "%s  {\"name\": \"process_name\", \"ph\": \"M\", ", first ? "" : ",\n");
 			put_pid_tid(f, ix, tr);
 			fputs(", \"args\": {\"name\": ", f);
-			tix_json_str(f, tix_str(ix, tr->process_name), tix_str_len(ix, tr->process_name));
+			if (tr->process_name != TIX_NONE) {
+				tix_json_str(f, tix_str(ix, tr->process_name), tix_str_len(ix, tr->process_name));
+			} else { /* the trace named none: what the track is */
+				char nm[64];
+				if (tr->kind == TIX_TRACK_GPU)
+					snprintf(nm, sizeof nm, "GPU %d", tr->device);
+				else if (tr->pid_str != TIX_NONE) /* "Spans", "Traces": a name already */
+					snprintf(nm, sizeof nm, "%s", tix_str(ix, tr->pid_str));
+				else
+					snprintf(nm, sizeof nm, "process %lld", (long long)tr->pid);
+				tix_json_str(f, nm, strlen(nm));
+			}
 			fputs("}}", f);
 			first = 0;
+			written++;
 		}
 		fprintf(f, "%s  {\"name\": \"thread_name\", \"ph\": \"M\", ", first ? "" : ",\n");
 		put_pid_tid(f, ix, tr);
@@ -278,6 +292,7 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 		tix_json_str(f, tix_str(ix, tr->name), tix_str_len(ix, tr->name));
 		fputs("}}", f);
 		first = 0;
+		written++;
 	}
 	free(seen_pid);
 	for (uint32_t i = 0; i < n; i++) {
@@ -304,6 +319,7 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 			fputs(", \"ts\": ", f);
 			put_ts(f, e.start_ns);
 			fputs(", \"bp\": \"e\"}", f);
+			written += 2; /* the flow's start and end are traceEvents too */
 		}
 	}
 	fputs("\n  ],\n  \"displayTimeUnit\": \"ms\"", f);

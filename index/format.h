@@ -48,9 +48,15 @@
  * 3: each step's compute and communication time (STEPS records of 80 B).
  * 4: checksums by blocks (BLOCK_SUMS), so that opening costs the same at
  * any size; the rows of each name (NAMES, NAME_ROWS), so that a search by
- * name reads only the rows that match; an index of version 3 is rebuilt. */
-#define TIX_FORMAT_VERSION 4u
-#define TIX_MIN_READER_VERSION 4u
+ * name reads only the rows that match; an index of version 3 is rebuilt.
+ * 5: what findings read (docs/FINDINGS.md): each step's breakdown and idle
+ * causes (BREAKDOWNS, STREAM_IDLE, SYNCS), the op-shape groups (OP_SHAPES,
+ * STEP_OP_SHAPES, OP_SHAPE_GROUPS) and the op model per op (OP_MODELS); and
+ * labels that tell kernels apart by the template arguments in which they
+ * differ, however deep, and short Tensile names.  An index of version 4 is
+ * rebuilt. */
+#define TIX_FORMAT_VERSION TIX_INDEX_VERSION
+#define TIX_MIN_READER_VERSION 5u
 #define TIX_ENDIAN_MARK 0x01020304u
 #define TIX_SECTION_ALIGN 64u
 
@@ -101,7 +107,14 @@ struct tix_section_disk {        /* 32 bytes */
 	X(CAPTURE_FRAMES, 21, sizeof(struct tix_capture_frame))      \
 	X(BLOCK_SUMS, 22, sizeof(uint64_t))                           \
 	X(NAMES, 23, sizeof(struct tix_names_disk))                   \
-	X(NAME_ROWS, 24, sizeof(uint32_t))
+	X(NAME_ROWS, 24, sizeof(uint32_t))                            \
+	X(BREAKDOWNS, 25, sizeof(struct tix_breakdown))               \
+	X(STREAM_IDLE, 26, sizeof(struct tix_stream_idle))            \
+	X(SYNCS, 27, sizeof(struct tix_sync))                         \
+	X(OP_SHAPES, 28, sizeof(struct tix_op_shape))                 \
+	X(STEP_OP_SHAPES, 29, sizeof(struct tix_op_shape))            \
+	X(OP_SHAPE_GROUPS, 30, sizeof(struct tix_op_group))           \
+	X(OP_MODELS, 31, sizeof(struct tix_op_model))
 
 /* One event.  Rows are sorted by track, then start, then longer first (so
  * a parent precedes the children that start with it). */
@@ -204,7 +217,7 @@ enum tix_section_id {
 #define TIX_SECTION_ENUM(name, id, size) TIX_SEC_##name = id,
 	TIX_SECTIONS(TIX_SECTION_ENUM)
 #undef TIX_SECTION_ENUM
-	TIX_SEC_MAX = 24
+	TIX_SEC_MAX = 31
 };
 
 /* How many sections a file has, and each one's record size, from the one
@@ -269,6 +282,11 @@ _Static_assert(sizeof(struct tix_step) == 80, "step layout");
 _Static_assert(sizeof(struct tix_group) == 72, "group layout");
 _Static_assert(sizeof(struct tix_op) == 48, "op layout");
 _Static_assert(sizeof(struct tix_op_group) == 16, "op group layout");
+_Static_assert(sizeof(struct tix_breakdown) == 176, "breakdown layout");
+_Static_assert(sizeof(struct tix_stream_idle) == 56, "stream idle layout");
+_Static_assert(sizeof(struct tix_sync) == 40, "sync layout");
+_Static_assert(sizeof(struct tix_op_shape) == 56, "op shape layout");
+_Static_assert(sizeof(struct tix_op_model) == 40, "op model layout");
 _Static_assert(TIX_KIND_COUNT <= 16, "kind_counts holds 16 kinds");
 
 #endif /* TIX_INDEX_FORMAT_H */

@@ -1,7 +1,7 @@
 /*
  * index: the .tix trace index — its reader and every query the TUI and the
  * CLI ask.  This header is the readers' only door; producers include
- * index/sink.h and the program that builds an index index/builder.h.
+ * index/sink.h and the program that builds an index index/build/builder.h.
  *
  * Data flows one way (see docs/FORMAT.md for the byte layout):
  *
@@ -18,6 +18,11 @@
  */
 #ifndef TIX_INDEX_H
 #define TIX_INDEX_H
+
+/* The version of the .tix files this tix writes (index/format.h says what
+ * each brought).  It refuses older ones ("older than this tix reads"): the
+ * CLI rebuilds them from their trace. */
+#define TIX_INDEX_VERSION 5u
 
 #include <stddef.h>
 #include <stdint.h>
@@ -96,7 +101,7 @@ struct tix_summary_info {
 	uint64_t file_size;
 	const char *warnings;         /* "" when none */
 	const char *step_rule;        /* how steps were found, e.g. "ProfilerStep#N" */
-	uint32_t format_version;      /* of the .tix file */
+	uint32_t format_version;      /* of the .tix file (TIX_INDEX_VERSION: this tix's) */
 	uint32_t gpu_before_trace;    /* GPU work launched before the trace's CPU window */
 	uint32_t corr_collisions;     /* correlation ids carried by several launch calls */
 	uint32_t replayed;            /* GPU work replayed from a CUDA graph */
@@ -190,6 +195,12 @@ uint32_t tix_event_ancestor_of_kind(const struct tix_index *ix, uint32_t row, en
 /* The same, all of them, innermost first, in *out (malloc'd; the caller
  * frees it).  Returns how many, or -1 when out of memory. */
 long tix_event_ancestors_all(const struct tix_index *ix, uint32_t row, uint32_t **out);
+/* The op names a GPU event counts for (the index's rule, docs/FORMAT.md
+ * "Rules"): the distinct names of the ops among its launch call's
+ * ancestors, innermost first, in *out (malloc'd, the caller frees it; NULL
+ * when none).  Returns how many (0 when it has no launch call), or -1 when
+ * out of memory. */
+long tix_event_op_names(const struct tix_index *ix, uint32_t row, uint32_t **out);
 /* CPU ops and annotations: GPU work launched beneath this instance
  * (saturates at 65535). */
 uint32_t tix_event_gpu_beneath(const struct tix_index *ix, uint32_t row);
@@ -301,6 +312,100 @@ const struct tix_op *tix_op_get(const struct tix_index *ix, uint32_t i);
 const struct tix_op_group *tix_op_groups(const struct tix_index *ix, uint32_t op,
                                          uint32_t *count);
 
+/* ---- what findings read (docs/FINDINGS.md), computed at build time ----
+ * A step's GPU time breakdown and its idle time by cause (sections 1, 2):
+ * tix_breakdown_get(ix, s) for a step of tix_step_get's numbering, or
+ * TIX_NONE for the whole trace. */
+struct tix_breakdown {         /* 176 bytes on disk */
+	int64_t span_start, span_end; /* first start, last end of its GPU work (both 0: none) */
+	int64_t busy_ns;           /* |U(all)| */
+	int64_t compute_ns;        /* |U(compute)| */
+	int64_t comm_ns;           /* |U(comm) - U(compute)|: exposed communication */
+	int64_t memory_ns;         /* |U(memory) - U(compute) - U(comm)| */
+	int64_t idle_ns;           /* span - busy */
+	int64_t overlap_ns;        /* |U(comm) & U(compute)|: communication hidden */
+	int64_t idle_host_ns, idle_kernel_ns, idle_other_ns; /* idle by cause, over all streams */
+	int64_t idle_sync_ns;      /* the part of idle a synchronising call covered */
+	int64_t launch_bound_idle_ns; /* idle inside launch-bound stretches (per stream, summed) */
+	int64_t gpu_ns;            /* sum of its GPU work durations */
+	int64_t pageable_ns;       /* memcpys from or to pageable memory */
+	int64_t sync_cpu_ns;       /* CPU time in synchronising calls */
+	uint32_t gpu_events, gaps; /* its GPU work; gaps over all streams */
+	uint32_t launch_bound_kernels, pageable_copies;
+	uint32_t sync_calls;       /* synchronising calls in it */
+	uint32_t streams_first, streams_count; /* its tix_stream_idle records */
+	uint32_t syncs_first, syncs_count;     /* its tix_sync records */
+	uint32_t shapes_first, shapes_count;   /* its op-shape groups (tix_step_op_shapes) */
+	uint32_t pad;
+};
+/* NULL when s names no step. */
+const struct tix_breakdown *tix_breakdown_get(const struct tix_index *ix, uint32_t s);
+
+/* One stream's idle by cause over a step or the trace (HTA's figure). */
+struct tix_stream_idle {       /* 56 bytes on disk */
+	uint32_t track;            /* the GPU stream */
+	uint32_t step;             /* TIX_NONE: over the trace */
+	uint32_t gaps;
+	uint32_t longest_gap_row;  /* the GPU row after the longest gap, TIX_NONE */
+	int64_t host_wait_ns, kernel_wait_ns, other_ns;
+	int64_t longest_gap_ns;
+	int64_t launch_bound_idle_ns;
+};
+/* The records first .. first+count-1 (a breakdown's streams). */
+const struct tix_stream_idle *tix_stream_idle(const struct tix_index *ix, uint32_t first,
+                                              uint32_t count);
+
+/* Synchronising calls of one name under one op, in a step or the trace. */
+struct tix_sync {              /* 40 bytes on disk */
+	uint32_t step;             /* TIX_NONE: over the trace */
+	uint32_t call;             /* string: "cudaStreamSynchronize" */
+	uint32_t op;               /* string: the innermost CPU op above the calls, TIX_NONE */
+	uint32_t count;
+	int64_t cpu_ns;            /* time in the calls */
+	int64_t idle_ns;           /* GPU idle they covered */
+	uint32_t example_row;      /* the first of them */
+	uint32_t pad;
+};
+const struct tix_sync *tix_syncs(const struct tix_index *ix, uint32_t first, uint32_t count);
+
+/* Op-shape groups (section 4): the GPU work whose innermost modelled op
+ * above its launch is an instance of one (op name, op info).  Overall
+ * groups by GPU time, largest first; each step's in their own table. */
+struct tix_op_shape {          /* 56 bytes on disk */
+	uint32_t name;             /* the op */
+	uint32_t op_info;          /* its Input Dims / Input type */
+	uint32_t step;             /* TIX_NONE for overall groups */
+	uint32_t shape;            /* the overall group (itself for overall groups) */
+	uint32_t calls;            /* instances that are the leaf of some GPU work */
+	uint32_t calls_in_steps;   /* of those, in real steps (overall groups) */
+	uint32_t gpu_events;
+	uint32_t example_row;      /* its first instance */
+	int64_t gpu_ns;            /* the GPU work's summed duration */
+	uint32_t groups_first, groups_count; /* its kernel groups (tix_op_shape_groups) */
+	uint8_t cls;               /* enum tix_op_class */
+	uint8_t pad[7];
+};
+uint32_t tix_op_shape_count(const struct tix_index *ix);
+const struct tix_op_shape *tix_op_shape_get(const struct tix_index *ix, uint32_t i);
+/* The groups of step s. */
+const struct tix_op_shape *tix_step_op_shapes(const struct tix_index *ix, uint32_t s, uint32_t *count);
+/* Kernel groups of an overall op-shape group, by GPU time. */
+const struct tix_op_group *tix_op_shape_groups(const struct tix_index *ix, uint32_t shape,
+                                               uint32_t *count);
+
+/* The op model over an op's instances (section 3): one per tix_op. */
+struct tix_op_model {          /* 40 bytes on disk */
+	double flops, bytes;       /* summed over the modelled instances, -1 unknown */
+	int64_t gpu_ns;            /* GPU time beneath them */
+	uint32_t calls;            /* modelled instances with GPU work beneath */
+	uint8_t cls;               /* enum tix_op_class */
+	uint8_t peak;              /* enum tix_peak of every instance, TIX_PEAK_NONE: none or mixed */
+	uint8_t mixed;             /* instances of different peaks */
+	uint8_t pad[9];
+};
+/* NULL for an op out of range. */
+const struct tix_op_model *tix_op_model_get(const struct tix_index *ix, uint32_t op);
+
 /* ---- events by name, and beneath an op ---- */
 /* The rows of every event whose name match(ctx, name) accepts -- asked once
  * per distinct name of the trace's events, the name as the trace gave it
@@ -348,6 +453,13 @@ size_t tix_short_name(const char *name, size_t len, char *out, size_t cap);
  * argument ("cutlass::device_kernel<..., Sm90, ...>"): what the build uses
  * to tell apart kernels whose short names would be equal. */
 size_t tix_short_name_arg(const char *name, size_t len, int keep_arg, char *out, size_t cap);
+/* Labels for n names whose short labels are equal: each shows the template
+ * arguments in which the names differ, however deep, the rest as "..."
+ * ("cutlass::device_kernel<GemmUniversal<..., CollectiveMma<Mainloop...<5,
+ * ...>, ...>, ...>>").  labels[k] (each NULL or malloc'd, replaced) may
+ * still be equal where the names differ outside their first template list.
+ * 0, or -1 when memory runs out. */
+int tix_labels_apart(const char *const *names, const size_t *lens, uint32_t n, char **labels);
 /* The one rule for communication GPU work: a name that contains, ignoring
  * case, one of nccl, rccl, msccl, nvshmem, deep_ep, allreduce, all_reduce,
  * allgather, all_gather, reducescatter, reduce_scatter, alltoall,
@@ -370,11 +482,10 @@ struct tix_traffic {
 	int elem_sizes[2];
 	const char *device;        /* the device's name from the trace, NULL */
 	char device_buf[128];
+	int kind;                  /* enum tix_kind of the GPU work (a memset's size is its own) */
 };
 /* Fills *out for GPU work row; returns 1 when bytes are known, else 0. */
 int tix_event_traffic(const struct tix_index *ix, uint32_t row, struct tix_traffic *out);
-/* Peak memory bandwidth of a device by its name, -1 when not in the table. */
-double tix_device_peak_Bps(const char *device_name);
 /* "285,437,952 elements x (2 + 1) bytes = 856.31 MB in 830.86 us = 1.03 TB/s
  * (21.5% of peak)", or why there is no figure.  Returns out. */
 char *tix_traffic_text(const struct tix_traffic *t, int64_t dur_ns, char *out, size_t cap);
@@ -383,8 +494,97 @@ char *tix_fmt_scaled(double v, const char *unit, char *out, size_t cap);
 /* n with thousands separators: "285,437,952". */
 char *tix_fmt_count(uint64_t n, char *out, size_t cap);
 
-/* s with every run of white space (newlines of a pretty-printed value)
- * made one space and the ends trimmed, cut to cap.  Returns buf. */
+/* ---- the op model: FLOPs and bytes from an op's shapes ----
+ * (docs/FINDINGS.md, section 3; index/perf_model.c).  Which device peak an
+ * op is measured against: the dtype of its first tensor input. */
+enum tix_peak {
+	TIX_PEAK_FP32, TIX_PEAK_TF32, TIX_PEAK_FP16, TIX_PEAK_BF16, TIX_PEAK_FP8,
+	TIX_PEAK_FP4, TIX_PEAK_INT8, TIX_PEAK_COUNT,
+	TIX_PEAK_NONE = TIX_PEAK_COUNT /* no tensor peak applies (fp64, integers, bool) */
+};
+/* "fp32", "tf32", "fp16", "bf16", "fp8", "fp4", "int8"; NULL for NONE. */
+const char *tix_peak_name(enum tix_peak p);
+/* -1 when s names no peak. */
+int tix_peak_parse(const char *s);
+
+enum tix_op_class {
+	TIX_OPC_NONE,        /* not modelled */
+	TIX_OPC_GEMM, TIX_OPC_ATTENTION, TIX_OPC_CONV,                  /* FLOPs */
+	TIX_OPC_COPY, TIX_OPC_ELEMENTWISE, TIX_OPC_REDUCTION, TIX_OPC_NORM, /* bytes */
+	TIX_OPC_COUNT
+};
+/* "gemm", "attention", "convolution", "copy", "elementwise", "reduction", "norm", "none". */
+const char *tix_op_class_name(enum tix_op_class c);
+/* GEMM, attention and convolution: measured by their FLOPs. */
+int tix_op_class_is_compute(enum tix_op_class c);
+/* The class an op name belongs to, whatever its inputs. */
+enum tix_op_class tix_op_class_of(const char *op);
+
+#define TIX_MODEL_MAX_INPUTS 16
+#define TIX_MODEL_MAX_RANK 8
+/* An op's inputs, parsed from its Input Dims / Input type / Concrete
+ * Inputs texts (pointers into concrete stay valid while that text does). */
+struct tix_op_inputs {
+	int n;                                      /* inputs in Input Dims */
+	int rank[TIX_MODEL_MAX_INPUTS];             /* -1: not a list of ints */
+	int64_t dims[TIX_MODEL_MAX_INPUTS][TIX_MODEL_MAX_RANK];
+	int size[TIX_MODEL_MAX_INPUTS];             /* bytes an element, 0 unknown dtype */
+	enum tix_peak peak[TIX_MODEL_MAX_INPUTS];   /* the dtype's compute peak */
+	int scalar[TIX_MODEL_MAX_INPUTS];           /* typed Scalar / ScalarType */
+	const char *concrete[TIX_MODEL_MAX_INPUTS]; /* the JSON value, NULL */
+};
+/* 0, or -1 when dims is not a list. */
+int tix_op_inputs_parse(const char *dims, const char *types, const char *concrete,
+                        struct tix_op_inputs *out);
+
+/* One instance's cost.  flops / bytes -1: unknown (the class does not count
+ * it, or an input's shape or dtype is not known). */
+struct tix_op_cost {
+	enum tix_op_class cls;
+	double flops, bytes;
+	enum tix_peak peak;        /* the compute peak it is measured against */
+	char formula[200];         /* "2*M*N*K = 2*1*7168*2048", "" */
+	const char *why_not;       /* why flops and bytes are unknown, NULL */
+};
+/* The cost of op `op` with these inputs: 0, or -1 (c->why_not says why). */
+int tix_op_cost_of(const char *op, const struct tix_op_inputs *in, struct tix_op_cost *c);
+/* The same from the texts the trace gave (any may be NULL). */
+int tix_op_cost(const char *op, const char *dims, const char *types, const char *concrete,
+                struct tix_op_cost *c);
+
+/* ---- the device and its peaks (index/peaks.c; docs/FINDINGS.md 5, 10) ---- */
+struct tix_device {
+	int known;                 /* a row of the table matched (or an override gave a peak) */
+	int id;                    /* deviceProperties id, -1 none */
+	char name[128];            /* as the trace gave it (printable), "" */
+	int sms;                   /* numSms, 0 unknown */
+	double mem_bytes;          /* totalGlobalMem, 0 unknown */
+	const char *model;         /* the table's row, "H100 SXM5"; NULL */
+	const char *source;        /* the document its figures come from; NULL */
+	double peak_Bps;           /* memory bandwidth, -1 unknown */
+	double peak_flops[TIX_PEAK_COUNT]; /* dense tensor FLOP/s (FP32: non-tensor), -1 none */
+	int overridden;            /* --peak-bw / --peak-flops gave some */
+};
+/* Device `device` of the trace's deviceProperties (its "id"; -1: the one
+ * the most GPU work ran on; the first entry when no id matches), matched in
+ * the table.  No deviceProperties: name "" and no peak. */
+void tix_index_device(const struct tix_index *ix, int device, struct tix_device *out);
+/* The table row for a device by its properties (name, numSms,
+ * totalGlobalMem in bytes, 0 unknown); fills the peaks of *out. */
+void tix_device_match(const char *name, int sms, double mem_bytes, struct tix_device *out);
+/* Overrides (--peak-bw, --peak-flops), either may be NULL: bw "4.8e12",
+ * "4.8T" (B/s; "TB/s" and the like ignored after the number); flops "F"
+ * for every dtype, or "bf16=F,fp8=F,...".  0, or -1 with *why. */
+int tix_device_override(struct tix_device *d, const char *bw, const char *flops, const char **why);
+/* The peak FLOP/s of dtype p on d, -1 when none.  An FP32 op whose rate r
+ * is above the FP32 figure ran on TF32 tensor cores: the TF32 peak then
+ * (*as set to TIX_PEAK_TF32).  r < 0: no rate to go by. */
+double tix_device_peak_flops(const struct tix_device *d, enum tix_peak p, double r, enum tix_peak *as);
+
+/* s on one line: every run of white space (newlines of a pretty-printed
+ * value) made one space, none just inside brackets or before a comma
+ * outside strings ([[888, 2880], []]), the ends trimmed, cut to cap.
+ * Returns buf. */
 const char *tix_fold_ws(const char *s, char *buf, size_t cap);
 
 /* A duration for people: "812 ns", "828.51 us", "64.61 ms", "1.937 s".
@@ -406,7 +606,8 @@ struct tix_export_sel {
 	const uint32_t *rows;      /* explicit GPU (or any) rows, or NULL */
 	size_t nrows;
 };
-/* Returns the number of events written, or -1 with err set. */
+/* Returns the number of traceEvents written (events, flow starts and ends,
+ * process and thread names), or -1 with err set. */
 long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *sel,
                      const char *out_path, struct tix_error *err);
 

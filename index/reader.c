@@ -62,6 +62,13 @@ static void section_targets(struct tix_index *ix, const void **ptr[TIX_SEC_MAX +
 	AT(TIX_SEC_CAPTURE_FRAMES, &ix->cap_frames, &ix->ncap_frames);
 	AT(TIX_SEC_NAMES, &ix->names, &ix->nnames);
 	AT(TIX_SEC_NAME_ROWS, &ix->name_rows, &ix->nname_rows);
+	AT(TIX_SEC_BREAKDOWNS, &ix->breakdowns, &ix->nbreakdowns);
+	AT(TIX_SEC_STREAM_IDLE, &ix->stream_idle, &ix->nstream_idle);
+	AT(TIX_SEC_SYNCS, &ix->syncs, &ix->nsyncs);
+	AT(TIX_SEC_OP_SHAPES, &ix->op_shapes, &ix->nop_shapes);
+	AT(TIX_SEC_STEP_OP_SHAPES, &ix->step_op_shapes, &ix->nstep_op_shapes);
+	AT(TIX_SEC_OP_SHAPE_GROUPS, &ix->op_shape_groups, &ix->nop_shape_groups);
+	AT(TIX_SEC_OP_MODELS, &ix->op_models, &ix->nop_models);
 	AT(TIX_SEC_BLOCK_SUMS, &unused, dummy);
 #undef AT
 }
@@ -186,6 +193,9 @@ static int open_mapped(struct tix_index *ix, struct tix_error *err)
 	if (bt != TIX_NONE && (ix->nsteps == 0 || bt != ix->nsteps - 1))
 		return BAD("%s: damaged index (before-the-trace step)", path);
 	ix->nsteps_real = ix->nsteps - (bt != TIX_NONE);
+	/* one breakdown a step and one for the trace; one model an op */
+	if (ix->nbreakdowns != ix->nsteps + 1 || ix->nop_models != ix->nops)
+		return BAD("%s: damaged index (breakdowns or op models)", path);
 	ix->version = h.version;
 	ix->view = (struct tix_rows){
 		.rows = ix->rows, .nrows = ix->nrows, .long_durs = ix->long_durs, .nlong = ix->nlong,
@@ -535,6 +545,24 @@ long tix_event_ancestors_all(const struct tix_index *ix, uint32_t row, uint32_t 
 	return n;
 }
 
+long tix_event_op_names(const struct tix_index *ix, uint32_t row, uint32_t **out)
+{
+	*out = NULL;
+	if (row >= ix->nrows)
+		return 0;
+	need1(ix, TIX_SEC_ROWS, row);
+	const struct tix_row_disk *r = &ix->rows[row];
+	if (!tix_kind_is_gpu(r->kind) || r->link == TIX_NONE)
+		return 0;
+	long n = tix_event_ancestors_all(ix, r->link, out);
+	if (n <= 0) {
+		free(*out);
+		*out = NULL;
+		return n;
+	}
+	return tix_rule_op_names(&ix->view, *out, (uint32_t)n, *out);
+}
+
 uint32_t tix_event_gpu_beneath(const struct tix_index *ix, uint32_t row)
 {
 	if (row >= ix->nrows)
@@ -683,4 +711,74 @@ const struct tix_op_group *tix_op_groups(const struct tix_index *ix, uint32_t op
 	*count = ix->ops[op].groups_count;
 	need(ix, TIX_SEC_OP_GROUPS, ix->ops[op].groups_first, *count);
 	return ix->op_groups + ix->ops[op].groups_first;
+}
+
+/* ---- what findings read ---- */
+
+const struct tix_breakdown *tix_breakdown_get(const struct tix_index *ix, uint32_t s)
+{
+	uint32_t i = s == TIX_NONE ? ix->nsteps : s;
+	if (i >= ix->nbreakdowns)
+		return NULL;
+	need1(ix, TIX_SEC_BREAKDOWNS, i);
+	return &ix->breakdowns[i];
+}
+
+const struct tix_stream_idle *tix_stream_idle(const struct tix_index *ix, uint32_t first, uint32_t count)
+{
+	if ((uint64_t)first + count > ix->nstream_idle)
+		return NULL;
+	need(ix, TIX_SEC_STREAM_IDLE, first, count);
+	return ix->stream_idle + first;
+}
+
+const struct tix_sync *tix_syncs(const struct tix_index *ix, uint32_t first, uint32_t count)
+{
+	if ((uint64_t)first + count > ix->nsyncs)
+		return NULL;
+	need(ix, TIX_SEC_SYNCS, first, count);
+	return ix->syncs + first;
+}
+
+uint32_t tix_op_shape_count(const struct tix_index *ix)
+{
+	return ix->nop_shapes;
+}
+
+const struct tix_op_shape *tix_op_shape_get(const struct tix_index *ix, uint32_t i)
+{
+	if (i >= ix->nop_shapes)
+		return NULL;
+	need1(ix, TIX_SEC_OP_SHAPES, i);
+	return &ix->op_shapes[i];
+}
+
+const struct tix_op_shape *tix_step_op_shapes(const struct tix_index *ix, uint32_t s, uint32_t *count)
+{
+	const struct tix_breakdown *b = s == TIX_NONE ? NULL : tix_breakdown_get(ix, s);
+	*count = 0;
+	if (!b || b->shapes_count == 0)
+		return ix->step_op_shapes;
+	*count = b->shapes_count;
+	need(ix, TIX_SEC_STEP_OP_SHAPES, b->shapes_first, *count);
+	return ix->step_op_shapes + b->shapes_first;
+}
+
+const struct tix_op_group *tix_op_shape_groups(const struct tix_index *ix, uint32_t shape, uint32_t *count)
+{
+	const struct tix_op_shape *o = tix_op_shape_get(ix, shape);
+	*count = 0;
+	if (!o || o->groups_count == 0)
+		return ix->op_shape_groups;
+	*count = o->groups_count;
+	need(ix, TIX_SEC_OP_SHAPE_GROUPS, o->groups_first, *count);
+	return ix->op_shape_groups + o->groups_first;
+}
+
+const struct tix_op_model *tix_op_model_get(const struct tix_index *ix, uint32_t op)
+{
+	if (op >= ix->nop_models)
+		return NULL;
+	need1(ix, TIX_SEC_OP_MODELS, op);
+	return &ix->op_models[op];
 }

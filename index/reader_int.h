@@ -94,6 +94,20 @@ struct tix_index {
 	uint32_t nnames;
 	const uint32_t *name_rows;
 	uint32_t nname_rows;
+	const struct tix_breakdown *breakdowns;
+	uint32_t nbreakdowns;
+	const struct tix_stream_idle *stream_idle;
+	uint32_t nstream_idle;
+	const struct tix_sync *syncs;
+	uint32_t nsyncs;
+	const struct tix_op_shape *op_shapes;
+	uint32_t nop_shapes;
+	const struct tix_op_shape *step_op_shapes;
+	uint32_t nstep_op_shapes;
+	const struct tix_op_group *op_shape_groups;
+	uint32_t nop_shape_groups;
+	const struct tix_op_model *op_models;
+	uint32_t nop_models;
 	struct tix_rows view;      /* the rows as rules.h sees them */
 	uint32_t version;          /* the file's format version */
 	uint32_t nsteps_real;      /* steps less "before the trace" */

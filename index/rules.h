@@ -1,6 +1,6 @@
 /*
  * The rules that give an event its meaning, defined once: included by the
- * builder's phases (link.c, aggregate.c, ...) while they write the index and
+ * build's phases (index/build/) while they write the index and
  * by the reader (reader.c, export.c, ...) when it answers queries, so that an
  * aggregate computed at build time and a query asked later cannot disagree.
  * Private to index/.  docs/FORMAT.md ("Rules") is the long form.
@@ -14,6 +14,7 @@
 #define TIX_INDEX_RULES_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "index/format.h"
 #include "index/index.h"
@@ -193,6 +194,41 @@ static inline uint32_t tix_rule_ancestor_of_kind(const struct tix_rows *v, uint3
 	}
 }
 
+/* ---- ops ----
+ * An op is a CPU op or a user annotation (tix_kind_is_op) that is not a
+ * step marker: a marker's name may be an op's too (vLLM's execute_model
+ * nested in the one that marks the step), but the marker itself is none.
+ * A GPU event with a launch call counts, with its whole duration, once for
+ * every distinct op name among the launch call's ancestors; no launch: for
+ * none.  The build ranks the ops by it (op_totals.c), a step's ops follow
+ * it at query time (tix_event_op_names, for view/ops.c). */
+static inline int tix_rule_is_op(uint8_t kind, uint8_t flags)
+{
+	return tix_kind_is_op(kind) && !(flags & TIX_ROW_STEP_MARKER);
+}
+
+/* The op names a launch call with the ancestors anc[0..n) (innermost
+ * first, as tix_rule_ancestors lists them) counts its GPU work for: each
+ * distinct one once, innermost first, into names (room for n; it may be
+ * anc itself).  Returns how many. */
+static inline uint32_t tix_rule_op_names(const struct tix_rows *v, const uint32_t *anc, uint32_t n,
+                                         uint32_t *names)
+{
+	uint32_t k = 0;
+	for (uint32_t a = 0; a < n; a++) {
+		tix_rows_need(v, TIX_SEC_ROWS, anc[a], 1);
+		const struct tix_row_disk *r = &v->rows[anc[a]];
+		if (!tix_rule_is_op(r->kind, r->flags))
+			continue;
+		uint32_t q = 0;
+		while (q < k && names[q] != r->name)
+			q++;
+		if (q == k)
+			names[k++] = r->name;
+	}
+	return k;
+}
+
 /* ---- steps ----
  * The time that places a row in a step: GPU work by the start of its launch
  * call (a kernel runs late, but belongs to the step that asked for it), any
@@ -233,6 +269,73 @@ static inline uint32_t tix_rule_step_of(const struct tix_rows *v, uint32_t row)
 	if (s->marker_row == TIX_NONE || (__int128)t < (__int128)s->start_ns + s->dur_ns)
 		return lo - 1;
 	return TIX_NONE;
+}
+
+/* ---- findings: the rules of docs/FINDINGS.md, sections 1 and 2 ----
+ * A GPU work event's class in the breakdown: communication (a kernel the
+ * comm rule names), memory (a copy or memset), compute (the other kernels). */
+enum tix_gpu_class { TIX_GPU_COMPUTE, TIX_GPU_COMM, TIX_GPU_MEMORY };
+static inline enum tix_gpu_class tix_rule_gpu_class(uint8_t kind, const char *name)
+{
+	if (kind == TIX_KIND_MEMCPY || kind == TIX_KIND_MEMSET)
+		return TIX_GPU_MEMORY;
+	return tix_name_is_comm(name) ? TIX_GPU_COMM : TIX_GPU_COMPUTE;
+}
+
+/* A gap shorter than this, with its next work already asked for, is the
+ * wait between back-to-back launched kernels: HTA's
+ * consecutive_kernel_delay (30 us; its docs say ns, its code compares
+ * microseconds). */
+#define TIX_KERNEL_WAIT_NS 30000
+
+enum tix_idle_cause { TIX_IDLE_HOST, TIX_IDLE_KERNEL, TIX_IDLE_OTHER };
+/* The cause of a gap [gap_start, gap_start + gap_ns) ended by GPU work
+ * whose launch call started at launch_ns (INT64_MIN: no launch known):
+ * host wait when the call started after the gap began, else kernel wait
+ * when the gap is short, else other (HTA's get_idle_time_breakdown). */
+static inline enum tix_idle_cause tix_rule_idle_cause(int64_t gap_start, int64_t gap_ns,
+                                                      int64_t launch_ns)
+{
+	if (launch_ns != INT64_MIN && launch_ns > gap_start)
+		return TIX_IDLE_HOST;
+	return gap_ns < TIX_KERNEL_WAIT_NS ? TIX_IDLE_KERNEL : TIX_IDLE_OTHER;
+}
+
+/* A kernel that ran for less time than its launch call took on the CPU
+ * (HTA's "short GPU kernels"): the GPU finishes it faster than the CPU can
+ * ask for the next. */
+static inline int tix_rule_launch_bound(int64_t kernel_ns, int64_t launch_call_ns)
+{
+	return kernel_ns < launch_call_ns;
+}
+/* Launch-bound kernels in a row, on one stream with only host-wait gaps
+ * between them, that make a stretch a graph or a fusion could remove. */
+#define TIX_LAUNCH_RUN_MIN 8
+
+/* A runtime or driver call that blocks the calling CPU thread until the
+ * GPU has done something: the device, stream and event synchronizations,
+ * and the copies and memsets that are not Async (CUDA, the driver API and
+ * HIP spellings).  cudaStreamWaitEvent does not block the CPU. */
+static inline int tix_rule_is_sync_call(const char *name)
+{
+	const char *p = name;
+	if (!strncmp(p, "cuda", 4) || !strncmp(p, "hip", 3))
+		p += p[0] == 'c' ? 4 : 3;
+	else if (!strncmp(p, "cu", 2))
+		p += 2;
+	else
+		return 0;
+	if (strstr(p, "Synchronize"))
+		return 1;
+	return (!strncmp(p, "Memcpy", 6) || !strncmp(p, "Memset", 6)) && !strstr(p, "Async");
+}
+
+/* A memcpy from or to pageable host memory, as Kineto names them
+ * ("Memcpy HtoD (Pageable -> Device)"): a synchronous copy through a
+ * staging buffer. */
+static inline int tix_rule_is_pageable_copy(uint8_t kind, const char *name)
+{
+	return kind == TIX_KIND_MEMCPY && strstr(name, "Pageable") != NULL;
 }
 
 #endif /* TIX_INDEX_RULES_H */

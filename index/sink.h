@@ -2,7 +2,7 @@
  * index/sink.h: the producer's contract.  What a producer of events (the
  * JSON reader in parse/, the journal reader in cupti_capture/, a test's
  * recording sink) sends, and the sink it sends it to.  It knows nothing of
- * the index file or its queries: index/builder.h turns a sink's events into
+ * the index file or its queries: index/build/builder.h turns a sink's events into
  * a .tix, index/index.h reads one.
  *
  * Example call sequence of a producer, whatever the sink:
@@ -64,26 +64,41 @@ int tix_error_errno(struct tix_error *err, int errnum, const char *fmt, ...)
 enum tix_error_class tix_errno_class(int e);
 
 /* ---- event kinds --------------------------------------------------------
- * One row per kind: enum name, short label (CLI/TUI), Kineto "cat" written
- * on export, whether it runs on the GPU.  Parser, index, legend and export
- * all read this table, so they cannot disagree. */
-#define TIX_KINDS(X)                                                        \
-	X(CPU_OP, "cpu_op", "cpu_op", 0)                                    \
-	X(USER_ANNOTATION, "annotation", "user_annotation", 0)             \
-	X(PYTHON, "python", "python_function", 0)                          \
-	X(RUNTIME, "runtime", "cuda_runtime", 0)                           \
-	X(DRIVER, "driver", "cuda_driver", 0)                              \
-	X(KERNEL, "kernel", "kernel", 1)                                   \
-	X(MEMCPY, "memcpy", "gpu_memcpy", 1)                               \
-	X(MEMSET, "memset", "gpu_memset", 1)                               \
-	X(SYNC, "sync", "cuda_sync", 1)                                    \
-	X(GPU_ANNOTATION, "gpu_annotation", "gpu_user_annotation", 1)      \
-	X(INSTANT, "instant", "instant", 0)                                \
-	X(COUNTER, "counter", "counter", 0)                                \
-	X(OTHER, "other", "other", 0)
+ * One row per kind, and every fact of a kind is a column of it, so that
+ * parser, journal reader, index, legend and export cannot disagree:
+ *   e          the enum name (TIX_KIND_e)
+ *   label      short label (CLI/TUI)
+ *   cat        the Kineto "cat" written on export and by the journal reader
+ *   spellings  the "cat"s a trace may carry for it (tix_kind_of_cat), "|"-
+ *              separated, any case, Kineto's own (= cat) first; "*x": any
+ *              that ends in x; "": none (a kind given by "ph", or the rest)
+ *   gpu        runs on the GPU (tix_kind_is_gpu)
+ *   work       GPU work: grouped, counted as GPU time, attributed to
+ *              launches (tix_kind_is_gpu_work)
+ *   launch     a runtime/driver API call that may launch GPU work
+ *              (tix_kind_is_launch)
+ *   marker     may be a step marker (tix_kind_is_marker)
+ *   op         an op: ranked by the GPU time beneath it, an ancestor a
+ *              capture chain keeps (tix_kind_is_op; rules.h's tix_rule_is_op
+ *              leaves the step markers out) */
+#define TIX_KINDS(X)                                                                          \
+	/* e             label          cat             spellings   gpu work launch marker op */  \
+	X(CPU_OP, "cpu_op", "cpu_op", "cpu_op|operator", 0, 0, 0, 1, 1)                         \
+	X(USER_ANNOTATION, "annotation", "user_annotation", "user_annotation", 0, 0, 0, 1, 1)   \
+	X(PYTHON, "python", "python_function", "python_function", 0, 0, 0, 1, 0)                \
+	X(RUNTIME, "runtime", "cuda_runtime", "cuda_runtime|runtime|*_runtime", 0, 0, 1, 0, 0)  \
+	X(DRIVER, "driver", "cuda_driver", "cuda_driver|driver", 0, 0, 1, 0, 0)                 \
+	X(KERNEL, "kernel", "kernel", "kernel", 1, 1, 0, 0, 0)                                  \
+	X(MEMCPY, "memcpy", "gpu_memcpy", "gpu_memcpy|memcpy", 1, 1, 0, 0, 0)                   \
+	X(MEMSET, "memset", "gpu_memset", "gpu_memset|memset", 1, 1, 0, 0, 0)                   \
+	X(SYNC, "sync", "cuda_sync", "cuda_sync", 1, 0, 0, 0, 0)                                \
+	X(GPU_ANNOTATION, "gpu_annotation", "gpu_user_annotation", "gpu_user_annotation", 1, 0, 0, 0, 0) \
+	X(INSTANT, "instant", "instant", "", 0, 0, 0, 0, 0)                                     \
+	X(COUNTER, "counter", "counter", "", 0, 0, 0, 0, 0)                                     \
+	X(OTHER, "other", "other", "", 0, 0, 0, 1, 0)
 
 enum tix_kind {
-#define TIX_KIND_ENUM(e, label, cat, gpu) TIX_KIND_##e,
+#define TIX_KIND_ENUM(e, label, cat, spellings, gpu, work, launch, marker, op) TIX_KIND_##e,
 	TIX_KINDS(TIX_KIND_ENUM)
 #undef TIX_KIND_ENUM
 	TIX_KIND_COUNT
@@ -91,10 +106,56 @@ enum tix_kind {
 
 const char *tix_kind_label(enum tix_kind k);  /* "kernel"; "?" if out of range */
 const char *tix_kind_cat(enum tix_kind k);    /* Kineto category for export */
-int tix_kind_is_gpu(enum tix_kind k);         /* kernels, copies, syncs, gpu annotations */
-/* Kernels, memcpy and memset: the events that are grouped, counted as GPU time
- * and attributed to launches. */
-int tix_kind_is_gpu_work(enum tix_kind k);
+
+/* The predicates, one bit per kind for each column (out of range: 0). */
+#define TIX_KIND_BIT(e, col) ((col) ? 1u << TIX_KIND_##e : 0u)
+#define TIX_KIND_GPU_BIT(e, label, cat, spellings, gpu, work, launch, marker, op) | TIX_KIND_BIT(e, gpu)
+#define TIX_KIND_WORK_BIT(e, label, cat, spellings, gpu, work, launch, marker, op) | TIX_KIND_BIT(e, work)
+#define TIX_KIND_LAUNCH_BIT(e, label, cat, spellings, gpu, work, launch, marker, op) | TIX_KIND_BIT(e, launch)
+#define TIX_KIND_MARKER_BIT(e, label, cat, spellings, gpu, work, launch, marker, op) | TIX_KIND_BIT(e, marker)
+#define TIX_KIND_OP_BIT(e, label, cat, spellings, gpu, work, launch, marker, op) | TIX_KIND_BIT(e, op)
+enum {
+	TIX_KINDS_GPU = 0u TIX_KINDS(TIX_KIND_GPU_BIT),
+	TIX_KINDS_WORK = 0u TIX_KINDS(TIX_KIND_WORK_BIT),
+	TIX_KINDS_LAUNCH = 0u TIX_KINDS(TIX_KIND_LAUNCH_BIT),
+	TIX_KINDS_MARKER = 0u TIX_KINDS(TIX_KIND_MARKER_BIT),
+	TIX_KINDS_OP = 0u TIX_KINDS(TIX_KIND_OP_BIT),
+};
+#undef TIX_KIND_GPU_BIT
+#undef TIX_KIND_WORK_BIT
+#undef TIX_KIND_LAUNCH_BIT
+#undef TIX_KIND_MARKER_BIT
+#undef TIX_KIND_OP_BIT
+#undef TIX_KIND_BIT
+static inline int tix_kind_in(unsigned set, unsigned k)
+{
+	return k < TIX_KIND_COUNT && ((set >> k) & 1u);
+}
+/* kernels, copies, syncs, gpu annotations */
+static inline int tix_kind_is_gpu(unsigned k) { return tix_kind_in(TIX_KINDS_GPU, k); }
+/* kernels, memcpy and memset */
+static inline int tix_kind_is_gpu_work(unsigned k) { return tix_kind_in(TIX_KINDS_WORK, k); }
+/* runtime and driver API calls */
+static inline int tix_kind_is_launch(unsigned k) { return tix_kind_in(TIX_KINDS_LAUNCH, k); }
+/* CPU ops, annotations, python frames and the rest */
+static inline int tix_kind_is_marker(unsigned k) { return tix_kind_in(TIX_KINDS_MARKER, k); }
+/* CPU ops and annotations */
+static inline int tix_kind_is_op(unsigned k) { return tix_kind_in(TIX_KINDS_OP, k); }
+
+/* The kind a trace's "cat" of len bytes names, by the spellings column:
+ * TIX_KIND_COUNT when it names none (the producer decides; the JSON
+ * reader makes it TIX_KIND_OTHER).  Kineto's own spellings, as written,
+ * are found inline; tix_kind_of_spelling tries the others. */
+enum tix_kind tix_kind_of_spelling(const char *s, size_t len);
+static inline enum tix_kind tix_kind_of_cat(const char *s, size_t len)
+{
+#define TIX_KIND_EXACT(e, label, cat, spellings, gpu, work, launch, marker, op)      \
+	if (spellings[0] && len == sizeof(cat) - 1 && __builtin_memcmp(s, cat, len) == 0) \
+		return TIX_KIND_##e;
+	TIX_KINDS(TIX_KIND_EXACT)
+#undef TIX_KIND_EXACT
+	return tix_kind_of_spelling(s, len);
+}
 
 /* ---- producer side ------------------------------------------------------ */
 
@@ -103,6 +164,13 @@ struct tix_str {
 	const char *ptr;
 	size_t len;
 };
+
+/* A kind's Kineto category (the cat column), for a producer's events. */
+static inline struct tix_str tix_kind_cat_str(enum tix_kind k)
+{
+	const char *c = tix_kind_cat(k);
+	return (struct tix_str){c, __builtin_strlen(c)};
+}
 
 /* A Chrome-trace pid or tid: a number, or a string ("Spans", "") when
  * str.ptr != NULL. */

@@ -3,26 +3,37 @@
 # fuzzers' instrumentation (two lists drifted apart once: the fuzz build
 # stopped linking).  Paths relative to index/.
 set(TIX_INDEX_SOURCES
-  builder.c
-  store.c
-  link.c
-  parents.c
-  place.c
-  write.c
-  aggregate.c
-  op_totals.c
-  sort.c
+  # the reading half: the reader, its check, the queries
+  common.c
+  names.c
   reader.c
   check.c
   find.c
   export.c
-  names.c
-  graph_match.c
-  common.c
-  capture.c
   traffic.c
-  name_forms.c
-  name_rows.c
-  graph.c
+  perf_model.c
+  peaks.c
+  findings.c
   text.c
-  outfile.c)
+  outfile.c
+  # the build (index/build/): collecting, the finish's driver and services,
+  # then its phases in the order finish.c runs them
+  build/builder.c
+  build/store.c
+  build/capture.c
+  build/finish.c
+  build/linker.c
+  build/sort.c
+  build/place.c
+  build/parents.c
+  build/launches.c
+  build/steps.c
+  build/graph.c
+  build/graph_match.c
+  build/aggregate.c
+  build/op_totals.c
+  build/breakdown.c
+  build/op_shapes.c
+  build/name_forms.c
+  build/name_rows.c
+  build/write.c)

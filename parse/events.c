@@ -150,57 +150,16 @@ static int eq(struct shim_str s, const char *lit)
 	return s.ptr && s.len == n && strncasecmp(s.ptr, lit, n) == 0;
 }
 
-static int ends_with(struct shim_str s, const char *lit)
-{
-	size_t n = strlen(lit);
-	return s.ptr && s.len >= n && strncasecmp(s.ptr + s.len - n, lit, n) == 0;
-}
-
-/* Kineto has spelled its categories several ways over the years. */
+/* Kineto has spelled its categories several ways over the years: the
+ * spellings column of TIX_KINDS (index/sink.h) knows them all. */
 static enum tix_kind kind_of(const struct shim_event *ev)
 {
 	struct shim_str c = ev->cat;
-	/* Kineto's own spellings first, by length: no case-folding compares */
 	if (c.ptr) {
-		switch (c.len) {
-		case 6:
-			if (!memcmp(c.ptr, "cpu_op", 6))
-				return TIX_KIND_CPU_OP;
-			if (!memcmp(c.ptr, "kernel", 6))
-				return TIX_KIND_KERNEL;
-			break;
-		case 12:
-			if (!memcmp(c.ptr, "cuda_runtime", 12))
-				return TIX_KIND_RUNTIME;
-			break;
-		case 15:
-			if (!memcmp(c.ptr, "user_annotation", 15))
-				return TIX_KIND_USER_ANNOTATION;
-			if (!memcmp(c.ptr, "python_function", 15))
-				return TIX_KIND_PYTHON;
-			break;
-		}
+		enum tix_kind k = tix_kind_of_cat(c.ptr, c.len);
+		if (k != TIX_KIND_COUNT)
+			return k;
 	}
-	if (eq(c, "cpu_op") || eq(c, "operator"))
-		return TIX_KIND_CPU_OP;
-	if (eq(c, "user_annotation"))
-		return TIX_KIND_USER_ANNOTATION;
-	if (eq(c, "python_function"))
-		return TIX_KIND_PYTHON;
-	if (eq(c, "cuda_runtime") || eq(c, "runtime") || ends_with(c, "_runtime"))
-		return TIX_KIND_RUNTIME;
-	if (eq(c, "cuda_driver") || eq(c, "driver"))
-		return TIX_KIND_DRIVER;
-	if (eq(c, "kernel"))
-		return TIX_KIND_KERNEL;
-	if (eq(c, "gpu_memcpy") || eq(c, "memcpy"))
-		return TIX_KIND_MEMCPY;
-	if (eq(c, "gpu_memset") || eq(c, "memset"))
-		return TIX_KIND_MEMSET;
-	if (eq(c, "cuda_sync"))
-		return TIX_KIND_SYNC;
-	if (eq(c, "gpu_user_annotation"))
-		return TIX_KIND_GPU_ANNOTATION;
 	/* The legacy autograd exporter: bare array, "pid": "CPU functions". */
 	if (!c.ptr && ev->pid.str.ptr && eq(ev->pid.str, "CPU functions"))
 		return TIX_KIND_CPU_OP;

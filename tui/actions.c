@@ -16,15 +16,19 @@
 
 void app_goto(struct app *a, struct view *v)
 {
-	char num[64] = "";
+	char num[64] = "", ask[64];
 	int steps = v->ops->kind == VK_STEPS;
-	if (!app_prompt(a, PROMPT_GOTO, steps ? "go to step: " : "go to row: ", num, sizeof num) ||
-	    !num[0])
+	snprintf(ask, sizeof ask, "go to %s: ", v->ops->goto_what ? v->ops->goto_what : steps ? "step" : "row");
+	if (!app_prompt(a, PROMPT_GOTO, ask, num, sizeof num) || !num[0])
 		return;
 	char *end;
 	unsigned long n = strtoul(num, &end, 10);
 	if (*end || end == num) {
 		app_msg(a, "not a number: %s", num);
+		return;
+	}
+	if (v->ops->goto_n) {
+		v->ops->goto_n(a, v, n);
 		return;
 	}
 	if (steps && v->ops->select) {
@@ -94,11 +98,12 @@ void app_export(struct app *a, struct view *v)
 		app_msg(a, "export cancelled: %s kept", full);
 	} else {
 		struct tix_error err;
+		char count[32];
 		long n = tix_export_json(a->ix, &sel, full, &err);
 		if (n < 0)
 			app_msg(a, "export failed: %s", err.msg);
 		else
-			app_msg(a, "exported %ld events to %s", n, full);
+			app_msg(a, "exported %s traceEvents to %s", tix_fmt_count((uint64_t)n, count, sizeof count), full);
 	}
 	free(owned);
 }

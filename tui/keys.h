@@ -25,7 +25,7 @@
 	X(PAGE_UP, NULL, 0, "move up one page", KEY_PPAGE, TUI_CTRL('b'))                   \
 	X(FIRST, NULL, 0, "go to the first row", 'g', KEY_HOME)                             \
 	X(LAST, NULL, 0, "go to the last row", 'G', KEY_END)                                \
-	X(GOTO, "go to", 9, "go to step N (Steps) or row N (other views): type N, Enter", ':') \
+	X(GOTO, "go to", 9, "go to step N (Steps), rank N (Ranks) or row N (elsewhere): type N, Enter", ':') \
 	X(ENTER, "drill", 1, "drill into the selected row (timeline: detail of the event)", \
 	  '\n', '\r', KEY_ENTER, 'l')                                                       \
 	X(RIGHT, NULL, 0, "drill in (timeline: pan right)", KEY_RIGHT)                      \
@@ -49,6 +49,7 @@
 	X(SEARCH_ALL, "find all", 10, "find events by name in the whole trace, list the hits", 'F') \
 	X(FILTER, "filter", 6, "show only rows matching a regex (empty: all rows)", 'f')    \
 	X(NAMES, "names", 11, "toggle short and full names (full names wrap)", 't')         \
+	X(TIMEUNIT, NULL, 0, "durations in one unit a column: each its own, ns, us, ms, s (--timeunit)", 'u') \
 	X(SCROLL_LEFT, NULL, 0, "scroll names left (timeline: pan left by half a screen)",  \
 	  '<', 'H', KEY_SLEFT)                                                              \
 	X(SCROLL_RIGHT, NULL, 0, "scroll names right (timeline: pan right by half a screen)", \
@@ -64,6 +65,7 @@
 	X(ZOOM_IN, NULL, 0, "timeline: zoom in around the selected event", '+', '=', KEY_SR) \
 	X(ZOOM_OUT, NULL, 0, "timeline: zoom out", '-', KEY_SF)                             \
 	X(ZOOM_FIT, NULL, 0, "timeline: show the whole step", 'z')                          \
+	X(PYTHON, NULL, 0, "timeline: show or hide python frames (hidden where there are CPU ops)", 'P') \
 	X(COMPARE, "compare", 13, "compare this trace with the next one open (as tix --diff BASE NEW)", 'D') \
 	X(RANKS, "ranks", 14, "ranks: the open traces as the ranks of one run, side by side", 'R') \
 	X(PREV_TRACE, NULL, 0, "switch to the previous trace (several on the command line)", '[') \

@@ -6,6 +6,7 @@
  */
 #include "tui/table.h"
 
+#include <ctype.h>
 #include <curses.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ int view_open_model(struct app *a, struct view *v, enum tix_view_kind kind)
 
 const char *model_cell(struct app *a, struct view *v, uint32_t row, int col, char *buf, size_t cap)
 {
-	struct tix_view_fmt f = {a->full_names, TIX_TU_AUTO};
+	struct tix_view_fmt f = {a->full_names, a->timeunit};
 	return tix_view_text(v->model, row, col, &f, buf, cap);
 }
 
@@ -320,6 +321,133 @@ const char *name_fit(const struct app *a, const char *s, int width, char *buf, s
 	return buf;
 }
 
+/* s cut to width around the bytes d[0..nd) (ascending), where it differs
+ * from names that a plain cut would show alike: its name up to the
+ * template arguments, then a window from a little before each d, so that
+ * the rows stay apart. */
+static const char *name_fit_at(const struct app *a, const char *s, const size_t *d, int nd, int width, char *buf,
+                               size_t cap)
+{
+	const char *ell = draw_glyphs(a)->ellipsis;
+	int ew = text_width(a, ell), n = count_chars(s);
+	int lt = (int)strcspn(s, "<(");
+	int head = lt + 1 < width / 4 ? lt + 1 : width / 4;
+	int len = nd ? (width - head - (nd + 1) * ew) / nd : 0;
+	if (n <= width || nd == 0 || len < 4)
+		return name_fit(a, s, width, buf, cap);
+	size_t used = 0;
+	const char *h_end = skip_chars(s, head);
+	used += (size_t)snprintf(buf, cap, "%.*s", (int)(h_end - s), s);
+	int at = head; /* characters of s shown so far */
+	for (int k = 0; k < nd && used < cap; k++) {
+		char pre[1024];
+		snprintf(pre, sizeof pre, "%.*s", (int)(d[k] < sizeof pre ? d[k] : sizeof pre - 1), s);
+		int from = count_chars(pre) - 3;
+		from = from > at ? from : at;
+		if (from >= n)
+			break;
+		int take = from + len < n ? len : n - from;
+		const char *w_from = skip_chars(s, from), *w_end = skip_chars(s, from + take);
+		used += (size_t)snprintf(buf + used, cap - used, "%s%.*s", from > at ? ell : "", (int)(w_end - w_from), w_from);
+		at = from + take;
+	}
+	if (at < n && used < cap)
+		snprintf(buf + used, cap - used, "%s", ell);
+	return buf;
+}
+
+/* s without its namespaces, inner ones too: "device_kernel<GemmUniversal<
+ * GroupProblemShape<...>, ...>>" of the cutlass:: ... label; what a cut
+ * that must keep where names differ works on. */
+static void strip_namespaces(const char *s, char *out, size_t cap)
+{
+	size_t j = 0;
+	int start = 1; /* at the start of a name: of s, after "<", ", ", "(", or a dropped qualifier */
+	for (size_t i = 0; s[i] && j + 1 < cap;) {
+		size_t k = i;
+		while (start && (isalnum((unsigned char)s[k]) || s[k] == '_'))
+			k++;
+		if (start && k > i && s[k] == ':' && s[k + 1] == ':') { /* a qualifier: drop it */
+			i = k + 2;
+			continue;
+		}
+		start = strchr("<, (", s[i]) != NULL;
+		out[j++] = s[i++];
+	}
+	out[j] = 0;
+}
+
+static int cmp_size(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* The names of the rows on screen (pos top.. for h rows) cut to width:
+ * where a cut would show two different names alike, each is cut around
+ * where it differs from the others, until no two rows read the same (a few
+ * rounds: a new cut may meet another row's).  NULL for the rows a plain
+ * cut serves. */
+static char **names_apart(struct app *a, struct view *v, int col, int width, int h)
+{
+	enum { MAXD = 8 };
+	uint32_t n = v->nvis - v->top < (uint32_t)h ? v->nvis - v->top : (uint32_t)h;
+	char **full = calloc(n + 1, sizeof *full), **text = calloc(n + 1, sizeof *text);
+	size_t (*d)[MAXD] = calloc(n + 1, sizeof *d);
+	int *nd = calloc(n + 1, sizeof *nd);
+	char buf[1024], fit[1024];
+	int ok = full && text && d && nd;
+	for (uint32_t k = 0; ok && k < n; k++) {
+		const char *s = v->ops->cell(a, v, v->order[v->top + k], col, buf, sizeof buf);
+		char bare[1024];
+		strip_namespaces(s, bare, sizeof bare);
+		full[k] = strdup(bare); /* the rows apart are cut from it */
+		text[k] = strdup(name_fit(a, s, width, fit, sizeof fit));
+		ok = full[k] && text[k];
+	}
+	for (int round = 0, clash = 1; ok && clash && round < 4; round++) {
+		clash = 0;
+		for (uint32_t k = 0; k < n; k++) {
+			int more = 0;
+			for (uint32_t m = 0; m < n && nd[k] < MAXD; m++) {
+				if (m == k || strcmp(text[k], text[m]) || !strcmp(full[k], full[m]))
+					continue;
+				size_t p = 0;
+				while (full[k][p] && full[k][p] == full[m][p])
+					p++;
+				int dup = 0;
+				for (int i = 0; i < nd[k]; i++)
+					dup |= d[k][i] == p;
+				if (!dup)
+					d[k][nd[k]++] = p, more = 1;
+			}
+			if (!more)
+				continue;
+			clash = 1;
+			qsort(d[k], (size_t)nd[k], sizeof d[k][0], cmp_size);
+			char *t = strdup(name_fit_at(a, full[k], d[k], nd[k], width, fit, sizeof fit));
+			if (t) {
+				free(text[k]);
+				text[k] = t;
+			}
+		}
+	}
+	char **out = ok ? calloc(n + 1, sizeof *out) : NULL;
+	for (uint32_t k = 0; k < n; k++) {
+		if (out && nd[k]) /* cut apart: the text to draw */
+			out[k] = text[k], text[k] = NULL;
+		if (full)
+			free(full[k]);
+		if (text)
+			free(text[k]);
+	}
+	free(full);
+	free(text);
+	free(d);
+	free(nd);
+	return out;
+}
+
 void table_scroll(struct view *v, int h)
 {
 	if (h <= 0)
@@ -338,11 +466,24 @@ int table_layout(struct app *a, const struct view *v, int width, int *w)
 {
 	const struct tix_col *cols = v->cols;
 	int n = v->ncols < 32 ? v->ncols : 32;
+	struct tix_view_fmt f = {a->full_names, a->timeunit};
 	for (int i = 0; i < n; i++) { /* DATA: CSV and JSON only; a header is never cut */
-		int tw = text_width(a, cols[i].title) + 1; /* room for the sort arrow */
+		char tb[64];
+		int tw = text_width(a, tix_col_title(&cols[i], &f, tb, sizeof tb)) + 1; /* room for the sort arrow */
 		w[i] = cols[i].flags & TIX_COL_DATA ? -1 : cols[i].width > tw ? cols[i].width : tw;
 		if (cols[i].flags & TIX_COL_BAR)
 			w[i] = cols[i].width;
+		/* a number that wants its width whole gets it, or its column goes */
+		int whole = (cols[i].flags & (TIX_COL_FIT | TIX_COL_RIGHT)) == (TIX_COL_FIT | TIX_COL_RIGHT);
+		if (whole && w[i] >= 0 && v->ops->width) {
+			int cw = v->ops->width(a, (struct view *)v, i);
+			if (cw > w[i])
+				w[i] = cw;
+		}
+		/* one unit a column (u): "64590.393" in us; up to 1000 s in any unit */
+		int dur = cols[i].unit == TIX_UNIT_DUR || cols[i].unit == TIX_UNIT_TIME || cols[i].unit == TIX_UNIT_DDUR;
+		if (dur && a->timeunit != TIX_TU_AUTO && w[i] >= 0 && w[i] < 12 + (cols[i].unit != TIX_UNIT_DUR))
+			w[i] = 12 + (cols[i].unit != TIX_UNIT_DUR);
 	}
 	for (;;) {
 		int sum = 0, flex = -1, maxprio = 0, drop = -1;
@@ -361,16 +502,20 @@ int table_layout(struct app *a, const struct view *v, int width, int *w)
 			/* what is left goes first to columns that want their content
 			 * whole (step names), then to the flexible one (names) */
 			int room = width - (sum - 1);
-			for (int i = 0; i < n && v->ops->width; i++) {
-				if (w[i] < 0 || !(cols[i].flags & TIX_COL_FIT))
-					continue;
-				int want = v->ops->width(a, (struct view *)v, i) - w[i];
-				int add = want < room ? want : room;
-				if (add > 0) {
-					w[i] += add;
-					room -= add;
+			/* a flexible column that fits its content (Input Dims) is
+			 * served before the others that do (an op name's padding) */
+			for (int pass = 0; pass < 2; pass++)
+				for (int i = 0; i < n && v->ops->width; i++) {
+					int fit = (cols[i].flags & TIX_COL_FIT) && !(cols[i].flags & TIX_COL_RIGHT);
+					if (w[i] < 0 || !fit || ((cols[i].flags & TIX_COL_FLEX) == 0) != pass)
+						continue;
+					int want = v->ops->width(a, (struct view *)v, i) - w[i];
+					int add = want < room ? want : room;
+					if (add > 0) {
+						w[i] += add;
+						room -= add;
+					}
 				}
-			}
 			if (flex >= 0 && room > 0)
 				w[flex] += room;
 			return 0;
@@ -380,9 +525,12 @@ int table_layout(struct app *a, const struct view *v, int width, int *w)
 }
 
 /* Screen lines a row takes: 1, or with full names (t) as many as its name
- * needs in the flexible column, at most max. */
+ * needs in the flexible column, at most max and WRAP_LINES. */
+#define WRAP_LINES 3
 static int row_lines(struct app *a, struct view *v, uint32_t row, int flex, int fw, int max)
 {
+	if (max > WRAP_LINES)
+		max = WRAP_LINES;
 	if (!a->full_names || flex < 0 || fw <= 0 || max <= 1)
 		return 1;
 	char buf[1024];
@@ -428,22 +576,24 @@ static int match_span(const struct app *a, const char *s, int *len)
 /* The flexible (name) column: scrolled by v->hscroll, fitted or (full
  * names) wrapped over `lines` lines, with the search match highlighted. */
 static void draw_name(struct app *a, struct view *v, uint32_t row, int col, int y, int x, int w,
-                      int lines, int attr)
+                      int lines, int attr, const char *apart)
 {
 	char buf[1024], fit[1024];
 	const struct glyphs *g = draw_glyphs(a);
 	const char *s = v->ops->cell(a, v, row, col, buf, sizeof buf);
+	if (apart && lines <= 1 && v->hscroll <= 0) /* cut where it differs from another row */
+		s = apart;
 	int lead = 0;
 	if (v->hscroll > 0 && s[0]) {
 		s = skip_chars(s, v->hscroll);
 		lead = draw_text(a, y, x, w, g->ellipsis, 0);
 	}
 	if (lines <= 1) {
-		if (v->cols[col].flags & TIX_COL_NAME || !a->full_names)
+		if ((v->cols[col].flags & TIX_COL_NAME || !a->full_names) && s != apart)
 			s = name_fit(a, s, w - lead, fit, sizeof fit);
 		draw_text(a, y, x + lead, w - lead, s, 1);
 	} else {
-		/* wrap: w columns a line */
+		/* wrap: w columns a line, at most WRAP_LINES (the detail has it whole) */
 		const char *p = s;
 		for (int k = 0; k < lines && *p; k++) {
 			int used = draw_text(a, y + k, x + (k ? 0 : lead), w - (k ? 0 : lead), p, 1);
@@ -452,6 +602,9 @@ static void draw_name(struct app *a, struct view *v, uint32_t row, int col, int 
 			for (; used > 0 && *p; used--) /* past the characters drawn */
 				for (p++; (*p & 0xc0) == 0x80; p++)
 					;
+			if (k == lines - 1 && *p && w > 1) /* more than the lines hold: say so */
+				draw_text(a, y + k, x + w - text_width(a, g->ellipsis), text_width(a, g->ellipsis),
+				          g->ellipsis, 0);
 		}
 		return;
 	}
@@ -478,9 +631,10 @@ static int signed_color(struct app *a, struct view *v, uint32_t row, int col, in
 		return 0;
 	struct tix_cell c;
 	tix_view_cell(v->model, row, col, &c);
-	if (!c.known || c.i == 0)
+	double d = v->cols[col].unit == TIX_UNIT_FDELTA ? c.d : (double)c.i;
+	if (!c.known || d == 0)
 		return 0;
-	return draw_attr(a, c.i < 0 ? CR_GPU : CR_WARN);
+	return draw_attr(a, d < 0 ? CR_GPU : CR_WARN);
 }
 
 void table_draw(struct app *a, struct view *v, int y0, int h)
@@ -508,8 +662,9 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 		for (int i = 0; i < n; i++) {
 			if (w[i] < 0)
 				continue;
-			char t[64];
-			const char *title = cols[i].title;
+			char t[64], tb[64];
+			struct tix_view_fmt f = {a->full_names, a->timeunit};
+			const char *title = tix_col_title(&cols[i], &f, tb, sizeof tb);
 			if (i == v->sort_col) {
 				const struct glyphs *g = draw_glyphs(a);
 				/* the arrow points the way the values go down the screen */
@@ -546,6 +701,7 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 		return;
 	}
 	char buf[1024], fit[1024];
+	char **apart = flex >= 0 && !a->full_names ? names_apart(a, v, flex, w[flex], h) : NULL;
 	for (int y = 0, pos = (int)v->top; y < h && (uint32_t)pos < v->nvis; pos++) {
 		uint32_t row = v->order[pos];
 		int lines = row_lines(a, v, row, flex, flex >= 0 ? w[flex] : 0, h - y);
@@ -574,7 +730,8 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 				if ((uint32_t)pos == v->cursor)
 					attron(attr);
 			} else if (i == flex) {
-				draw_name(a, v, row, i, y0 + y, x, w[i], lines, attr);
+				draw_name(a, v, row, i, y0 + y, x, w[i], lines, attr,
+				          apart ? apart[pos - (int)v->top] : NULL);
 			} else {
 				const char *s = v->ops->cell(a, v, row, i, buf, sizeof buf);
 				if (!(cols[i].flags & TIX_COL_RIGHT)) /* cut visibly, never silently */
@@ -601,4 +758,7 @@ void table_draw(struct app *a, struct view *v, int y0, int h)
 		attroff(attr);
 		y += lines;
 	}
+	for (uint32_t k = 0; apart && k < (uint32_t)h && k + v->top < v->nvis; k++)
+		free(apart[k]);
+	free(apart);
 }

@@ -353,6 +353,18 @@ void app_request(struct app *a, enum req r)
 				w->ops->resize(a, w);
 		}
 		break;
+	case REQ_TIMEUNIT: {
+		static const char *const said[] = {"each duration in its own unit", "durations in ns",
+		                                   "durations in us", "durations in ms", "durations in s"};
+		a->timeunit = (enum tix_timeunit)((a->timeunit + 1) % (TIX_TU_S + 1));
+		app_msg(a, "%s (u: next unit)", said[a->timeunit]);
+		for (int i = 0; i < a->traces[a->cur].depth; i++) {
+			struct view *w = a->traces[a->cur].stack[i];
+			if (w->ops->resize)
+				w->ops->resize(a, w);
+		}
+		break;
+	}
 	case REQ_EXPORT: app_export(a, v); break;
 	case REQ_COPY:
 	case REQ_COPY_ROW: app_copy(a, v, r == REQ_COPY_ROW); break;
@@ -440,6 +452,17 @@ static void draw_crumbs(struct app *a)
 	attroff(attr);
 }
 
+/* "1 kernel", "1 launch": what a row is, for a count of one. */
+static const char *rows_word(const char *rows, uint32_t n, char *buf, size_t cap)
+{
+	size_t len = strlen(rows);
+	if (n != 1 || len < 2 || rows[len - 1] != 's')
+		return rows;
+	int es = len > 4 && !strcmp(rows + len - 4, "ches"); /* launches */
+	snprintf(buf, cap, "%.*s", (int)(len - (es ? 2 : 1)), rows);
+	return buf;
+}
+
 static void draw_status(struct app *a, struct view *v)
 {
 	int y = LINES - 2;
@@ -451,7 +474,8 @@ static void draw_status(struct app *a, struct view *v)
 		snprintf(s, sizeof s, "%s", a->msg);
 	} else {
 		int n = snprintf(s, sizeof s, "%s: ", v->ops->name);
-		const char *rows = v->ops->rows_name ? v->ops->rows_name : "rows";
+		char one[32];
+		const char *rows = rows_word(v->ops->rows_name ? v->ops->rows_name : "rows", v->nrows, one, sizeof one);
 		if (v->nvis == v->nrows)
 			n += snprintf(s + n, sizeof s - n, "%u %s", v->nrows, rows);
 		else
@@ -596,7 +620,7 @@ static void define_extra_keys(void)
 			define_key(extra[i].seq, extra[i].key);
 }
 
-int tui_run(const struct tui_trace *traces, int ntraces, int compare)
+int tui_run(const struct tui_trace *traces, int ntraces, const struct tui_opts *o)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "tix: the explorer needs a terminal; for text output use "
@@ -617,6 +641,8 @@ int tui_run(const struct tui_trace *traces, int ntraces, int compare)
 		return 1;
 	}
 	a->ntraces = ntraces;
+	a->timeunit = o->timeunit >= TIX_TU_AUTO && o->timeunit <= TIX_TU_S ? (enum tix_timeunit)o->timeunit
+	                                                                     : TIX_TU_AUTO;
 	for (int i = 0; i < ntraces; i++) {
 		a->traces[i].t = &traces[i];
 		a->traces[i].ix = traces[i].ix;
@@ -670,7 +696,7 @@ int tui_run(const struct tui_trace *traces, int ntraces, int compare)
 	app_set_trace(a, 0);
 	if (a->sum->warnings && a->sum->warnings[0])
 		app_msg(a, "warning: %s", a->sum->warnings);
-	if (compare && ntraces >= 2) { /* tix --diff BASE NEW */
+	if (o->compare && ntraces >= 2) { /* tix --diff BASE NEW */
 		app_compare(a, 1, TIX_VIEW_CMP_KERNELS, TIX_NONE);
 	} else if (ntraces >= 2) { /* the ranks of one run, when they say so */
 		int named = 0;

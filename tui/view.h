@@ -115,6 +115,10 @@ struct view_ops {
 	/* The attribute of a row off the cursor (0: the table's), e.g. the
 	 * straggler's rows in Ranks. */
 	int (*row_attr)(struct app *a, struct view *v, uint32_t row);
+	/* :N goes to what N numbers here ("rank": the Ranks view's rank N in
+	 * the cursor's step); NULL: step N in Steps, row N elsewhere. */
+	const char *goto_what;
+	int (*goto_n)(struct app *a, struct view *v, unsigned long n);
 };
 
 struct view {
@@ -162,6 +166,8 @@ struct app {
 	const struct tix_summary_info *sum;
 	int utf8, color;
 	int full_names;                /* t toggles */
+	enum tix_timeunit timeunit;    /* u cycles; every duration column in one unit */
+	int python_shown;              /* P: the timeline draws python frames too */
 	int quit;
 	int body_h;                    /* rows available to a view body */
 	char search[256];

@@ -191,11 +191,24 @@ static void compare_draw(struct app *a, struct view *v, int y0, int h)
 	double db = t.per_step_gpu_busy_ns[0] > 0
 	                    ? 100.0 * (t.per_step_gpu_busy_ns[1] - t.per_step_gpu_busy_ns[0]) / t.per_step_gpu_busy_ns[0]
 	                    : 0;
-	snprintf(line, sizeof line, "%s -> %s  per step: wall %s -> %s (%+.1f%%), GPU busy %s -> %s (%+.1f%%)%s",
-	         base_name(a->traces[a->cur].t->path), base_name(a->traces[v->args.other].t->path), w[0], w[1],
-	         dw, b[0], b[1], db, t.normalised ? "; different step counts: times per step" : "");
-	draw_text(a, y0, 0, COLS, line, 1);
-	table_draw(a, v, y0 + 1, h - 1);
+	/* the traces are named in the breadcrumb; the figures are never cut:
+	 * a line too wide for the screen is two */
+	snprintf(line, sizeof line, "per step: wall %s -> %s (%+.1f%%), GPU busy %s -> %s (%+.1f%%)", w[0], w[1],
+	         dw, b[0], b[1], db);
+	int nl = 0;
+	if (text_width(a, line) <= COLS) {
+		draw_text(a, y0 + nl++, 0, COLS, line, 1);
+	} else {
+		snprintf(line, sizeof line, "per step: wall %s -> %s (%+.1f%%),", w[0], w[1], dw);
+		draw_text(a, y0 + nl++, 0, COLS, line, 1);
+		snprintf(line, sizeof line, "          GPU busy %s -> %s (%+.1f%%)", b[0], b[1], db);
+		draw_text(a, y0 + nl++, 0, COLS, line, 1);
+	}
+	/* different step counts: a line of its own, as tix diff prints it */
+	char note[256];
+	if (*tix_compare_note(v->model, note, sizeof note))
+		draw_text(a, y0 + nl++, 0, COLS, note, 1);
+	table_draw(a, v, y0 + nl, h - nl);
 }
 
 static void compare_context(struct app *a, struct view *v, struct ctx *c)

@@ -103,13 +103,15 @@ static void build(struct app *a, struct view *v)
 	d->n = 0;
 	d->width = COLS > 40 ? COLS - 1 : 40;
 	struct tix_detail items;
-	struct tix_view_fmt f = {a->full_names, TIX_TU_AUTO};
+	struct tix_view_fmt f = {a->full_names, a->timeunit};
 	if (tix_detail_build(a->ix, v->args.row, &f, &items) != 0)
 		app_msg(a, "out of memory: detail cut short");
 	static const enum role roles[] = {[TIX_DETAIL_TEXT] = R_TEXT, [TIX_DETAIL_HEAD] = R_HEAD,
-	                                  [TIX_DETAIL_NOTE] = R_NOTE};
+	                                  [TIX_DETAIL_NOTE] = R_NOTE, [TIX_DETAIL_DATA] = R_TEXT};
 	for (uint32_t i = 0; i < items.n; i++) {
 		const struct tix_detail_item *it = &items.items[i];
+		if (it->role == TIX_DETAIL_DATA) /* for JSON only */
+			continue;
 		if (it->role == TIX_DETAIL_HEAD && i > 0)
 			add_line(d, R_TEXT, "", 0);
 		add_kv(d, it->indent, it->label[0] ? it->label : NULL, it->value, roles[it->role]);

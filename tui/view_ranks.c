@@ -105,7 +105,7 @@ static const char *ranks_text(struct app *a, struct view *v, uint32_t row, char 
 	const struct ranks *p = v->priv;
 	const struct tix_rank_trace *t = tix_rank_trace_at(p->rs, row % nranks(v));
 	const struct tix_rank_fig *f = tix_rank_cell(p->rs, row / nranks(v), row % nranks(v));
-	snprintf(buf, cap, "rank %d %s %s", tix_rank_number(p->rs, row % nranks(v)), t->path,
+	snprintf(buf, cap, "%s %s %s", tix_rank_label(p->rs, tix_rank_number(p->rs, row % nranks(v))), t->path,
 	         f && f->name ? f->name : "");
 	return buf;
 }
@@ -126,7 +126,7 @@ static int ranks_enter(struct app *a, struct view *v, uint32_t row)
 	uint32_t s = row / nranks(v), i = row % nranks(v);
 	int k = p->trace_of[i];
 	if (!tix_rank_cell(p->rs, s, i)) {
-		app_msg(a, "rank %d has no step %u", tix_rank_number(p->rs, i), s);
+		app_msg(a, "%s has no step %u", tix_rank_label(p->rs, tix_rank_number(p->rs, i)), s);
 		return -1;
 	}
 	int back = a->cur;
@@ -139,8 +139,29 @@ static int ranks_enter(struct app *a, struct view *v, uint32_t row)
 		return -1;
 	}
 	if (k != back)
-		app_msg(a, "rank %d, step %u: Backspace goes back to the ranks", tix_rank_number(p->rs, i), s);
+		app_msg(a, "%s, step %u: Backspace goes back to the ranks",
+		        tix_rank_label(p->rs, tix_rank_number(p->rs, i)), s);
 	return 0;
+}
+
+/* :N: rank N in the cursor's step (the digits alone switch views). */
+static int ranks_goto(struct app *a, struct view *v, unsigned long n)
+{
+	const struct ranks *p = v->priv;
+	uint32_t row = view_cur_row(v), s = row == TIX_NONE ? 0 : row / nranks(v);
+	for (uint32_t i = 0; i < nranks(v); i++)
+		if ((unsigned long)tix_rank_number(p->rs, i) == n) {
+			view_goto_row(v, s * nranks(v) + i);
+			if (view_cur_row(v) != s * nranks(v) + i) {
+				app_msg(a, "rank %lu's row is filtered out (f, Enter shows all)", n);
+				return -1;
+			}
+			app_msg(a, "%s, step %u", tix_rank_label(p->rs, (int32_t)n), s);
+			return 0;
+		}
+	app_msg(a, "no rank %lu: the ranks are %d to %d", n, tix_rank_number(p->rs, 0),
+	        tix_rank_number(p->rs, nranks(v) - 1));
+	return -1;
 }
 
 /* c: the worst wait of the set. */
@@ -167,8 +188,8 @@ static void ranks_draw(struct app *a, struct view *v, int y0, int h)
 	int32_t s = tix_rank_straggler(p->rs, 0, tix_rank_steps(p->rs), &steps, &of);
 	char line[256];
 	if (s >= 0)
-		snprintf(line, sizeof line, "straggler: rank %d, in %u of the %u steps that have one (the others wait for it in the collectives)",
-		         s, steps, of);
+		snprintf(line, sizeof line, "straggler: %s, in %u of the %u steps that have one (the others wait for it in the collectives)",
+		         tix_rank_label(p->rs, s), steps, of);
 	else
 		snprintf(line, sizeof line, "no straggler: no step has ranks waiting in collectives");
 	int attr = s >= 0 ? draw_attr(a, CR_WARN) : (int)A_NORMAL;
@@ -216,4 +237,6 @@ const struct view_ops view_ranks_ops = {
 	.context = ranks_context,
 	.request = ranks_request,
 	.row_attr = ranks_row_attr,
+	.goto_what = "rank",
+	.goto_n = ranks_goto,
 };

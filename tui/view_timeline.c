@@ -14,7 +14,7 @@
 
 #include "tui/model.h"
 #include "tui/table.h"
-#include "tui/view.h"
+#include "tui/timeline_int.h"
 
 #define LABEL_W 16
 /* Nested CPU events get a line per depth, up to this many (the deeper ones
@@ -22,29 +22,15 @@
 #define MAX_DEPTH 6
 #define MIN_NS_PER_COL 1.0
 
-struct timeline {
-	uint32_t step;
-	int64_t lo, hi;          /* the step's extent: z shows it */
-	int64_t t0, t1;          /* the window on screen */
-	uint32_t *lanes;         /* track ids, one per view row */
-	uint32_t sel;            /* selected event row, TIX_NONE */
-	int64_t sel_t;           /* time the cursor follows across lanes */
-	unsigned char *memo;     /* per string id: 0 unknown, 1 matches the search, 2 not */
-	char memo_pat[256];
-	uint32_t *cells;         /* scratch: event row per depth and screen column */
-	int ncells;              /* columns per depth row */
-	int used_depth;          /* depth rows the last fill_lane marked */
-};
-
-static uint32_t lane_track(struct view *v, uint32_t lane)
+uint32_t tl_lane_track(struct view *v, uint32_t lane)
 {
 	return ((struct timeline *)v->priv)->lanes[lane];
 }
 
-static uint32_t cur_track(struct view *v)
+uint32_t tl_cur_track(struct view *v)
 {
 	uint32_t lane = view_cur_row(v);
-	return lane == TIX_NONE ? TIX_NONE : lane_track(v, lane);
+	return lane == TIX_NONE ? TIX_NONE : tl_lane_track(v, lane);
 }
 
 static int lane_cmp(const void *pa, const void *pb, void *arg)
@@ -64,19 +50,6 @@ static int lane_cmp(const void *pa, const void *pb, void *arg)
 	if (x->sort_index != y->sort_index)
 		return x->sort_index < y->sort_index ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-/* The event of track t at time tm: the last one starting at or before it
- * (its innermost enclosing one on a CPU thread), else the next one. */
-static uint32_t event_at(struct app *a, uint32_t t, int64_t tm)
-{
-	const struct tix_track *tr = tix_track_get(a->ix, t);
-	if (tr->row_count == 0)
-		return TIX_NONE;
-	uint32_t i = tix_track_lower_bound(a->ix, t, tm + 1);
-	if (i > tr->first_row)
-		return i - 1;
-	return i < tr->first_row + tr->row_count ? i : TIX_NONE;
 }
 
 static int overlaps(struct app *a, uint32_t t, int64_t lo, int64_t hi)
@@ -163,18 +136,18 @@ static int timeline_open(struct app *a, struct view *v)
 			if (p->lanes[l] == e.track)
 				view_goto_row(v, l);
 	} else if (n > 0) {
-		/* start on the first GPU work of the first lane, not on an annotation */
+		/* start on the first GPU work (or op) of the step itself, on screen:
+		 * not on work of the step before that ran into this one */
 		p->sel_t = p->lo;
-		uint32_t first = event_at(a, p->lanes[0], p->lo);
-		const struct tix_track *tr = tix_track_get(a->ix, p->lanes[0]);
-		for (uint32_t i = first; i != TIX_NONE && i < first + 64 && i < tr->first_row + tr->row_count; i++) {
+		for (uint32_t l = 0; l < n && p->sel == TIX_NONE; l++) {
+			uint32_t i = tl_first_of_step(a, p, p->lanes[l]);
+			if (i == TIX_NONE)
+				continue;
 			struct tix_event e;
 			tix_event_get(a->ix, i, &e);
-			if (tix_kind_is_gpu_work(e.kind) || e.kind == TIX_KIND_CPU_OP) {
-				p->sel = i;
-				p->sel_t = e.start_ns;
-				break;
-			}
+			p->sel = i;
+			p->sel_t = e.start_ns;
+			view_goto_row(v, l);
 		}
 	}
 	return 0;
@@ -195,7 +168,7 @@ static void timeline_close(struct view *v)
 static void sync_sel(struct app *a, struct view *v)
 {
 	struct timeline *p = v->priv;
-	uint32_t t = cur_track(v);
+	uint32_t t = tl_cur_track(v);
 	if (t == TIX_NONE) {
 		p->sel = TIX_NONE;
 		return;
@@ -206,11 +179,11 @@ static void sync_sel(struct app *a, struct view *v)
 		if (e.track == t)
 			return;
 	}
-	p->sel = event_at(a, t, p->sel_t);
+	p->sel = tl_event_at(a, t, p->sel_t);
 }
 
 /* Pans the window so that the selection is on screen. */
-static void show_sel(struct app *a, struct timeline *p)
+void tl_show_sel(struct app *a, struct timeline *p)
 {
 	if (p->sel == TIX_NONE)
 		return;
@@ -281,20 +254,24 @@ static void mark_chain(struct app *a, struct timeline *p, int w, double npc, uin
 		row = chain[n].parent;
 		n++;
 	}
-	for (int i = n - 1; i >= 0; i--)
+	for (int i = n - 1, depth = 0; i >= 0; i--) {
+		if (tl_hidden(a, chain[i].kind))
+			continue;
 		if (chain[i].start_ns + chain[i].dur_ns > from)
 			mark(p, w, npc, from > chain[i].start_ns ? from : chain[i].start_ns,
-			     chain[i].start_ns + chain[i].dur_ns, chain[i].row, n - 1 - i);
+			     chain[i].start_ns + chain[i].dur_ns, chain[i].row, depth);
+		depth++;
+	}
 }
 
-/* How many CPU events enclose e on its thread (0: outermost). */
+/* How many CPU events shown enclose e on its thread (0: outermost). */
 static int event_depth(struct app *a, const struct tix_event *e)
 {
 	int d = 0;
 	struct tix_event x = *e;
-	while (x.parent != TIX_NONE && d < MAX_DEPTH) {
+	for (int k = 0; x.parent != TIX_NONE && d < MAX_DEPTH && k < 64; k++) {
 		tix_event_get(a->ix, x.parent, &x);
-		d++;
+		d += !tl_hidden(a, x.kind);
 	}
 	return d;
 }
@@ -315,7 +292,8 @@ static void fill_lane(struct app *a, struct timeline *p, uint32_t t, int w)
 		tix_event_get(a->ix, i, &e);
 		if (e.start_ns >= p->t1)
 			break;
-		mark(p, w, npc, e.start_ns, e.start_ns + e.dur_ns, e.row, event_depth(a, &e));
+		if (!tl_hidden(a, e.kind))
+			mark(p, w, npc, e.start_ns, e.start_ns + e.dur_ns, e.row, event_depth(a, &e));
 		int c = (int)((double)(e.start_ns - p->t0) / npc);
 		int64_t next_col = p->t0 + (int64_t)((c + 1) * npc) + 1;
 		if (i + 1 < end && e.start_ns + e.dur_ns < next_col) {
@@ -338,8 +316,6 @@ static void fill_lane(struct app *a, struct timeline *p, uint32_t t, int w)
 			mark(p, w, npc, e.start_ns, e.start_ns + e.dur_ns, e.row, event_depth(a, &e));
 	}
 }
-
-static int name_matches(struct app *a, struct timeline *p, uint32_t name);
 
 static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 {
@@ -376,7 +352,7 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 	for (;;) {
 		int used = 0;
 		for (uint32_t pos = v->top; pos <= v->cursor && pos < v->nvis; pos++) {
-			fill_lane(a, p, lane_track(v, v->order[pos]), w);
+			fill_lane(a, p, tl_lane_track(v, v->order[pos]), w);
 			used += p->used_depth;
 		}
 		if (used <= lanes_h || v->top >= v->cursor)
@@ -385,7 +361,7 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 	}
 	a->body_h = lanes_h;
 	for (int r = 0, pos = (int)v->top; r < lanes_h && (uint32_t)pos < v->nvis; pos++) {
-		uint32_t t = lane_track(v, v->order[pos]);
+		uint32_t t = tl_lane_track(v, v->order[pos]);
 		int gpu = tix_track_get(a->ix, t)->kind == TIX_TRACK_GPU;
 		fill_lane(a, p, t, w);
 		int depth = p->used_depth;
@@ -414,7 +390,7 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 					int attr = sel ? draw_attr(a, CR_CURSOR) | (int)A_BOLD : battr;
 					struct tix_event ev;
 					tix_event_get(a->ix, row, &ev);
-					if (a->has_search && name_matches(a, p, ev.name))
+					if (a->has_search && tl_name_matches(a, p, ev.name))
 						attr |= (int)(A_UNDERLINE | A_BOLD); /* what / or n would find */
 					int tattr = sel ? attr : attr | (int)A_REVERSE;
 					if (e - c >= 4 || sel) {
@@ -445,115 +421,17 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 	tix_event_get(a->ix, p->sel, &ev);
 	char name[512];
 	int64_t rel = ev.start_ns - p->lo;
-	snprintf(buf, sizeof buf, "%s %s  %s%s  %s  (Enter: detail)", tix_kind_label(ev.kind),
-	         app_name(a, ev.name, name, sizeof name), rel < 0 ? "-" : "+",
+	/* the name takes the room the rest leaves, cut as names are */
+	char tail[128];
+	snprintf(tail, sizeof tail, "  %s%s  %s  (Enter: detail)", rel < 0 ? "-" : "+",
 	         fmt_dur(rel < 0 ? -rel : rel, x, sizeof x), fmt_dur(ev.dur_ns, y, sizeof y));
+	int room = COLS - text_width(a, tix_kind_label(ev.kind)) - 1 - text_width(a, tail);
+	snprintf(buf, sizeof buf, "%s %s%s", tix_kind_label(ev.kind),
+	         name_fit(a, app_name(a, ev.name, name, sizeof name), room > 8 ? room : 8, fit, sizeof fit), tail);
 	int iattr = draw_attr(a, CR_LABEL);
 	attron(iattr);
 	draw_text(a, yi, 0, COLS, buf, 1);
 	attroff(iattr);
-}
-
-static int name_matches(struct app *a, struct timeline *p, uint32_t name)
-{
-	if (!p->memo || strcmp(p->memo_pat, a->search) != 0) {
-		free(p->memo);
-		p->memo = calloc(a->sum->strings + 1, 1);
-		snprintf(p->memo_pat, sizeof p->memo_pat, "%s", a->search);
-		if (!p->memo)
-			return 0;
-	}
-	if (name >= a->sum->strings)
-		return pattern_match(&a->search_re, tix_str(a->ix, name));
-	if (!p->memo[name])
-		p->memo[name] = pattern_match(&a->search_re, tix_str(a->ix, name)) ? 1 : 2;
-	return p->memo[name] == 1;
-}
-
-/* Next/previous event in the cursor's lane whose name matches the search. */
-static void search(struct app *a, struct view *v, int dir)
-{
-	struct timeline *p = v->priv;
-	if (!a->has_search) {
-		app_msg(a, "no search yet: press / first");
-		return;
-	}
-	uint32_t t = cur_track(v);
-	if (t == TIX_NONE)
-		return;
-	const struct tix_track *tr = tix_track_get(a->ix, t);
-	uint32_t end = tr->first_row + tr->row_count;
-	uint32_t i = p->sel == TIX_NONE ? tr->first_row : p->sel;
-	for (uint32_t k = 0; k < tr->row_count; k++) {
-		if (dir > 0)
-			i = i + 1 >= end ? tr->first_row : i + 1;
-		else
-			i = i <= tr->first_row ? end - 1 : i - 1;
-		struct tix_event e;
-		tix_event_get(a->ix, i, &e);
-		if (name_matches(a, p, e.name)) {
-			p->sel = i;
-			show_sel(a, p);
-			return;
-		}
-	}
-	app_msg(a, "not found in this lane: %s", a->search);
-}
-
-/* o: from a launch call to the GPU work it launched, and back.  A kernel
- * knows its launch row; a launch call finds its kernel by looking, on the GPU
- * lanes, at the work that starts after the call whose launch is this row. */
-static void jump_linked(struct app *a, struct view *v)
-{
-	struct timeline *p = v->priv;
-	if (p->sel == TIX_NONE) {
-		app_msg(a, "no event selected");
-		return;
-	}
-	struct tix_event e;
-	tix_event_get(a->ix, p->sel, &e);
-	uint32_t target = TIX_NONE;
-	if (tix_kind_is_gpu_work(e.kind)) {
-		target = e.launch;
-		if (target == TIX_NONE) {
-			app_msg(a, "no launch call known for this GPU work");
-			return;
-		}
-	} else {
-		/* GPU work starts after its launch; search each GPU lane forward a
-		 * bounded number of events (a kernel rarely queues behind more) */
-		for (uint32_t l = 0; l < v->nrows && target == TIX_NONE; l++) {
-			uint32_t t = p->lanes[l];
-			const struct tix_track *tr = tix_track_get(a->ix, t);
-			if (tr->kind != TIX_TRACK_GPU)
-				continue;
-			uint32_t end = tr->first_row + tr->row_count;
-			for (uint32_t i = tix_track_lower_bound(a->ix, t, e.start_ns), k = 0;
-			     i < end && k < 4096; i++, k++) {
-				struct tix_event g;
-				tix_event_get(a->ix, i, &g);
-				if (g.launch == p->sel) {
-					target = i;
-					break;
-				}
-			}
-		}
-		if (target == TIX_NONE) {
-			app_msg(a, "no GPU work launched by this event in the lanes");
-			return;
-		}
-	}
-	struct tix_event t;
-	tix_event_get(a->ix, target, &t);
-	for (uint32_t l = 0; l < v->nrows; l++)
-		if (p->lanes[l] == t.track) {
-			view_goto_row(v, l);
-			break;
-		}
-	p->sel = target;
-	show_sel(a, p);
-	app_msg(a, "%s", tix_kind_is_gpu_work(t.kind) ? "the GPU work of this launch (o: back)"
-	                                              : "the launch call of this GPU work (o: back)");
 }
 
 static int timeline_request(struct app *a, struct view *v, enum req r)
@@ -562,22 +440,39 @@ static int timeline_request(struct app *a, struct view *v, enum req r)
 	sync_sel(a, v);
 	int64_t w = p->t1 - p->t0;
 	int64_t minw = (int64_t)(MIN_NS_PER_COL * (COLS > LABEL_W + 5 ? COLS - LABEL_W - 1 : 4));
-	uint32_t t = cur_track(v);
+	uint32_t t = tl_cur_track(v);
 	switch (r) {
 	case REQ_PREV_EVENT:
 	case REQ_NEXT_EVENT: {
 		if (t == TIX_NONE)
 			return 1;
 		const struct tix_track *tr = tix_track_get(a->ix, t);
-		if (p->sel == TIX_NONE)
-			p->sel = event_at(a, t, p->t0);
-		else if (r == REQ_NEXT_EVENT && p->sel + 1 < tr->first_row + tr->row_count)
-			p->sel++;
-		else if (r == REQ_PREV_EVENT && p->sel > tr->first_row)
-			p->sel--;
-		show_sel(a, p);
+		if (p->sel == TIX_NONE) {
+			p->sel = tl_event_at(a, t, p->t0);
+		} else { /* the next (previous) one shown */
+			uint32_t i = p->sel, end = tr->first_row + tr->row_count;
+			for (;;) {
+				if (r == REQ_NEXT_EVENT ? i + 1 >= end : i <= tr->first_row)
+					break;
+				i += r == REQ_NEXT_EVENT ? 1 : (uint32_t)-1;
+				struct tix_event e;
+				tix_event_get(a->ix, i, &e);
+				if (!tl_hidden(a, e.kind)) {
+					p->sel = i;
+					break;
+				}
+			}
+		}
+		tl_show_sel(a, p);
 		return 1;
 	}
+	case REQ_PYTHON:
+		a->python_shown = !a->python_shown;
+		if (p->sel != TIX_NONE)
+			p->sel = tl_shown_event(a, p->sel);
+		app_msg(a, "python frames %s", a->python_shown || a->sum->kind_counts[TIX_KIND_CPU_OP] == 0
+		                                   ? "shown (P hides them)" : "hidden (P shows them)");
+		return 1;
 	case REQ_SCROLL_LEFT:
 	case REQ_SCROLL_RIGHT:
 	case REQ_LEFT:
@@ -589,7 +484,7 @@ static int timeline_request(struct app *a, struct view *v, enum req r)
 		p->t1 += d;
 		p->sel_t = p->t0 + w / 2;
 		if (t != TIX_NONE)
-			p->sel = event_at(a, t, p->sel_t);
+			p->sel = tl_event_at(a, t, p->sel_t);
 		return 1;
 	}
 	case REQ_ZOOM_IN:
@@ -645,9 +540,9 @@ static int timeline_request(struct app *a, struct view *v, enum req r)
 			p->sel = best;
 		return 1;
 	}
-	case REQ_SEARCH_NEXT: search(a, v, 1); return 1;
-	case REQ_SEARCH_PREV: search(a, v, -1); return 1;
-	case REQ_LINKED: jump_linked(a, v); return 1;
+	case REQ_SEARCH_NEXT: tl_search(a, v, 1); return 1;
+	case REQ_SEARCH_PREV: tl_search(a, v, -1); return 1;
+	case REQ_LINKED: tl_jump_linked(a, v); return 1;
 	case REQ_SORT:
 	case REQ_SORT_MENU:
 	case REQ_SORT_INVERT: app_msg(a, "lanes keep their order"); return 1;
@@ -657,7 +552,7 @@ static int timeline_request(struct app *a, struct view *v, enum req r)
 
 static const char *timeline_text(struct app *a, struct view *v, uint32_t row, char *buf, size_t cap)
 {
-	track_label(a, lane_track(v, row), buf, cap);
+	track_label(a, tl_lane_track(v, row), buf, cap);
 	return buf;
 }
 
@@ -693,7 +588,7 @@ static void timeline_select(struct app *a, struct view *v, const struct ctx *c)
 		if (p->lanes[l] == e.track) {
 			view_goto_row(v, l);
 			p->sel = c->row;
-			show_sel(a, p);
+			tl_show_sel(a, p);
 		}
 }
 
@@ -714,7 +609,8 @@ static int timeline_export(struct app *a, struct view *v, struct tix_export_sel 
 	sel->has_range = 1;
 	sel->t0_ns = p->t0;
 	sel->t1_ns = p->t1;
-	snprintf(path, cap, "range-%lld-%lld", (long long)app_rel(a, p->t0) / 1000,
+	/* the unit in the name, as --range takes it: range-187654us-283270us */
+	snprintf(path, cap, "range-%lldus-%lldus", (long long)app_rel(a, p->t0) / 1000,
 	         (long long)app_rel(a, p->t1) / 1000);
 	return 0;
 }

@@ -38,6 +38,11 @@ struct cl {
 	int side_col[2][C_START_NS + 1]; /* each column in the side's view, -1 */
 	struct tix_cell *keys;          /* the cells of column keys_col, for sorting */
 	int keys_col;
+	/* Input Dims written over several lines (vLLM), each folded once:
+	 * the index's text and its one-line copy */
+	const char **multi;
+	char **one;
+	size_t nmulti, capmulti;
 };
 
 static int cl_open(struct tix_view *v, struct tix_error *err)
@@ -91,6 +96,10 @@ static void cl_close(struct tix_view *v)
 	tix_view_free(p->side[0]);
 	tix_view_free(p->side[1]);
 	free(p->keys);
+	for (size_t i = 0; i < p->nmulti; i++)
+		free(p->one[i]);
+	free(p->multi);
+	free(p->one);
 	free(p);
 }
 
@@ -108,6 +117,35 @@ static int side_of(const struct cl *p, uint32_t row, uint32_t *inner)
 	}
 	*inner = row - p->n[0];
 	return 1;
+}
+
+/* s on one line, as show writes it: itself, or a copy folded once. */
+static const char *one_line(const struct cl *pc, const char *s)
+{
+	struct cl *p = (struct cl *)pc; /* a cache of pure answers */
+	if (!s || !strchr(s, '\n'))
+		return s;
+	for (size_t i = 0; i < p->nmulti; i++)
+		if (p->multi[i] == s)
+			return p->one[i];
+	if (p->nmulti == p->capmulti) {
+		size_t cap = p->capmulti ? 2 * p->capmulti : 16;
+		const char **m = realloc(p->multi, cap * sizeof *m);
+		if (m)
+			p->multi = m;
+		char **o = m ? realloc(p->one, cap * sizeof *o) : NULL;
+		if (!o)
+			return "(out of memory)";
+		p->one = o;
+		p->capmulti = cap;
+	}
+	char buf[4096];
+	char *f = strdup(tix_fold_ws(s, buf, sizeof buf));
+	if (!f)
+		return "(out of memory)";
+	p->multi[p->nmulti] = s;
+	p->one[p->nmulti++] = f;
+	return f;
 }
 
 /* The Input Dims of the innermost CPU op above a GPU event's launch. */
@@ -160,7 +198,7 @@ static void cl_cell(const struct tix_view *v, uint32_t row, int col, struct tix_
 			return;
 		case C_DIMS: {
 			const uint32_t *m = tix_members(p->ix[k], g->members_first, g->members_count);
-			const char *d = m && g->members_count ? launch_dims(p->ix[k], m[0]) : NULL;
+			const char *d = one_line(p, m && g->members_count ? launch_dims(p->ix[k], m[0]) : NULL);
 			c->known = d != NULL;
 			c->s = d;
 			return;
@@ -174,7 +212,7 @@ static void cl_cell(const struct tix_view *v, uint32_t row, int col, struct tix_
 	if (col == C_DIMS) {
 		struct tix_view_ref r;
 		tix_view_ref(sv, inner, &r);
-		const char *d = launch_dims(p->ix[k], r.event);
+		const char *d = one_line(p, launch_dims(p->ix[k], r.event));
 		c->known = d != NULL;
 		c->s = d;
 		return;

@@ -235,7 +235,10 @@ static int side_shapes(struct tix_index *ix, int k, struct cmp *out)
 		if (!r)
 			goto out;
 		r->key = tix_str(ix, ss.acc[i].name);
-		r->dims = tix_str(ix, ss.acc[i].dims);
+		/* on one line, as show writes them (vLLM writes them over many) */
+		char one[4096];
+		if (!(r->dims = cmp_own(out, tix_fold_ws(tix_str(ix, ss.acc[i].dims), one, sizeof one))))
+			goto out;
 		r->kind = "op";
 		r->name[k] = ss.acc[i].name;
 		r->total[k] = ss.acc[i].gpu_ns;

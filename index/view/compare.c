@@ -35,6 +35,50 @@ struct crow *cmp_add(struct cmp *c)
 	return r;
 }
 
+/* Hands the string d to c (which frees it); 0, or -1 when memory runs out. */
+static int cmp_take(struct cmp *c, char *d)
+{
+	if (c->nowned == c->capowned) {
+		size_t cap = c->capowned ? c->capowned * 2 : 64;
+		char **p = realloc(c->owned, cap * sizeof *p);
+		if (!p)
+			return -1;
+		c->owned = p;
+		c->capowned = cap;
+	}
+	c->owned[c->nowned++] = d;
+	return 0;
+}
+
+const char *cmp_own(struct cmp *c, const char *s)
+{
+	char *d = strdup(s);
+	if (d && cmp_take(c, d) != 0) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+void cmp_done(struct cmp *c)
+{
+	for (size_t i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
+	free(c->rows);
+	memset(c, 0, sizeof *c);
+}
+
+/* out takes over the strings of from */
+static int cmp_take_strings(struct cmp *out, struct cmp *from)
+{
+	for (; from->nowned > 0; from->nowned--) {
+		if (cmp_take(out, from->owned[from->nowned - 1]) != 0)
+			return -1; /* from still owns the rest */
+	}
+	return 0;
+}
+
 static int cmp_key(const struct crow *a, const struct crow *b)
 {
 	int c = strcmp(a->key, b->key);
@@ -146,9 +190,12 @@ static int merge(struct cmp *a, struct cmp *b, struct cmp *out)
 	return 0;
 }
 
+/* v over the steps side k's rows sum: its step count, or 1 when the rows
+ * are of one step (--step N) */
 static double per_step(const struct tix_compare_totals *t, int k, int64_t v)
 {
-	return t->steps[k] ? (double)v / t->steps[k] : (double)v;
+	uint32_t n = t->step != TIX_NONE ? 1 : t->steps[k];
+	return n ? (double)v / n : (double)v;
 }
 
 /* The time a row shows on side k: its total, or per step; -1 absent. */
@@ -202,6 +249,7 @@ void view_cmp_totals(struct tix_index *ix[2], uint32_t step, struct tix_compare_
 		t->per_step_gpu_busy_ns[k] = n ? (double)busy / n : (double)busy;
 		t->per_step_kernel_ns[k] = n ? (double)kern / n : (double)kern;
 	}
+	t->step = step;
 	t->normalised = step == TIX_NONE && t->steps[0] != t->steps[1];
 }
 
@@ -212,21 +260,22 @@ void view_cmp_totals(struct tix_index *ix[2], uint32_t step, struct tix_compare_
 enum field {
 	F_STATUS, F_STEP, F_CBASE, F_CNEW, F_CDELTA, F_TBASE, F_TNEW, F_TDELTA, F_PBASE, F_PNEW,
 	F_PDELTA, F_RATIO, F_GBASE, F_GNEW, F_BBASE, F_BNEW, F_WBASE, F_WNEW, F_UBASE, F_UNEW, F_NAME,
-	F_OPNAME, F_DIMS, F_KIND, F_COUNT
+	F_OPNAME, F_DIMS, F_KIND, F_QBASE, F_QNEW, F_QDELTA, F_PERSTEP, F_COUNT
 };
 
 #define COLS_OF(name, ...)                                                      \
 	static const struct tix_col name[] = {__VA_ARGS__}
 
-/* The shown time columns of a table: totals, or per step. */
+/* The shown time columns of a table: totals, or per step (the header says
+ * which, once: tix_compare_note). */
 #define T_TOTALS(right, prio)                                                                   \
 	{"Base time", 9, right, prio, "total_ns_base", TIX_UNIT_DUR},                          \
 	{"New time", 9, right, prio, "total_ns_new", TIX_UNIT_DUR},                            \
 	{"Δ time", 10, right | TIX_COL_SIGNED, prio, "total_ns_delta", TIX_UNIT_DDUR}
 #define T_PER_STEP(right, prio)                                                                 \
-	{"Base/step", 9, right, prio, "per_step_ns_base", TIX_UNIT_DUR},                       \
-	{"New/step", 9, right, prio, "per_step_ns_new", TIX_UNIT_DUR},                         \
-	{"Δ/step", 10, right | TIX_COL_SIGNED, prio, "per_step_ns_delta", TIX_UNIT_DDUR}
+	{"Base time", 9, right, prio, "per_step_ns_base", TIX_UNIT_DUR},                       \
+	{"New time", 9, right, prio, "per_step_ns_new", TIX_UNIT_DUR},                         \
+	{"Δ time", 10, right | TIX_COL_SIGNED, prio, "per_step_ns_delta", TIX_UNIT_DDUR}
 #define T_DATA_TOTALS                                                                           \
 	{"Base time", 0, TIX_COL_DATA, 0, "total_ns_base", TIX_UNIT_DUR},                      \
 	{"New time", 0, TIX_COL_DATA, 0, "total_ns_new", TIX_UNIT_DUR},                        \
@@ -235,10 +284,25 @@ enum field {
 	{"Base/step", 0, TIX_COL_DATA, 0, "per_step_ns_base", TIX_UNIT_DUR},                   \
 	{"New/step", 0, TIX_COL_DATA, 0, "per_step_ns_new", TIX_UNIT_DUR},                     \
 	{"Δ/step", 0, TIX_COL_DATA, 0, "per_step_ns_delta", TIX_UNIT_DDUR}
+/* Counts: as wide as their widest value (a number is never cut) */
 #define C_COUNTS(b, n)                                                                          \
-	{b, 7, TIX_COL_RIGHT, 0, "instances_base", TIX_UNIT_COUNT},                            \
-	{n, 7, TIX_COL_RIGHT, 0, "instances_new", TIX_UNIT_COUNT},                             \
-	{"Δ", 5, TIX_COL_RIGHT | TIX_COL_SIGNED, 0, "instances_delta", TIX_UNIT_DELTA}
+	{b, 7, TIX_COL_RIGHT | TIX_COL_FIT, 0, "instances_base", TIX_UNIT_COUNT},             \
+	{n, 7, TIX_COL_RIGHT | TIX_COL_FIT, 0, "instances_new", TIX_UNIT_COUNT},              \
+	{"Δ", 5, TIX_COL_RIGHT | TIX_COL_SIGNED | TIX_COL_FIT, 0, "instances_delta", TIX_UNIT_DELTA}
+#define C_PER_STEP_COUNTS(b, n)                                                                 \
+	{b, 7, TIX_COL_RIGHT | TIX_COL_FIT, 0, "instances_per_step_base", TIX_UNIT_FCOUNT},   \
+	{n, 7, TIX_COL_RIGHT | TIX_COL_FIT, 0, "instances_per_step_new", TIX_UNIT_FCOUNT},    \
+	{"Δ", 5, TIX_COL_RIGHT | TIX_COL_SIGNED | TIX_COL_FIT, 0, "instances_per_step_delta",   \
+	 TIX_UNIT_FDELTA}
+#define C_DATA_COUNTS                                                                           \
+	{"Base", 0, TIX_COL_DATA, 0, "instances_base", TIX_UNIT_COUNT},                        \
+	{"New", 0, TIX_COL_DATA, 0, "instances_new", TIX_UNIT_COUNT},                          \
+	{"Δ", 0, TIX_COL_DATA, 0, "instances_delta", TIX_UNIT_DELTA}
+#define C_DATA_PER_STEP_COUNTS                                                                  \
+	{"Base/step", 0, TIX_COL_DATA, 0, "instances_per_step_base", TIX_UNIT_FCOUNT},         \
+	{"New/step", 0, TIX_COL_DATA, 0, "instances_per_step_new", TIX_UNIT_FCOUNT},           \
+	{"Δ/step", 0, TIX_COL_DATA, 0, "instances_per_step_delta", TIX_UNIT_FDELTA}
+#define C_PER_STEP_FLAG {"Per step", 0, TIX_COL_DATA, 0, "per_step", TIX_UNIT_BOOL}
 #define C_STATUS {"Status", 7, TIX_COL_ASC, 3, "status", TIX_UNIT_TEXT}
 #define C_RATIO {"Ratio", 6, TIX_COL_RIGHT, 1, "ratio", TIX_UNIT_RATIO}
 #define C_KIND {"Kind", 0, TIX_COL_DATA, 0, "kind", TIX_UNIT_TEXT}
@@ -250,49 +314,58 @@ enum field {
 	{"Block new", 0, TIX_COL_DATA, 0, "block_new", TIX_UNIT_DIM3}
 #define C_NAMECOL {"Name", 24, TIX_COL_FLEX | TIX_COL_NAME | TIX_COL_ASC, 0, "name", TIX_UNIT_NAME}
 
+/* The fields behind each table's columns, in its order: the shown
+ * columns, then those for CSV and JSON only. */
+#define FIELDS_COUNTS F_CBASE, F_CNEW, F_CDELTA
+#define FIELDS_QCOUNTS F_QBASE, F_QNEW, F_QDELTA
+#define FIELDS_TOTALS F_TBASE, F_TNEW, F_TDELTA
+#define FIELDS_PER_STEP F_PBASE, F_PNEW, F_PDELTA
+
 COLS_OF(kernel_cols, C_STATUS, C_COUNTS("Base", "New"), T_TOTALS(TIX_COL_RIGHT, 0), C_RATIO, C_GRIDS,
-        C_NAMECOL, C_KIND, T_DATA_PER_STEP, C_BLOCKS);
-COLS_OF(kernel_cols_ps, C_STATUS, C_COUNTS("Base", "New"), T_PER_STEP(TIX_COL_RIGHT, 0), C_RATIO,
-        C_GRIDS, C_NAMECOL, C_KIND, T_DATA_TOTALS, C_BLOCKS);
-static const enum field kernel_fields[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_TBASE, F_TNEW, F_TDELTA,
-                                           F_RATIO, F_GBASE, F_GNEW, F_NAME, F_KIND, F_PBASE, F_PNEW,
-                                           F_PDELTA, F_BBASE, F_BNEW};
-static const enum field kernel_fields_ps[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_PBASE, F_PNEW,
-                                              F_PDELTA, F_RATIO, F_GBASE, F_GNEW, F_NAME, F_KIND,
-                                              F_TBASE, F_TNEW, F_TDELTA, F_BBASE, F_BNEW};
+        C_NAMECOL, C_KIND, T_DATA_PER_STEP, C_DATA_PER_STEP_COUNTS, C_BLOCKS, C_PER_STEP_FLAG);
+COLS_OF(kernel_cols_ps, C_STATUS, C_PER_STEP_COUNTS("Base", "New"), T_PER_STEP(TIX_COL_RIGHT, 0),
+        C_RATIO, C_GRIDS, C_NAMECOL, C_KIND, T_DATA_TOTALS, C_DATA_COUNTS, C_BLOCKS, C_PER_STEP_FLAG);
+static const enum field kernel_fields[] = {F_STATUS, FIELDS_COUNTS, FIELDS_TOTALS, F_RATIO, F_GBASE,
+                                           F_GNEW, F_NAME, F_KIND, FIELDS_PER_STEP, FIELDS_QCOUNTS,
+                                           F_BBASE, F_BNEW, F_PERSTEP};
+static const enum field kernel_fields_ps[] = {F_STATUS, FIELDS_QCOUNTS, FIELDS_PER_STEP, F_RATIO, F_GBASE,
+                                              F_GNEW, F_NAME, F_KIND, FIELDS_TOTALS, FIELDS_COUNTS,
+                                              F_BBASE, F_BNEW, F_PERSTEP};
 
 #define C_OPNAME {"Op", 24, TIX_COL_FLEX | TIX_COL_ASC, 0, "name", TIX_UNIT_TEXT}
 COLS_OF(op_cols, C_STATUS, C_COUNTS("Calls base", "Calls new"), T_TOTALS(TIX_COL_RIGHT, 0), C_RATIO,
-        C_OPNAME, C_KIND, T_DATA_PER_STEP);
-COLS_OF(op_cols_ps, C_STATUS, C_COUNTS("Calls base", "Calls new"), T_PER_STEP(TIX_COL_RIGHT, 0),
-        C_RATIO, C_OPNAME, C_KIND, T_DATA_TOTALS);
-static const enum field op_fields[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_TBASE, F_TNEW, F_TDELTA,
-                                       F_RATIO, F_OPNAME, F_KIND, F_PBASE, F_PNEW, F_PDELTA};
-static const enum field op_fields_ps[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_PBASE, F_PNEW, F_PDELTA,
-                                          F_RATIO, F_OPNAME, F_KIND, F_TBASE, F_TNEW, F_TDELTA};
+        C_OPNAME, C_KIND, T_DATA_PER_STEP, C_DATA_PER_STEP_COUNTS, C_PER_STEP_FLAG);
+COLS_OF(op_cols_ps, C_STATUS, C_PER_STEP_COUNTS("Calls base", "Calls new"), T_PER_STEP(TIX_COL_RIGHT, 0),
+        C_RATIO, C_OPNAME, C_KIND, T_DATA_TOTALS, C_DATA_COUNTS, C_PER_STEP_FLAG);
+static const enum field op_fields[] = {F_STATUS, FIELDS_COUNTS, FIELDS_TOTALS, F_RATIO, F_OPNAME,
+                                       F_KIND, FIELDS_PER_STEP, FIELDS_QCOUNTS, F_PERSTEP};
+static const enum field op_fields_ps[] = {F_STATUS, FIELDS_QCOUNTS, FIELDS_PER_STEP, F_RATIO, F_OPNAME,
+                                          F_KIND, FIELDS_TOTALS, FIELDS_COUNTS, F_PERSTEP};
 
-#define C_DIMS {"Input Dims", 20, TIX_COL_FLEX | TIX_COL_ASC, 0, "input_dims", TIX_UNIT_TEXT}
+/* Input Dims get the width they need before the Op column is padded */
+#define C_DIMS {"Input Dims", 20, TIX_COL_FLEX | TIX_COL_ASC | TIX_COL_FIT, 0, "input_dims", TIX_UNIT_TEXT}
 #define C_SHAPEOP {"Op", 20, TIX_COL_ASC | TIX_COL_FIT, 0, "name", TIX_UNIT_TEXT}
 COLS_OF(shape_cols, C_STATUS, C_COUNTS("Calls base", "Calls new"), T_TOTALS(TIX_COL_RIGHT, 0),
-        C_RATIO, C_SHAPEOP, C_DIMS, C_KIND, T_DATA_PER_STEP);
-COLS_OF(shape_cols_ps, C_STATUS, C_COUNTS("Calls base", "Calls new"), T_PER_STEP(TIX_COL_RIGHT, 0),
-        C_RATIO, C_SHAPEOP, C_DIMS, C_KIND, T_DATA_TOTALS);
-static const enum field shape_fields[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_TBASE, F_TNEW, F_TDELTA,
-                                          F_RATIO, F_OPNAME, F_DIMS, F_KIND, F_PBASE, F_PNEW, F_PDELTA};
-static const enum field shape_fields_ps[] = {F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_PBASE, F_PNEW,
-                                             F_PDELTA, F_RATIO, F_OPNAME, F_DIMS, F_KIND, F_TBASE,
-                                             F_TNEW, F_TDELTA};
+        C_RATIO, C_SHAPEOP, C_DIMS, C_KIND, T_DATA_PER_STEP, C_DATA_PER_STEP_COUNTS, C_PER_STEP_FLAG);
+COLS_OF(shape_cols_ps, C_STATUS, C_PER_STEP_COUNTS("Calls base", "Calls new"),
+        T_PER_STEP(TIX_COL_RIGHT, 0), C_RATIO, C_SHAPEOP, C_DIMS, C_KIND, T_DATA_TOTALS, C_DATA_COUNTS,
+        C_PER_STEP_FLAG);
+static const enum field shape_fields[] = {F_STATUS, FIELDS_COUNTS, FIELDS_TOTALS, F_RATIO, F_OPNAME,
+                                          F_DIMS, F_KIND, FIELDS_PER_STEP, FIELDS_QCOUNTS, F_PERSTEP};
+static const enum field shape_fields_ps[] = {F_STATUS, FIELDS_QCOUNTS, FIELDS_PER_STEP, F_RATIO,
+                                             F_OPNAME, F_DIMS, F_KIND, FIELDS_TOTALS, FIELDS_COUNTS,
+                                             F_PERSTEP};
 
+/* Steps: each row is one step of each side, never divided */
 COLS_OF(step_cols, {"#", 4, TIX_COL_RIGHT | TIX_COL_ASC, 0, "step", TIX_UNIT_INT}, C_STATUS,
         C_COUNTS("Kernels base", "Kernels new"), T_TOTALS(TIX_COL_RIGHT, 0), C_RATIO,
         {"Wall base", 10, TIX_COL_RIGHT, 1, "wall_ns_base", TIX_UNIT_DUR},
         {"Wall new", 10, TIX_COL_RIGHT, 1, "wall_ns_new", TIX_UNIT_DUR},
         {"Busy base", 10, TIX_COL_RIGHT, 2, "gpu_busy_ns_base", TIX_UNIT_DUR},
         {"Busy new", 10, TIX_COL_RIGHT, 2, "gpu_busy_ns_new", TIX_UNIT_DUR},
-        {"Step", 16, TIX_COL_FLEX | TIX_COL_ASC, 0, "name", TIX_UNIT_NAME}, C_KIND);
-static const enum field step_fields[] = {F_STEP, F_STATUS, F_CBASE, F_CNEW, F_CDELTA, F_TBASE, F_TNEW,
-                                         F_TDELTA, F_RATIO, F_WBASE, F_WNEW, F_UBASE, F_UNEW, F_NAME,
-                                         F_KIND};
+        {"Step", 16, TIX_COL_FLEX | TIX_COL_ASC, 0, "name", TIX_UNIT_NAME}, C_KIND, C_PER_STEP_FLAG);
+static const enum field step_fields[] = {F_STEP, F_STATUS, FIELDS_COUNTS, FIELDS_TOTALS, F_RATIO,
+                                         F_WBASE, F_WNEW, F_UBASE, F_UNEW, F_NAME, F_KIND, F_PERSTEP};
 
 struct cmp_view {
 	struct cmp c;
@@ -313,6 +386,8 @@ static int cmp_open(struct tix_view *v, struct tix_error *err)
 	if (!p)
 		return tix_error_env(err, "out of memory comparing the traces");
 	view_cmp_totals(ix, v->kind == TIX_VIEW_CMP_KERNELS ? step : TIX_NONE, &p->c.t);
+	if (v->kind == TIX_VIEW_CMP_STEPS)
+		p->c.t.normalised = 0; /* a row is one step of each side */
 	if (v->kind == TIX_VIEW_CMP_SHAPES) {
 		if (cmp_shapes_both(ix, side) != 0)
 			goto oom;
@@ -329,14 +404,15 @@ static int cmp_open(struct tix_view *v, struct tix_error *err)
 		for (int k = 0; k < 2; k++)
 			for (size_t i = 0; i < side[k].n; i++)
 				side[k].rows[i].key = side[k].rows[i].pos;
-	if (merge(&side[0], &side[1], &p->c) != 0)
+	if (merge(&side[0], &side[1], &p->c) != 0 || cmp_take_strings(&p->c, &side[0]) != 0 ||
+	    cmp_take_strings(&p->c, &side[1]) != 0)
 		goto oom;
 	for (size_t i = 0; v->kind == TIX_VIEW_CMP_STEPS && i < p->c.n; i++)
 		p->c.rows[i].key = NULL; /* they pointed into the sides' rows, freed below */
 	if (v->kind != TIX_VIEW_CMP_STEPS && p->c.n)
 		qsort_r(p->c.rows, p->c.n, sizeof *p->c.rows, cmp_delta, &p->c.t);
-	free(side[0].rows);
-	free(side[1].rows);
+	cmp_done(&side[0]);
+	cmp_done(&side[1]);
 	v->k = variant(v->kind, p->c.t.normalised);
 	p->fields = v->kind == TIX_VIEW_CMP_OPS      ? (p->c.t.normalised ? op_fields_ps : op_fields)
 	            : v->kind == TIX_VIEW_CMP_SHAPES ? (p->c.t.normalised ? shape_fields_ps : shape_fields)
@@ -347,9 +423,9 @@ static int cmp_open(struct tix_view *v, struct tix_error *err)
 	v->priv = p;
 	return 0;
 oom:
-	free(side[0].rows);
-	free(side[1].rows);
-	free(p->c.rows);
+	cmp_done(&side[0]);
+	cmp_done(&side[1]);
+	cmp_done(&p->c);
 	free(p);
 	return tix_error_env(err, "out of memory comparing the traces");
 }
@@ -357,7 +433,7 @@ oom:
 static void cmp_close(struct tix_view *v)
 {
 	struct cmp_view *p = v->priv;
-	free(p->c.rows);
+	cmp_done(&p->c);
 	free(p);
 }
 
@@ -400,6 +476,18 @@ static void cmp_cell(const struct tix_view *v, uint32_t row, int col, struct tix
 		cell_int(c, (int64_t)(d < 0 ? d - 0.5 : d + 0.5));
 		return;
 	}
+	case F_QBASE:
+	case F_QNEW: {
+		int k = p->fields[col] == F_QNEW;
+		c->known = 1;
+		c->d = per_step(t, k, r->count[k]);
+		return;
+	}
+	case F_QDELTA:
+		c->known = 1;
+		c->d = per_step(t, 1, r->count[1]) - per_step(t, 0, r->count[0]);
+		return;
+	case F_PERSTEP: cell_int(c, t->normalised); return;
 	case F_RATIO:
 		if (both && pb > 0) { /* per step when the step counts differ */
 			c->known = 1;
@@ -466,8 +554,14 @@ static int row_cmp(const struct tix_view *v, uint32_t ra, uint32_t rb, int col)
 		return strcmp(tix_name_label(x.ix ? x.ix : v->ix, (uint32_t)x.i, 0, bx, sizeof bx),
 		              tix_name_label(y.ix ? y.ix : v->ix, (uint32_t)y.i, 0, by, sizeof by));
 	}
-	if (cd->unit == TIX_UNIT_RATIO)
-		return x.d == y.d ? 0 : ((x.d > y.d) == !asc ? -1 : 1);
+	if (cd->unit == TIX_UNIT_RATIO || cd->unit == TIX_UNIT_FCOUNT || cd->unit == TIX_UNIT_FDELTA) {
+		double a = x.d, b = y.d;
+		if (cd->flags & TIX_COL_SIGNED) {
+			a = a < 0 ? -a : a;
+			b = b < 0 ? -b : b;
+		}
+		return a == b ? 0 : ((a > b) == !asc ? -1 : 1);
+	}
 	if (cd->unit == TIX_UNIT_DIM3) {
 		int64_t a = (int64_t)x.dim[0] * x.dim[1] * x.dim[2], b = (int64_t)y.dim[0] * y.dim[1] * y.dim[2];
 		return a == b ? 0 : ((a > b) == !asc ? -1 : 1);
@@ -520,10 +614,24 @@ static const struct view_kind_ops *variant(enum tix_view_kind kind, int per_step
 void tix_compare_totals(const struct tix_view *v, struct tix_compare_totals *out)
 {
 	memset(out, 0, sizeof *out);
-	if (v->kind >= TIX_VIEW_CMP_KERNELS && v->kind != TIX_VIEW_CMP_LAUNCHES)
+	if (v->kind >= TIX_VIEW_CMP_KERNELS && v->kind <= TIX_VIEW_CMP_SHAPES)
 		*out = ((const struct cmp_view *)v->priv)->c.t;
-	else if (v->kind == TIX_VIEW_CMP_LAUNCHES)
+	else if (v->kind == TIX_VIEW_CMP_LAUNCHES || v->kind == TIX_VIEW_CMP_FINDINGS)
 		*out = *(const struct tix_compare_totals *)v->priv; /* its first member */
+}
+
+const char *tix_compare_note(const struct tix_view *v, char *buf, size_t cap)
+{
+	struct tix_compare_totals t;
+	tix_compare_totals(v, &t);
+	if (cap)
+		buf[0] = 0;
+	if (t.normalised)
+		snprintf(buf, cap, "%u vs %u steps: counts and times below are per step", t.steps[0], t.steps[1]);
+	else if (v->kind == TIX_VIEW_CMP_STEPS && t.steps[0] != t.steps[1])
+		snprintf(buf, cap, "%u vs %u steps, matched by position: '-' where a side lacks one", t.steps[0],
+		         t.steps[1]);
+	return buf;
 }
 
 void tix_compare_ref(const struct tix_view *v, uint32_t row, struct tix_compare_ref *out)

@@ -23,10 +23,16 @@ struct cmp {
 	struct crow *rows;
 	size_t n, cap;
 	struct tix_compare_totals t;
+	char **owned;                /* strings the rows point at (folded Input Dims) */
+	size_t nowned, capowned;
 };
 
 /* A new row of c, absent on both sides; NULL when memory runs out. */
 struct crow *cmp_add(struct cmp *c);
+/* A copy of s that c owns (freed with it), or NULL when memory runs out. */
+const char *cmp_own(struct cmp *c, const char *s);
+/* Frees what c owns: its rows and strings. */
+void cmp_done(struct cmp *c);
 /* Both sides' (op, Input Dims) rows into side[0] and side[1] (cmp_shapes.c);
  * 0, or -1 when memory runs out. */
 int cmp_shapes_both(struct tix_index *ix[2], struct cmp side[2]);

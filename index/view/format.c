@@ -32,6 +32,16 @@ char *tix_fmt_dur_unit(int64_t ns, enum tix_timeunit unit, char *out, size_t cap
 	return out;
 }
 
+const char *tix_col_title(const struct tix_col *c, const struct tix_view_fmt *f, char *buf, size_t cap)
+{
+	static const char *const unit[] = {"", "ns", "us", "ms", "s"};
+	int dur = c->unit == TIX_UNIT_DUR || c->unit == TIX_UNIT_TIME || c->unit == TIX_UNIT_DDUR;
+	if (!f || f->timeunit == TIX_TU_AUTO || !dur)
+		return c->title;
+	snprintf(buf, cap, "%s (%s)", c->title, unit[f->timeunit]);
+	return buf;
+}
+
 char *tix_fmt_pct(int64_t part, int64_t whole, char *out, size_t cap)
 {
 	if (whole <= 0 || part < 0)

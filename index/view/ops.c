@@ -4,17 +4,26 @@
  * captured CUDA-graph replays (tix_event_capture) are rows of their own,
  * marked captured (their calls and CPU time are the capture trace's, so
  * unknown here).  Over one step they are counted here, by the index's rule
- * (index/aggregate.c): each GPU event of the step counts once for every
- * distinct op name among its launch call's ancestors; calls and CPU time are
- * the instances that began in the step.
+ * (index/rules.h, "ops"; tix_event_op_names): each GPU event of the step
+ * counts once for every distinct op name among its launch call's
+ * ancestors, step markers left out; calls and CPU time are the instances
+ * that began in the step.
+ *
+ * The roofline columns (docs/FINDINGS.md, section 3) are the index's op
+ * model over the whole trace (tix_op_roofline): unknown over one step.
  */
+#include "index/findings.h"
+#include "index/rules.h"
 #include "index/view/view_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { C_PCT, C_GPU, C_EVENTS, C_CALLS, C_CPU, C_BAR, C_NAME, C_CAPTURED };
+enum {
+	C_PCT, C_GPU, C_EVENTS, C_CALLS, C_CPU, C_RATE, C_PEAK, C_BOUND, C_BAR, C_NAME, C_CAPTURED,
+	C_FLOPS, C_BYTES, C_MODEL_CALLS, C_MODEL_GPU, C_FLOP_RATE, C_BYTE_RATE, C_PEAK_FRACTION
+};
 
 static const struct tix_col cols[] = {
 	[C_PCT] = {"GPU%", 6, TIX_COL_RIGHT, 0, "gpu_pct", TIX_UNIT_PCT},
@@ -22,9 +31,20 @@ static const struct tix_col cols[] = {
 	[C_EVENTS] = {"GPU events", 10, TIX_COL_RIGHT, 0, "gpu_events", TIX_UNIT_COUNT},
 	[C_CALLS] = {"Calls", 8, TIX_COL_RIGHT, 0, "calls", TIX_UNIT_COUNT},
 	[C_CPU] = {"CPU time", 9, TIX_COL_RIGHT, 2, "cpu_ns", TIX_UNIT_DUR},
+	/* the rate that bounds it (FLOP/s when compute-bound, else B/s) */
+	[C_RATE] = {"Rate", 12, TIX_COL_RIGHT | TIX_COL_NOSORT, 3, NULL, TIX_UNIT_TEXT},
+	[C_PEAK] = {"Peak%", 6, TIX_COL_RIGHT, 3, NULL, TIX_UNIT_FRACTION},
+	[C_BOUND] = {"Bound", 7, 0, 4, "bound", TIX_UNIT_TEXT},
 	[C_BAR] = {"", 10, TIX_COL_BAR, 1, NULL, TIX_UNIT_BAR},
 	[C_NAME] = {"Op", 20, TIX_COL_FLEX | TIX_COL_ASC, 0, "name", TIX_UNIT_TEXT},
 	[C_CAPTURED] = {"Captured", 0, TIX_COL_DATA, 0, "captured", TIX_UNIT_BOOL},
+	[C_FLOPS] = {"FLOPs", 0, TIX_COL_DATA, 0, "flops", TIX_UNIT_FLOPS},
+	[C_BYTES] = {"Bytes", 0, TIX_COL_DATA, 0, "bytes", TIX_UNIT_FLOPS},
+	[C_MODEL_CALLS] = {"Modelled calls", 0, TIX_COL_DATA, 0, "model_calls", TIX_UNIT_COUNT},
+	[C_MODEL_GPU] = {"Modelled GPU time", 0, TIX_COL_DATA, 0, "model_gpu_ns", TIX_UNIT_DUR},
+	[C_FLOP_RATE] = {"FLOP/s", 0, TIX_COL_DATA, 0, "flops_per_s", TIX_UNIT_FLOP_RATE},
+	[C_BYTE_RATE] = {"B/s", 0, TIX_COL_DATA, 0, "bytes_per_s", TIX_UNIT_BYTE_RATE},
+	[C_PEAK_FRACTION] = {"Peak fraction", 0, TIX_COL_DATA, 0, "peak_fraction", TIX_UNIT_FRACTION},
 };
 
 struct op_row {
@@ -37,6 +57,9 @@ struct op_row {
 struct ops {
 	struct op_row *rows;
 	int64_t whole;               /* the 100% of GPU% */
+	struct tix_device device;    /* the roofline's peaks */
+	struct tix_op_roofline *roof; /* by op (tix_op numbering); NULL over one step */
+	char (*rate)[24];            /* the Rate column's text, by op */
 };
 
 static int cmp_row(const void *x, const void *y)
@@ -78,12 +101,6 @@ static struct op_row *acc_row(struct acc *a, uint32_t name)
 	return &a->rows[a->slot[name] - 1];
 }
 
-static int is_op(const struct tix_event *e)
-{
-	return (e->kind == TIX_KIND_CPU_OP || e->kind == TIX_KIND_USER_ANNOTATION) &&
-	       !(e->flags & TIX_ROW_STEP_MARKER);
-}
-
 /* The ops that captured replayed GPU work: each GPU event counted once per
  * distinct name of its capture chain. */
 static int add_captured(struct tix_index *ix, struct acc *a)
@@ -123,44 +140,27 @@ static int add_step(struct tix_index *ix, uint32_t s, struct acc *a)
 	const struct tix_step *st = tix_step_get(ix, s);
 	uint32_t n;
 	const struct tix_group *g = tix_step_groups(ix, s, &n);
-	uint32_t *anc = NULL, *seen = NULL, seen_cap = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const uint32_t *m = tix_members(ix, g[i].members_first, g[i].members_count);
 		for (uint32_t k = 0; m && k < g[i].members_count; k++) {
+			uint32_t *names;
+			long nn = tix_event_op_names(ix, m[k], &names);
+			if (nn < 0)
+				return -1;
 			struct tix_event e;
 			tix_event_get(ix, m[k], &e);
-			if (e.launch == TIX_NONE)
-				continue;
-			long na = tix_event_ancestors_all(ix, e.launch, &anc);
-			if (na < 0)
-				goto oom;
-			if ((uint32_t)na > seen_cap) {
-				free(seen);
-				seen_cap = (uint32_t)na;
-				if (!(seen = malloc((size_t)seen_cap * sizeof *seen)))
-					goto oom;
-			}
-			uint32_t ns = 0;
-			for (long d = 0; d < na; d++) {
-				struct tix_event up;
-				tix_event_get(ix, anc[d], &up);
-				uint32_t q = 0;
-				while (q < ns && seen[q] != up.name)
-					q++;
-				if (!is_op(&up) || q < ns)
-					continue;
-				seen[ns++] = up.name;
-				struct op_row *r = acc_row(a, up.name);
-				if (!r)
-					goto oom;
+			for (long d = 0; d < nn; d++) {
+				struct op_row *r = acc_row(a, names[d]);
+				if (!r) {
+					free(names);
+					return -1;
+				}
 				r->gpu_ns = tix_sat_add(r->gpu_ns, e.dur_ns);
 				r->gpu_events++;
 			}
-			free(anc);
-			anc = NULL;
+			free(names);
 		}
 	}
-	free(seen);
 	/* the instances that began in the step */
 	for (uint32_t t = 0; st->marker_row != TIX_NONE && t < tix_track_count(ix); t++) {
 		const struct tix_track *tr = tix_track_get(ix, t);
@@ -172,7 +172,7 @@ static int add_step(struct tix_index *ix, uint32_t s, struct acc *a)
 			tix_event_get(ix, row, &e);
 			if (e.start_ns >= st->start_ns + st->dur_ns)
 				break;
-			if (!is_op(&e) || tix_event_step(ix, row) != s)
+			if (!tix_rule_is_op(e.kind, e.flags) || tix_event_step(ix, row) != s)
 				continue;
 			struct op_row *r = acc_row(a, e.name);
 			if (!r)
@@ -191,10 +191,6 @@ static int add_step(struct tix_index *ix, uint32_t s, struct acc *a)
 			r->cpu_ns = o->cpu_ns;
 		}
 	return 0;
-oom:
-	free(anc);
-	free(seen);
-	return -1;
 }
 
 static int ops_open(struct tix_view *v, struct tix_error *err)
@@ -249,6 +245,29 @@ static int ops_open(struct tix_view *v, struct tix_error *err)
 	if (a.n)
 		qsort(a.rows, a.n, sizeof *a.rows, cmp_row);
 	free(a.slot);
+	if (v->scope.device)
+		p->device = *v->scope.device;
+	else
+		tix_index_device(ix, -1, &p->device);
+	if (v->scope.step == TIX_NONE) {
+		uint32_t nops = tix_op_count(ix);
+		p->roof = calloc((size_t)nops + 1, sizeof *p->roof);
+		p->rate = calloc((size_t)nops + 1, sizeof *p->rate);
+		if (!p->roof || !p->rate) {
+			free(p->roof);
+			free(p->rate);
+			a.slot = NULL;
+			goto oom;
+		}
+		for (uint32_t i = 0; i < nops; i++) {
+			const struct tix_op_roofline *r = &p->roof[i];
+			tix_op_roofline(ix, &p->device, i, &p->roof[i]);
+			if (r->bound && !strcmp(r->bound, "compute") && r->flops_per_s >= 0)
+				tix_fmt_scaled(r->flops_per_s, "FLOP/s", p->rate[i], sizeof p->rate[i]);
+			else if (r->bytes_per_s >= 0)
+				tix_fmt_scaled(r->bytes_per_s, "B/s", p->rate[i], sizeof p->rate[i]);
+		}
+	}
 	p->rows = a.rows;
 	v->nrows = a.n;
 	v->priv = p;
@@ -264,7 +283,44 @@ static void ops_close(struct tix_view *v)
 {
 	struct ops *p = v->priv;
 	free(p->rows);
+	free(p->roof);
+	free(p->rate);
 	free(p);
+}
+
+/* The op model's figure of column col, for a row of the trace's own ops. */
+static void roofline_cell(const struct ops *p, const struct op_row *r, int col, struct tix_cell *c)
+{
+	if (!p->roof || r->captured || r->op == TIX_NONE)
+		return;
+	const struct tix_op_roofline *m = &p->roof[r->op];
+	if (!m->modelled)
+		return;
+	double d = -1;
+	switch (col) {
+	case C_RATE:
+		if (p->rate[r->op][0]) {
+			c->known = 1;
+			c->s = p->rate[r->op];
+		}
+		return;
+	case C_BOUND:
+		if (m->bound) {
+			c->known = 1;
+			c->s = m->bound;
+		}
+		return;
+	case C_MODEL_CALLS: cell_int(c, m->calls); return;
+	case C_MODEL_GPU: cell_int(c, m->gpu_ns); return;
+	case C_FLOPS: d = m->flops; break;
+	case C_BYTES: d = m->bytes; break;
+	case C_FLOP_RATE: d = m->flops_per_s; break;
+	case C_BYTE_RATE: d = m->bytes_per_s; break;
+	case C_PEAK:
+	case C_PEAK_FRACTION: d = m->peak_fraction; break;
+	}
+	c->known = d >= 0;
+	c->d = d;
 }
 
 static void ops_cell(const struct tix_view *v, uint32_t row, int col, struct tix_cell *c)
@@ -286,6 +342,7 @@ static void ops_cell(const struct tix_view *v, uint32_t row, int col, struct tix
 		c->mark = r->captured ? "[captured] " : NULL;
 		return;
 	case C_CAPTURED: cell_int(c, r->captured); return;
+	default: roofline_cell(p, r, col, c); return;
 	}
 }
 

@@ -171,7 +171,9 @@ struct tix_rank_set {
 	int32_t *rank;
 	uint32_t n, nsteps;
 	enum tix_rank_rule rule;
+	int key;                   /* TIX_RANK_NAME: which of NAME_KEYS */
 	char rule_text[64];
+	char (*label)[24];         /* per rank: "rank 5", "TP-5" */
 	int64_t world;
 	struct tix_rank_step *steps;
 	int64_t *wait;             /* nsteps x n */
@@ -259,6 +261,7 @@ void tix_rank_set_free(struct tix_rank_set *rs)
 	free(rs->rank);
 	free(rs->steps);
 	free(rs->wait);
+	free(rs->label);
 	free(rs);
 }
 
@@ -416,11 +419,18 @@ struct tix_rank_set *tix_rank_set_new(struct tix_rank_trace **traces, uint32_t n
 	size_t cells = (size_t)rs->nsteps * n;
 	rs->steps = calloc(rs->nsteps ? rs->nsteps : 1, sizeof(*rs->steps));
 	rs->wait = calloc(cells ? cells : 1, sizeof(*rs->wait));
-	if (!rs->steps || !rs->wait) {
+	rs->label = calloc(n ? n : 1, sizeof(*rs->label));
+	if (!rs->steps || !rs->wait || !rs->label) {
 		tix_rank_set_free(rs);
 		tix_error_env(err, "out of memory");
 		return NULL;
 	}
+	rs->key = key;
+	for (uint32_t i = 0; i < n; i++) /* TP-5 where the names told TP, else rank 5 */
+		if (rs->rule == TIX_RANK_NAME && key > 0)
+			snprintf(rs->label[i], sizeof(rs->label[i]), "%s-%" PRId32, NAME_KEYS[key], rs->rank[i]);
+		else
+			snprintf(rs->label[i], sizeof(rs->label[i]), "rank %" PRId32, rs->rank[i]);
 	for (uint32_t s = 0; s < rs->nsteps; s++)
 		step_figures(rs, s);
 	return rs;
@@ -517,11 +527,12 @@ int32_t tix_rank_straggler(const struct tix_rank_set *rs, uint32_t first, uint32
 
 static const struct tix_col rank_cols[TIX_RANK_COL_COUNT] = {
 	[TIX_RANK_COL_STEP] = {.title = "Step", .width = 4, .flags = TIX_COL_RIGHT | TIX_COL_ASC, .prio = 0,
-	                       .key = "step", .unit = TIX_UNIT_INT},
-	[TIX_RANK_COL_RANK] = {.title = "Rank", .width = 4, .flags = TIX_COL_RIGHT | TIX_COL_ASC, .prio = 0,
-	                       .key = "rank", .unit = TIX_UNIT_INT},
+	                       .key = "index", .unit = TIX_UNIT_INT},
+	/* the number, or the file name's key with it (TP-5) */
+	[TIX_RANK_COL_RANK] = {.title = "Rank", .width = 4, .flags = TIX_COL_RIGHT | TIX_COL_ASC | TIX_COL_FIT,
+	                       .prio = 0, .key = "rank", .unit = TIX_UNIT_INT},
 	[TIX_RANK_COL_STRAGGLER] = {.title = "", .width = 1, .flags = 0, .prio = 0,
-	                            .key = "straggler", .unit = TIX_UNIT_TEXT},
+	                            .key = "straggler", .unit = TIX_UNIT_BOOL},
 	[TIX_RANK_COL_WALL] = {.title = "Wall", .width = 10, .flags = TIX_COL_RIGHT, .prio = 2,
 	                       .key = "wall_ns", .unit = TIX_UNIT_DUR},
 	[TIX_RANK_COL_BUSY] = {.title = "GPU busy", .width = 10, .flags = TIX_COL_RIGHT, .prio = 2,
@@ -534,8 +545,17 @@ static const struct tix_col rank_cols[TIX_RANK_COL_COUNT] = {
 	                       .key = "wait_ns", .unit = TIX_UNIT_DUR},
 	[TIX_RANK_COL_SKEW] = {.title = "Skew", .width = 10, .flags = TIX_COL_RIGHT, .prio = 1,
 	                       .key = "skew_ns", .unit = TIX_UNIT_DUR},
-	[TIX_RANK_COL_TRACE] = {.title = "Trace", .width = 12, .flags = TIX_COL_FLEX | TIX_COL_ASC, .prio = 3,
-	                        .key = "trace", .unit = TIX_UNIT_TEXT},
+	/* the trace's file name, without its folder; CSV and JSON: the path as given */
+	[TIX_RANK_COL_FILE] = {.title = "File", .width = 12, .flags = TIX_COL_FLEX | TIX_COL_ASC, .prio = 3,
+	                       .key = "file", .unit = TIX_UNIT_TEXT},
+	[TIX_RANK_COL_NAME] = {.title = "Step name", .flags = TIX_COL_DATA, .key = "name", .unit = TIX_UNIT_TEXT},
+	[TIX_RANK_COL_OVERLAP] = {.title = "Overlap", .flags = TIX_COL_DATA, .key = "overlap_ns",
+	                          .unit = TIX_UNIT_DUR},
+	[TIX_RANK_COL_GPU_EVENTS] = {.title = "GPU events", .flags = TIX_COL_DATA, .key = "gpu_events",
+	                             .unit = TIX_UNIT_COUNT},
+	[TIX_RANK_COL_COMM_KERNELS] = {.title = "Comm kernels", .flags = TIX_COL_DATA, .key = "comm_kernels",
+	                               .unit = TIX_UNIT_COUNT},
+	[TIX_RANK_COL_TRACE] = {.title = "Trace", .flags = TIX_COL_DATA, .key = "trace", .unit = TIX_UNIT_TEXT},
 };
 
 const struct tix_col *tix_rank_cols(int *ncols)
@@ -549,6 +569,20 @@ uint32_t tix_rank_rows(const struct tix_rank_set *rs)
 	return rs->nsteps * rs->n;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+const char *tix_rank_label(const struct tix_rank_set *rs, int32_t rank)
+{
+	for (uint32_t i = 0; i < rs->n; i++)
+		if (rs->rank[i] == rank)
+			return rs->label[i];
+	return "-";
+}
+
 void tix_rank_row_cell(const struct tix_rank_set *rs, uint32_t row, int col, struct tix_cell *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -559,60 +593,38 @@ void tix_rank_row_cell(const struct tix_rank_set *rs, uint32_t row, int col, str
 	const struct tix_rank_step *st = &rs->steps[s];
 	int64_t v = -1;
 	switch ((enum tix_rank_col)col) {
-	case TIX_RANK_COL_STEP:
-		v = s;
-		break;
+	case TIX_RANK_COL_STEP: v = s; break;
 	case TIX_RANK_COL_RANK:
 		v = rs->rank[i];
+		if (rs->rule == TIX_RANK_NAME && rs->key > 0) /* TP-5: the key the names say */
+			out->s = rs->label[i];
 		break;
 	case TIX_RANK_COL_STRAGGLER:
-		out->known = 1;
-		out->s = st->straggler >= 0 && st->straggler == rs->rank[i] ? "*" : "";
-		return;
+		v = st->straggler >= 0 && st->straggler == rs->rank[i];
+		out->s = v ? "*" : "";
+		break;
+	case TIX_RANK_COL_FILE:
 	case TIX_RANK_COL_TRACE:
-		out->known = 1;
-		out->s = rs->t[i]->path;
+	case TIX_RANK_COL_NAME: {
+		const char *t = col == TIX_RANK_COL_NAME ? (f ? f->name : NULL)
+		                : col == TIX_RANK_COL_FILE ? base_name(rs->t[i]->path) : rs->t[i]->path;
+		out->known = t != NULL;
+		out->s = t;
 		return;
-	case TIX_RANK_COL_WALL:
-		v = f ? f->wall_ns : -1;
-		break;
-	case TIX_RANK_COL_BUSY:
-		v = f ? f->gpu_busy_ns : -1;
-		break;
-	case TIX_RANK_COL_COMPUTE:
-		v = f ? f->compute_ns : -1;
-		break;
-	case TIX_RANK_COL_COMM:
-		v = f ? f->comm_ns : -1;
-		break;
-	case TIX_RANK_COL_WAIT:
-		v = tix_rank_wait(rs, s, i);
-		break;
-	case TIX_RANK_COL_SKEW:
-		v = st->skew_ns;
-		break;
-	case TIX_RANK_COL_COUNT:
-		break;
+	}
+	case TIX_RANK_COL_WALL: v = f ? f->wall_ns : -1; break;
+	case TIX_RANK_COL_BUSY: v = f ? f->gpu_busy_ns : -1; break;
+	case TIX_RANK_COL_COMPUTE: v = f ? f->compute_ns : -1; break;
+	case TIX_RANK_COL_COMM: v = f ? f->comm_ns : -1; break;
+	case TIX_RANK_COL_OVERLAP: v = f ? f->overlap_ns : -1; break;
+	case TIX_RANK_COL_GPU_EVENTS: v = f ? (int64_t)f->gpu_events : -1; break;
+	case TIX_RANK_COL_COMM_KERNELS: v = f ? (int64_t)f->comm_kernels : -1; break;
+	case TIX_RANK_COL_WAIT: v = tix_rank_wait(rs, s, i); break;
+	case TIX_RANK_COL_SKEW: v = st->skew_ns; break;
+	case TIX_RANK_COL_COUNT: break;
 	}
 	out->known = v >= 0;
 	out->i = v;
-}
-
-const char *tix_rank_row_text(const struct tix_rank_set *rs, uint32_t row, int col,
-                              const struct tix_view_fmt *f, char *buf, size_t cap)
-{
-	struct tix_cell c;
-	tix_rank_row_cell(rs, row, col, &c);
-	if (col < 0 || col >= TIX_RANK_COL_COUNT || !c.known) {
-		snprintf(buf, cap, "-");
-		return buf;
-	}
-	if (rank_cols[col].unit == TIX_UNIT_TEXT)
-		return c.s;
-	if (rank_cols[col].unit == TIX_UNIT_DUR)
-		return tix_fmt_dur_unit(c.i, f ? f->timeunit : TIX_TU_AUTO, buf, cap);
-	snprintf(buf, cap, "%" PRId64, c.i);
-	return buf;
 }
 
 /* ---- the rows as a view (TIX_VIEW_RANKS) ---- */

@@ -4,13 +4,17 @@
  * the steps in order.  A step's Top kernel is its largest kernel (copies
  * and memsets are not kernels), and Top% is that kernel's share of the
  * step's GPU time: the Time% the same kernel has in the step's Kernels view.
+ * Wall is the step's CPU window; GPU span runs from the first GPU work
+ * launched in the step to the end of the last, and may be the longer of the
+ * two (vLLM: the GPU runs on after the CPU has launched everything).  Busy%
+ * is GPU busy over the longer, so it never passes 100.
  */
 #include "index/view/view_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { C_NUM, C_NAME, C_START, C_WALL, C_BUSY, C_BUSYPCT, C_KERNELS, C_TOPPCT, C_BAR, C_TOP,
+enum { C_NUM, C_NAME, C_START, C_WALL, C_SPAN, C_BUSY, C_BUSYPCT, C_KERNELS, C_TOPPCT, C_BAR, C_TOP,
        C_START_NS, C_GPU, C_KERNEL_NS, C_GPU_EVENTS, C_TOP_NS };
 
 static const struct tix_col cols[] = {
@@ -18,6 +22,7 @@ static const struct tix_col cols[] = {
 	[C_NAME] = {"Step", 16, TIX_COL_ASC | TIX_COL_FIT, 2, "name", TIX_UNIT_TEXT},
 	[C_START] = {"Start", 10, TIX_COL_RIGHT | TIX_COL_ASC, 4, "offset_ns", TIX_UNIT_TIME},
 	[C_WALL] = {"Wall", 9, TIX_COL_RIGHT, 0, "wall_ns", TIX_UNIT_DUR},
+	[C_SPAN] = {"GPU span", 9, TIX_COL_RIGHT, 3, "gpu_span_ns", TIX_UNIT_DUR},
 	[C_BUSY] = {"GPU busy", 9, TIX_COL_RIGHT, 0, "gpu_busy_ns", TIX_UNIT_DUR},
 	[C_BUSYPCT] = {"Busy%", 5, TIX_COL_RIGHT, 5, "busy_pct", TIX_UNIT_PCT},
 	[C_KERNELS] = {"Kernels", 7, TIX_COL_RIGHT, 3, "kernels", TIX_UNIT_COUNT},
@@ -31,10 +36,19 @@ static const struct tix_col cols[] = {
 	[C_TOP_NS] = {"Top time", 0, TIX_COL_DATA, 0, "top_ns", TIX_UNIT_DUR},
 };
 
+/* What the columns mean, for `?` (docs/TUI.md and docs/CLI.md say the same). */
+static const char *const what[sizeof cols / sizeof cols[0]] = {
+	[C_WALL] = "the step's CPU window: its marker's duration",
+	[C_SPAN] = "the first GPU work's start to the last one's end (may outlast Wall)",
+	[C_BUSY] = "the union of the GPU work launched in the step",
+	[C_BUSYPCT] = "GPU busy over the longer of Wall and GPU span, so never above 100",
+	[C_TOPPCT] = "the Top kernel's share of the step's GPU time",
+};
+
 /* A row's figures: a step's, or (the totals row) the trace's. */
 struct figures {
 	const struct tix_step *st;   /* NULL: the totals row */
-	int64_t wall, busy, gpu, kernel_ns;
+	int64_t wall, span, busy, gpu, kernel_ns;
 	uint64_t kernels, gpu_events;
 	const struct tix_group *top; /* the largest kernel group, or NULL */
 };
@@ -67,6 +81,29 @@ static void largest_kernel(const struct tix_group *g, uint32_t n, struct figures
 	}
 }
 
+/* From the first GPU work of the step's groups to the end of the last;
+ * -1 when it ran none. */
+static int64_t gpu_span(const struct tix_index *ix, const struct tix_group *g, uint32_t n)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t *m = tix_members(ix, g[i].members_first, g[i].members_count);
+		for (uint32_t k = 0; m && k < g[i].members_count; k++) {
+			struct tix_event e;
+			tix_event_get(ix, m[k], &e);
+			lo = e.start_ns < lo ? e.start_ns : lo;
+			hi = tix_sat_add(e.start_ns, e.dur_ns) > hi ? tix_sat_add(e.start_ns, e.dur_ns) : hi;
+		}
+	}
+	return lo <= hi ? hi - lo : -1;
+}
+
+/* GPU busy over the longer of the CPU wall and the GPU span. */
+static void busy_pct(struct tix_cell *c, const struct figures *f)
+{
+	cell_pct(c, f->busy, f->span > f->wall ? f->span : f->wall);
+}
+
 static int steps_open(struct tix_view *v, struct tix_error *err)
 {
 	struct steps *p = calloc(1, sizeof *p);
@@ -93,6 +130,9 @@ static int steps_open(struct tix_view *v, struct tix_error *err)
 		f->gpu_events = f->st->gpu_events;
 		const struct tix_group *g = tix_step_groups(ix, s, &n);
 		largest_kernel(g, n, f);
+		f->span = gpu_span(ix, g, n);
+		if (f->span > 0)
+			all->span = tix_sat_add(all->span, f->span);
 		/* the totals: wall over the steps; GPU work of the whole trace,
 		 * the work launched before it included */
 		if (s != p->before)
@@ -144,8 +184,9 @@ static void steps_cell(const struct tix_view *v, uint32_t row, int col, struct t
 			cell_int(c, f->st->start_ns);
 		return;
 	case C_WALL: cell_int(c, f->wall); return;
+	case C_SPAN: cell_maybe(c, f->span); return;
 	case C_BUSY: cell_int(c, f->busy); return;
-	case C_BUSYPCT: cell_pct(c, f->busy, f->wall); return;
+	case C_BUSYPCT: busy_pct(c, f); return;
 	case C_KERNELS: cell_int(c, (int64_t)f->kernels); return;
 	case C_GPU: cell_int(c, f->gpu); return;
 	case C_KERNEL_NS: cell_int(c, f->kernel_ns); return;
@@ -184,6 +225,7 @@ const struct view_kind_ops view_steps_kind = {
 	.cols = cols,
 	.ncols = sizeof cols / sizeof cols[0],
 	.rank_col = C_WALL,
+	.what = what,
 	.open = steps_open,
 	.close = steps_close,
 	.cell = steps_cell,

@@ -21,6 +21,7 @@ static const struct view_kind_ops *kind_ops(enum tix_view_kind kind)
 	case TIX_VIEW_CMP_STEPS: return &view_cmp_steps_kind;
 	case TIX_VIEW_CMP_SHAPES: return &view_cmp_shapes_kind;
 	case TIX_VIEW_CMP_LAUNCHES: return &view_cmp_launches_kind;
+	case TIX_VIEW_CMP_FINDINGS: return &view_cmp_findings_kind;
 	case TIX_VIEW_RANKS: return &view_ranks_kind;
 	case TIX_VIEW_COUNT: break;
 	}
@@ -29,7 +30,7 @@ static const struct view_kind_ops *kind_ops(enum tix_view_kind kind)
 
 struct tix_view_scope tix_view_scope_all(void)
 {
-	return (struct tix_view_scope){TIX_NONE, TIX_NONE, TIX_NONE, NULL, 0};
+	return (struct tix_view_scope){TIX_NONE, TIX_NONE, TIX_NONE, NULL, 0, NULL};
 }
 
 static struct tix_view *view_open(struct tix_index *ix, struct tix_index *other,
@@ -68,7 +69,7 @@ struct tix_view *tix_view_ranks(const struct tix_rank_set *rs, struct tix_error 
 struct tix_view *tix_view_compare(struct tix_index *base, struct tix_index *new_, enum tix_view_kind kind,
                                   const struct tix_compare_scope *scope, struct tix_error *err)
 {
-	if (kind < TIX_VIEW_CMP_KERNELS || kind > TIX_VIEW_CMP_LAUNCHES) {
+	if (kind < TIX_VIEW_CMP_KERNELS || kind > TIX_VIEW_CMP_FINDINGS) {
 		tix_error_set(err, "not a compare view");
 		return NULL;
 	}
@@ -148,6 +149,11 @@ int tix_view_col(const struct tix_view *v, const char *key)
 	return -1;
 }
 
+const char *tix_view_what(const struct tix_view *v, int col)
+{
+	return v->k->what && col >= 0 && col < v->k->ncols ? v->k->what[col] : NULL;
+}
+
 int tix_view_rank(const struct tix_view *v)
 {
 	return v->k->rank_col;
@@ -202,6 +208,24 @@ const char *tix_name_label(const struct tix_index *ix, uint32_t str, int full, c
 static const char *cell_text(const struct tix_view *v, const struct tix_cell *cp, enum tix_unit u,
                              const struct tix_view_fmt *f, char *buf, size_t cap);
 
+/* A signed count with thousands separators ("+1,440", "-3", "+0"), or, for
+ * a count per step, one decimal when it is not whole ("-0.5", "39.3"). */
+static char *fmt_count_signed(double d, int sign, int whole, char *buf, size_t cap)
+{
+	double a = d < 0 ? -d : d;
+	/* in tenths, rounded; a count is whole */
+	int64_t t = whole ? (int64_t)(a + 0.5) * 10 : (int64_t)(a * 10 + 0.5);
+	char n[48];
+	tix_fmt_count((uint64_t)(t / 10), n, sizeof n);
+	if (t % 10) {
+		size_t len = strlen(n);
+		snprintf(n + len, sizeof n - len, ".%d", (int)(t % 10));
+	}
+	const char *s = t == 0 ? (sign ? "+" : "") : d < 0 ? "-" : sign ? "+" : "";
+	snprintf(buf, cap, "%s%s", s, n);
+	return buf;
+}
+
 const char *tix_view_text(const struct tix_view *v, uint32_t row, int col,
                           const struct tix_view_fmt *f, char *buf, size_t cap)
 {
@@ -248,9 +272,15 @@ static const char *cell_text(const struct tix_view *v, const struct tix_cell *cp
 		return buf;
 	case TIX_UNIT_BYTES: return tix_fmt_scaled((double)c.i, "B", buf, cap);
 	case TIX_UNIT_BOOL: return c.i ? "yes" : "no";
-	case TIX_UNIT_DELTA: snprintf(buf, cap, "%+" PRId64, c.i); return buf;
+	case TIX_UNIT_DELTA: return fmt_count_signed((double)c.i, 1, 1, buf, cap);
+	case TIX_UNIT_FCOUNT: return fmt_count_signed(c.d, 0, 0, buf, cap);
+	case TIX_UNIT_FDELTA: return fmt_count_signed(c.d, 1, 0, buf, cap);
 	case TIX_UNIT_RATIO: snprintf(buf, cap, "%.2fx", c.d); return buf;
 	case TIX_UNIT_BAR: return "";
+	case TIX_UNIT_FLOPS: return tix_fmt_scaled(c.d, "FLOP", buf, cap);
+	case TIX_UNIT_FLOP_RATE: return tix_fmt_scaled(c.d, "FLOP/s", buf, cap);
+	case TIX_UNIT_BYTE_RATE: return tix_fmt_scaled(c.d, "B/s", buf, cap);
+	case TIX_UNIT_FRACTION: snprintf(buf, cap, "%.1f%%", 100 * c.d); return buf;
 	}
 	return "";
 }
@@ -285,6 +315,8 @@ int view_cmp_cells(const struct tix_view *v, int col, const struct tix_cell *px,
 	if (cd->flags & TIX_COL_SIGNED) { /* the largest change first, either way */
 		x.i = x.i < 0 ? -x.i : x.i;
 		y.i = y.i < 0 ? -y.i : y.i;
+		x.d = x.d < 0 ? -x.d : x.d;
+		y.d = y.d < 0 ? -y.d : y.d;
 	}
 	switch (cd->unit) {
 	case TIX_UNIT_TEXT: return strcmp(x.s ? x.s : "", y.s ? y.s : "");
@@ -296,7 +328,13 @@ int view_cmp_cells(const struct tix_view *v, int col, const struct tix_cell *px,
 		              tix_name_label(y.ix ? y.ix : v->ix, (uint32_t)y.i, 0, by, sizeof by));
 	}
 	case TIX_UNIT_PCT:
-	case TIX_UNIT_RATIO: return (x.d > y.d) == (y.d > x.d) ? 0 : ((x.d > y.d) == !asc ? -1 : 1);
+	case TIX_UNIT_FCOUNT:
+	case TIX_UNIT_FDELTA:
+	case TIX_UNIT_RATIO:
+	case TIX_UNIT_FLOPS:
+	case TIX_UNIT_FLOP_RATE:
+	case TIX_UNIT_BYTE_RATE:
+	case TIX_UNIT_FRACTION: return (x.d > y.d) == (y.d > x.d) ? 0 : ((x.d > y.d) == !asc ? -1 : 1);
 	case TIX_UNIT_DIM3:
 		return cmp_num((int64_t)x.dim[0] * x.dim[1] * x.dim[2],
 		               (int64_t)y.dim[0] * y.dim[1] * y.dim[2], asc);

@@ -34,6 +34,7 @@ enum tix_view_kind {
 	TIX_VIEW_CMP_STEPS,   /* steps by position */
 	TIX_VIEW_CMP_SHAPES,  /* (op, Input Dims) */
 	TIX_VIEW_CMP_LAUNCHES, /* the launches of one kernel on both sides */
+	TIX_VIEW_CMP_FINDINGS, /* the base's findings, and what the new side saved of each */
 	TIX_VIEW_RANKS,      /* a rank set's step x rank rows (tix_view_ranks) */
 	TIX_VIEW_COUNT
 };
@@ -47,6 +48,9 @@ struct tix_view_scope {
 	 * matches; the caller keeps them alive), when rows is not NULL */
 	const uint32_t *rows;
 	uint32_t nrows;
+	/* OPS: the device whose peaks the roofline columns use (NULL: the
+	 * index's own, tix_index_device; the caller keeps it alive) */
+	const struct tix_device *device;
 };
 struct tix_view_scope tix_view_scope_all(void);
 
@@ -66,7 +70,14 @@ enum tix_unit {
 	TIX_UNIT_DELTA,      /* a signed change of a count: +3, -1, 0 */
 	TIX_UNIT_DDUR,       /* a signed change of a duration, ns: +1.21 ms, -21.5 ms */
 	TIX_UNIT_RATIO,      /* d: new over base, 0.71x */
+	TIX_UNIT_FCOUNT,     /* d: a count per step, 78 or 39.5 (thousands separators) */
+	TIX_UNIT_FDELTA,     /* d: a signed change of a count per step: +0, -0.5 */
 	TIX_UNIT_BAR,        /* a share bar: no text, drawn from tix_view_share */
+	/* d: numbers too large or too fine for i (docs/FINDINGS.md's roofline) */
+	TIX_UNIT_FLOPS,      /* floating-point operations: 137.4 GFLOP */
+	TIX_UNIT_FLOP_RATE,  /* FLOP/s: 85.2 TFLOP/s */
+	TIX_UNIT_BYTE_RATE,  /* bytes/s: 1.03 TB/s */
+	TIX_UNIT_FRACTION,   /* a fraction 0..1 (of a peak): 12.9% in text, 0.129 in JSON */
 };
 
 enum tix_col_flag {
@@ -113,6 +124,9 @@ struct tix_view_fmt {
 };
 /* "ns" -> TIX_TU_NS ...; -1 when s names no unit. */
 int tix_timeunit_parse(const char *s);
+/* A column's header as both faces write it: its title, with the unit of a
+ * duration column when one is chosen ("Total (us)").  buf, or the title. */
+const char *tix_col_title(const struct tix_col *c, const struct tix_view_fmt *f, char *buf, size_t cap);
 
 struct tix_view;
 
@@ -130,6 +144,9 @@ const struct tix_view_scope *tix_view_scope(const struct tix_view *v);
 const struct tix_col *tix_view_columns(const struct tix_view *v, int *ncols);
 int tix_view_col(const struct tix_view *v, const char *key);
 int tix_view_rank(const struct tix_view *v);
+/* What column col means, for `?` and the docs ("GPU busy over the longer
+ * of Wall and GPU span"), or NULL when its title says it. */
+const char *tix_view_what(const struct tix_view *v, int col);
 /* The same for a kind before a view is open (a compare kind: as when its
  * two traces have the same number of steps). */
 const struct tix_col *tix_view_cols(enum tix_view_kind kind, int *ncols);
@@ -179,12 +196,19 @@ struct tix_view *tix_view_compare(struct tix_index *base, struct tix_index *new_
                                   const struct tix_compare_scope *scope, struct tix_error *err);
 struct tix_compare_totals {
 	uint32_t steps[2];
-	int normalised;      /* different step counts: per step */
+	/* the rows' counts, times and ratios are per step: the traces have
+	 * different step counts and the rows are not steps themselves */
+	int normalised;
+	uint32_t step;       /* the one step compared (TIX_NONE: all) */
 	/* per step when normalised, else summed over the steps */
 	double wall_ns[2], gpu_busy_ns[2], kernel_ns[2];
 	double per_step_wall_ns[2], per_step_gpu_busy_ns[2], per_step_kernel_ns[2];
 };
 void tix_compare_totals(const struct tix_view *v, struct tix_compare_totals *out);
+/* The line both faces print under the per-step totals when the step counts
+ * differ ("4 vs 6 steps: counts and times below are per step, ..."), or ""
+ * when they agree.  Returns buf. */
+const char *tix_compare_note(const struct tix_view *v, char *buf, size_t cap);
 /* What a compare row matched on each side: the overall group of a kernel
  * row (TIX_NONE where absent), the event row of a launch row and its side. */
 struct tix_compare_ref {
@@ -196,13 +220,38 @@ void tix_compare_ref(const struct tix_view *v, uint32_t row, struct tix_compare_
 
 /* ---- the detail of one event ----
  * Items of (indent, label, value), in sections (a HEAD item each): what the
- * TUI's Detail view lays out at the screen's width and `tix show` prints. */
-enum tix_detail_role { TIX_DETAIL_TEXT, TIX_DETAIL_HEAD, TIX_DETAIL_NOTE };
+ * TUI's Detail view lays out at the screen's width and `tix show` prints.
+ * Each item may carry a JSON key and the raw value behind its text (unknown:
+ * null), and DATA items carry values for JSON only: `show --format json`
+ * writes the items' keys and raw values, nothing else (docs/CLI.md, "JSON:
+ * show --format json").  OBJECT and ARRAY items open a nested value that
+ * the next END item closes; in an ARRAY the items have no keys. */
+enum tix_detail_role { TIX_DETAIL_TEXT, TIX_DETAIL_HEAD, TIX_DETAIL_NOTE, TIX_DETAIL_DATA };
+enum tix_detail_raw {
+	TIX_RAW_NONE,        /* text only: not in JSON */
+	TIX_RAW_NULL,        /* null: the trace does not say */
+	TIX_RAW_INT,         /* i */
+	TIX_RAW_NUM,         /* d, with i decimals */
+	TIX_RAW_BOOL,        /* i */
+	TIX_RAW_STR,         /* s */
+	TIX_RAW_JSON,        /* s, the profiler's own JSON (Input Dims): as it is when it is an
+	                      * array or a string, else as a string */
+	TIX_RAW_DIM3,        /* dim */
+	TIX_RAW_OBJECT,      /* opens {...} */
+	TIX_RAW_ARRAY,       /* opens [...] */
+	TIX_RAW_END,         /* closes the innermost open one */
+};
 struct tix_detail_item {
 	int indent;
 	char label[20];      /* "" when none */
-	char *value;
+	char *value;         /* "" for DATA items */
 	enum tix_detail_role role;
+	const char *key;     /* JSON key (a constant), NULL inside an ARRAY */
+	enum tix_detail_raw raw;
+	int64_t i;
+	double d;
+	int32_t dim[3];
+	char *s;             /* owned */
 };
 struct tix_detail {
 	struct tix_detail_item *items;
@@ -350,20 +399,30 @@ int32_t tix_rank_straggler(const struct tix_rank_set *rs, uint32_t first, uint32
 uint32_t tix_rank_straggler_steps(const struct tix_rank_set *rs, uint32_t i, uint32_t first,
                                   uint32_t count);
 
+/* How a row, a message or a header names rank `rank` (a number):
+ * "TP-5" when the file names told the ranks by TP (DP, PP, EP), else
+ * "rank 5".  A string of the set. */
+const char *tix_rank_label(const struct tix_rank_set *rs, int32_t rank);
+
+struct tix_finding;
+/* The straggler as a finding (index/findings.h: rule straggler), its
+ * saving the skew a step; 1 when there is one worth a finding, else 0. */
+int tix_rank_straggler_finding(const struct tix_rank_set *rs, struct tix_finding *out);
+
 /* Rows for a face: step x rank, row = s * tix_rank_count() + i, step by
- * step; step values (the skew) repeat on each rank's row. */
+ * step; step values (the skew) repeat on each rank's row.  The columns
+ * after FILE are for CSV and JSON only. */
 enum tix_rank_col {
 	TIX_RANK_COL_STEP, TIX_RANK_COL_RANK, TIX_RANK_COL_STRAGGLER, TIX_RANK_COL_WALL,
 	TIX_RANK_COL_BUSY, TIX_RANK_COL_COMPUTE, TIX_RANK_COL_COMM, TIX_RANK_COL_WAIT,
-	TIX_RANK_COL_SKEW, TIX_RANK_COL_TRACE, TIX_RANK_COL_COUNT
+	TIX_RANK_COL_SKEW, TIX_RANK_COL_FILE, TIX_RANK_COL_NAME, TIX_RANK_COL_OVERLAP,
+	TIX_RANK_COL_GPU_EVENTS, TIX_RANK_COL_COMM_KERNELS, TIX_RANK_COL_TRACE, TIX_RANK_COL_COUNT
 };
 const struct tix_col *tix_rank_cols(int *ncols);
 uint32_t tix_rank_rows(const struct tix_rank_set *rs);
+/* A row's cell (the straggler column is known everywhere: true on the
+ * step's straggler, with the text "*"). */
 void tix_rank_row_cell(const struct tix_rank_set *rs, uint32_t row, int col, struct tix_cell *out);
-/* The cell as the faces print it ("-" when unknown; "*" marks the
- * straggler): buf, or a string that lives as long as the set. */
-const char *tix_rank_row_text(const struct tix_rank_set *rs, uint32_t row, int col,
-                              const struct tix_view_fmt *f, char *buf, size_t cap);
 /* The same rows as a view (kind TIX_VIEW_RANKS), so a face sorts and prints
  * them as any other; it borrows rs, which must outlive it. */
 struct tix_view *tix_view_ranks(const struct tix_rank_set *rs, struct tix_error *err);

@@ -10,6 +10,7 @@ struct view_kind_ops {
 	const struct tix_col *cols;
 	int ncols;
 	int rank_col;      /* what --top ranks by */
+	const char *const *what; /* per column, what it means (NULL: the title says it) */
 	/* Sets v->nrows, v->pinned and v->priv; 0, or -1 with err set. */
 	int (*open)(struct tix_view *v, struct tix_error *err);
 	void (*close)(struct tix_view *v);
@@ -41,7 +42,7 @@ int view_cmp_cells(const struct tix_view *v, int col, const struct tix_cell *x, 
 
 extern const struct view_kind_ops view_steps_kind, view_kernels_kind, view_launches_kind,
 	view_ops_kind, view_cmp_kernels_kind, view_cmp_ops_kind, view_cmp_steps_kind,
-	view_cmp_shapes_kind, view_cmp_launches_kind, view_ranks_kind;
+	view_cmp_shapes_kind, view_cmp_launches_kind, view_cmp_findings_kind, view_ranks_kind;
 
 /* The per-step totals of two traces (of step `step` only, unless TIX_NONE)
  * (compare.c). */

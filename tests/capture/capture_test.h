@@ -197,7 +197,12 @@ int tix_error_set(struct tix_error *err, const char *fmt, ...)
 struct tixfake_stats {
 	int flushes_plain, flushes_forced, flush_period_ms;
 	const void *nvtx_table;     /* what InitializeInjectionNvtx2 was given */
+	const void *nvtx_ext;       /* what InitializeInjectionNvtxExtension was given */
 	int records, refused;
+	int dirty_buffers;          /* buffers handed over not all zero (the attribute was set) */
+	int device_graph;           /* cuptiActivityEnableDeviceGraph(1): 1 before kernel
+	                             * records were enabled, 2 after, 0 never */
+	int enable_in_nvtx;         /* enable/disable calls made inside NVTX callbacks */
 };
 
 struct fab { uint8_t *p; size_t len, cap; };
@@ -247,8 +252,10 @@ static void fab_api(struct fab *f, CUpti_ActivityKind kind, uint32_t cbid, int64
 	fab_add(f, &a, sizeof a);
 }
 
-static void fab_kernel(struct fab *f, int64_t s, int64_t e, uint32_t corr, uint32_t graph_id,
-                       uint64_t node)
+/* The story's cast as CUPTI records it: grid 557496, block 128, 14
+ * registers, on stream 7. */
+static void story_kernel(CUpti_ActivityKernel10 *k_out, int64_t s, int64_t e, uint32_t corr,
+                         uint32_t graph_id, uint64_t node)
 {
 	CUpti_ActivityKernel10 k;
 	memset(&k, 0, sizeof k);
@@ -269,6 +276,14 @@ static void fab_kernel(struct fab *f, int64_t s, int64_t e, uint32_t corr, uint3
 	k.name = STORY_KERNEL;
 	k.graphId = graph_id;
 	k.graphNodeId = node;
+	*k_out = k;
+}
+
+static void fab_kernel(struct fab *f, int64_t s, int64_t e, uint32_t corr, uint32_t graph_id,
+                       uint64_t node)
+{
+	CUpti_ActivityKernel10 k;
+	story_kernel(&k, s, e, corr, graph_id, node);
 	fab_add(f, &k, sizeof k);
 }
 

@@ -40,8 +40,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* NVTX's entry point, which hands NVTX to the libcupti in use */
-	if (!dlsym(h, "InitializeInjectionNvtx2")) {
-		fprintf(stderr, "InitializeInjectionNvtx2 not exported\n");
+	if (!dlsym(h, "InitializeInjectionNvtx2") || !dlsym(h, "InitializeInjectionNvtxExtension")) {
+		fprintf(stderr, "InitializeInjectionNvtx2 or ...NvtxExtension not exported\n");
 		fails++;
 	}
 	/* internal symbols stay hidden */

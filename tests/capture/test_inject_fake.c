@@ -8,16 +8,31 @@
  * sink), its stderr and the fake's counters.  Owner: cupti_capture.
  * Usage: test_inject_fake PATH/libtixcap.so SCRATCHDIR
  *
- * What each scenario would have caught before issue 12's fixes:
+ * What each scenario would have caught before the fixes it was written for
+ * (issues 12 and 22):
  *   eager       launches are cbid 505 and shown as cudaLaunchKernel; NVTX
- *               reaches the libcupti in use through libtixcap.so
+ *               (and its extensions) reaches the libcupti in use through
+ *               libtixcap.so; device-launched graphs' kernels enabled
+ *               before the kernel records; buffers handed over zeroed
+ *               whole (CUPTI writes past their valid bytes)
  *   graph       replayed kernels joined exactly to their capture: 78
  *               distinct layer chains
  *   window      ... and still when the window opened after the capture
+ *   late        a window's kernels that run after it closed, their
+ *               buffer back before their launch calls': all kept
+ *   nvtx        --nvtx windows: every step's casts, and no enable call
+ *               made inside an NVTX callback
+ *   nvtxdom     ... when another NVTX domain's range ends inside the step
+ *   calls       copies to symbols, batches, host functions and events
+ *               have their API frames
+ *   update      replays after cudaGraphExecUpdate are not called exact
+ *   setparams   ... nor after cudaGraphExecKernelNodeSetParams, for that node
+ *   devgraph    device-launched graphs not recordable: said in the index
  *   drops       5 dropped records reported as 5 (they were reported as 0)
  *   kineto      Kineto's takeover said once, no row on its TSC clock
  *   steal       records going to another client's buffers said once
- *   ga          CUPTI 13.0 GA: no periodic cuptiActivityFlushAll
+ *   ga          CUPTI 13.0 GA: no cuptiActivityFlushAll at all, not even
+ *               at exit; what full buffers held is kept, and said
  *   newer       an unknown record layout: capture off, nothing written
  *   nowindow    a window that never opened: no file at all
  */
@@ -47,7 +62,7 @@ struct result {
 	struct tixcap_journal_result res;
 	struct rec_sink r;
 	struct tixfake_stats st;
-	int nvtx_rc;
+	int nvtx_rc, nvtx_ext_rc;
 	const void *nvtx_sent;
 	int64_t t0, t1;             /* CLOCK_REALTIME around the run */
 };
@@ -60,6 +75,7 @@ struct scenario {
 };
 
 static const void *nvtx_sentinel(uint32_t id) { return NULL; }
+static char nvtx_ext_sentinel[64]; /* stands for NVTX's nvtxExtModuleInfo_t */
 
 static int64_t realtime(void)
 {
@@ -119,17 +135,26 @@ static void host(const char *lib, const char *dir, const struct scenario *sc)
 	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
 	int (*nvtx)(const void *(*)(uint32_t)) = NULL;
+	int (*nvtx_ext)(void *) = NULL;
 	void (*run)(const char *) = NULL;
 	struct tixfake_stats *st = NULL;
 	if (h) {
 		*(void **)&nvtx = dlsym(h, "InitializeInjectionNvtx2");
+		*(void **)&nvtx_ext = dlsym(h, "InitializeInjectionNvtxExtension");
 		*(void **)&run = dlsym(h, "tixfake_run"); /* from the fake, a dependency */
 		st = dlsym(h, "tixfake_stats");
 	}
-	if (!init || !nvtx || !run || !st || init() != 1)
+	/* the NVTX entries must be libtixcap's own: dlsym on its handle also
+	 * finds the fake libcupti's, a dependency */
+	Dl_info di_init, di_nvtx, di_ext;
+	if (!init || !nvtx || !nvtx_ext || !run || !st || !dladdr((void *)init, &di_init) ||
+	    !dladdr((void *)nvtx, &di_nvtx) || !dladdr((void *)nvtx_ext, &di_ext) ||
+	    di_init.dli_fbase != di_nvtx.dli_fbase ||
+	    di_init.dli_fbase != di_ext.dli_fbase || init() != 1)
 		_exit(99);
-	/* NVTX, at its first call, hands its table to the injection library */
-	int nvtx_rc = nvtx(nvtx_sentinel);
+	/* NVTX, at its first call, hands its table to the injection library;
+	 * its extensions (payloads, counters) their module */
+	int nvtx_rc = nvtx(nvtx_sentinel), nvtx_ext_rc = nvtx_ext(nvtx_ext_sentinel);
 	run(sc->program);
 	settle(dir, st);
 	snprintf(p, sizeof p, "%s/stats", dir);
@@ -137,6 +162,7 @@ static void host(const char *lib, const char *dir, const struct scenario *sc)
 	if (f) {
 		fwrite(st, sizeof *st, 1, f);
 		fwrite(&nvtx_rc, sizeof nvtx_rc, 1, f);
+		fwrite(&nvtx_ext_rc, sizeof nvtx_ext_rc, 1, f);
 		fclose(f);
 	}
 	if (sc->how == BY_EXIT) {
@@ -184,7 +210,8 @@ static void run(const char *lib, const char *scratch, const struct scenario *sc,
 	FILE *s = fopen(f, "rb");
 	if (s) {
 		if (fread(&out->st, sizeof out->st, 1, s) != 1 ||
-		    fread(&out->nvtx_rc, sizeof out->nvtx_rc, 1, s) != 1)
+		    fread(&out->nvtx_rc, sizeof out->nvtx_rc, 1, s) != 1 ||
+		    fread(&out->nvtx_ext_rc, sizeof out->nvtx_ext_rc, 1, s) != 1)
 			memset(&out->st, 0, sizeof out->st);
 		fclose(s);
 	}
@@ -273,6 +300,11 @@ static void check_eager(struct result *x)
 	CHECK_EQ_INT(rec_count(&x->r, TIX_KIND_USER_ANNOTATION), 3 * 313 + 1);
 	CHECK_EQ_INT(x->nvtx_rc, 1); /* NVTX reached the libcupti in use */
 	CHECK(x->st.nvtx_table == x->nvtx_sent);
+	CHECK_EQ_INT(x->nvtx_ext_rc, 1); /* and its extensions' entry too */
+	CHECK(x->st.nvtx_ext == (const void *)nvtx_ext_sentinel);
+	CHECK_EQ_INT(x->st.device_graph, 1); /* before kernel records, inside cuInit */
+	CHECK_EQ_INT(x->st.dirty_buffers, 0);
+	CHECK(x->st.records > 1000); /* enough buffers went round to be reused */
 	CHECK(x->r.warnings[0] == 0);
 	CHECK(x->err[0] == 0);
 }
@@ -375,12 +407,108 @@ static void check_steal(struct result *x)
 static void check_ga(struct result *x)
 {
 	recorded(x, 1);
+	/* never flushed: not periodically, not at exit (the crash the
+	 * periodic flush avoided is in the same call) */
 	CHECK_EQ_INT(x->st.flushes_plain, 0);
+	CHECK_EQ_INT(x->st.flushes_forced, 0);
 	CHECK_EQ_INT(x->st.flush_period_ms, 20);
-	CHECK_EQ_INT(rec_count(&x->r, TIX_KIND_KERNEL), 2 * 78); /* all, by the forced flush */
+	/* what full 1 MiB buffers held is there, not all: said so */
+	size_t k = rec_count(&x->r, TIX_KIND_KERNEL);
+	CHECK(k > 0 && k < 80 * 78);
+	CHECK_EQ_INT(k % 78 == 0 || k > 0, 1);
 	CHECK_EQ_INT(lines_with(x->err, "tixcap: pid"), 1);
-	CHECK(strstr(x->err, "13.0.0") != NULL);
-	CHECK(strstr(x->r.warnings, "periodic flush off") != NULL);
+	CHECK(strstr(x->err, "13.0.0") && strstr(x->err, "1 MiB"));
+	CHECK(strstr(x->r.warnings, "libcupti 13.0.0: never flushed") != NULL);
+}
+
+/* Every kernel of window steps 4..6, though they started after it closed
+ * and their buffer came back first (the fake hands the GPU's buffer back
+ * before the calling thread's). */
+static void check_late(struct result *x)
+{
+	recorded(x, 1);
+	CHECK_EQ_INT(rec_count(&x->r, TIX_KIND_KERNEL), 3 * 78);
+	CHECK_EQ_INT(launched_by(&x->r, "cudaLaunchKernel"), 3 * 78);
+}
+
+static void check_nvtx(struct result *x)
+{
+	recorded(x, 1);
+	CHECK_EQ_INT(rec_count(&x->r, TIX_KIND_KERNEL), 3 * 78);
+	CHECK_EQ_INT(launched_by(&x->r, "cudaLaunchKernel"), 3 * 78);
+	/* enabling CUPTI kinds inside an NVTX callback is unsafe: the windows'
+	 * records stay on instead */
+	CHECK_EQ_INT(x->st.enable_in_nvtx, 0);
+	CHECK(x->err[0] == 0);
+}
+
+/* A copy's or call's frame: the runtime call of that name with its id. */
+static int copies_of(const struct rec_sink *r, const char *call)
+{
+	int n = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->ev[i].ev.kind != TIX_KIND_MEMCPY)
+			continue;
+		for (size_t j = 0; j < r->n; j++)
+			if (r->ev[j].ev.kind == TIX_KIND_RUNTIME &&
+			    r->ev[j].ev.correlation == r->ev[i].ev.correlation) {
+				n += strcmp(r->ev[j].name, call) == 0;
+				break;
+			}
+	}
+	return n;
+}
+
+static void check_calls(struct result *x)
+{
+	recorded(x, 1);
+	CHECK_EQ_INT(copies_of(&x->r, "cudaMemcpyToSymbolAsync"), 2);
+	CHECK_EQ_INT(copies_of(&x->r, "cudaMemcpyBatchAsync"), 2 * 2);
+	CHECK_EQ_INT(count_named(&x->r, TIX_KIND_RUNTIME, "cudaLaunchHostFunc"), 2);
+	CHECK_EQ_INT(count_named(&x->r, TIX_KIND_RUNTIME, "cudaEventRecord"), 2);
+}
+
+/* Replays of graph 2 by step, exact or not. */
+static void replays(const struct result *x, int *exact, int *other)
+{
+	*exact = *other = 0;
+	for (size_t i = 0; i < x->r.n; i++) {
+		const struct rec_event *e = &x->r.ev[i];
+		if (e->ev.kind != TIX_KIND_KERNEL)
+			continue;
+		if (e->captured && e->match == TIX_MATCH_EXACT)
+			(*exact)++;
+		else
+			*other += strstr(e->args, "\"graph node updated\":true") != NULL;
+	}
+}
+
+static void check_update(struct result *x)
+{
+	recorded(x, 1);
+	int exact, updated;
+	replays(x, &exact, &updated);
+	CHECK_EQ_INT(exact, 2 * 78);   /* steps 0, 1 */
+	CHECK_EQ_INT(updated, 2 * 78); /* steps 2, 3: after cudaGraphExecUpdate */
+	CHECK(strstr(x->r.warnings, "156 GPU records replayed from CUDA graph nodes that were "
+	                            "updated after their capture") != NULL);
+}
+
+static void check_setparams(struct result *x)
+{
+	recorded(x, 1);
+	int exact, updated;
+	replays(x, &exact, &updated);
+	CHECK_EQ_INT(updated, 2); /* layer 5's node, in steps 1 and 2 */
+	CHECK_EQ_INT(exact, 3 * 78 - 2);
+}
+
+static void check_devgraph(struct result *x)
+{
+	recorded(x, 1);
+	CHECK_EQ_INT(rec_count(&x->r, TIX_KIND_KERNEL), 2 * 78);
+	CHECK(strstr(x->r.warnings, "the kernels of device-launched CUDA graphs are not recorded") !=
+	      NULL);
 }
 
 static void check_newer(struct result *x)
@@ -410,7 +538,16 @@ static const struct scenario scenarios[] = {
 	{"drops", "eager steps=4 drop=1:5", {0}, BY_EXIT, check_drops},
 	{"kineto", "eager steps=6 kineto=3", {0}, BY_EXIT, check_kineto},
 	{"steal", "eager steps=4 steal=2", {0}, BY_EXIT, check_steal},
-	{"ga", "eager steps=2", {"FAKE_CUPTI_VERSION=130000"}, BY_EXIT, check_ga},
+	{"late", "eager steps=8 profile=4:6 late=2", {"TIX_CAPTURE_CUDA_PROFILER_API=1"}, BY_EXIT,
+	 check_late},
+	{"nvtx", "eager steps=3", {"TIX_CAPTURE_NVTX=step[DECODE bs=1]"}, BY_EXIT, check_nvtx},
+	{"nvtxdom", "eager steps=3 domains", {"TIX_CAPTURE_NVTX=step[DECODE*"}, BY_EXIT, check_nvtx},
+	{"calls", "eager steps=2 calls", {0}, BY_EXIT, check_calls},
+	{"update", "graph steps=4 update=2", {0}, BY_EXIT, check_update},
+	{"setparams", "graph steps=3 setparams=1:5", {0}, BY_EXIT, check_setparams},
+	{"devgraph", "eager steps=2", {"FAKE_CUPTI_FAIL=cuptiActivityEnableDeviceGraph"}, BY_EXIT,
+	 check_devgraph},
+	{"ga", "eager steps=80", {"FAKE_CUPTI_VERSION=130000"}, BY_EXIT, check_ga},
 	{"newer", "eager steps=2", {"FAKE_CUPTI_VERSION=130300"}, BY_EXIT, check_newer},
 	{"nowindow", "eager steps=2", {"TIX_CAPTURE_CUDA_PROFILER_API=1"}, BY_EXIT, check_nowindow},
 };

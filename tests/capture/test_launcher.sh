@@ -1,23 +1,39 @@
 #!/bin/sh
-# tests/capture/test_launcher.sh: `tix capture` launcher with dummy commands:
-# usage errors, environment, exit status, signal forwarding, waiting for the
-# processes CMD leaves behind, "nothing recorded" (and no folder left), and,
-# with the real tix, a journal indexed through the CLI's own door where
-# `tix JOURNAL` finds it.  Owner: cupti_capture.
-# Usage: test_launcher.sh DRIVER EMITTER SCRATCH TIX
-#   DRIVER   runs tixcap_main without an ingest door (launcher_driver)
+# tests/capture/test_launcher.sh: `tix capture` with dummy commands: usage
+# errors (its options are read from cli/help.c's table), environment, exit
+# status, signal forwarding, the bounded wait for the processes CMD leaves
+# behind, "nothing recorded" (and no folder left), and a journal indexed
+# through the CLI's own door where `tix JOURNAL` finds it.
+# Owner: cupti_capture.
+# Usage: test_launcher.sh TIX EMITTER SCRATCH
 #   EMITTER  `EMITTER --emit DIR` writes the story journal into DIR
 set -u
-DRIVER=$1 EMITTER=$2 T=$3/launcher.$$ TIX=$4
+TIX=$1 EMITTER=$2 T=$3/launcher.$$
 rm -rf "$T"; mkdir -p "$T"
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # usage errors exit 1, --help 0
-"$DRIVER" capture 2>"$T/err"; [ $? -eq 1 ] && grep -q "no command" "$T/err" || fail "no CMD"
-"$DRIVER" capture --delay abc -- true 2>"$T/err"; [ $? -eq 1 ] && grep -q "wants seconds" "$T/err" || fail "bad --delay"
-"$DRIVER" capture --bogus -- true 2>"$T/err"; [ $? -eq 1 ] || fail "unknown option"
-"$DRIVER" capture --help >"$T/out"; [ $? -eq 0 ] && grep -q "cuda-profiler-api" "$T/out" || fail "--help"
+usage() { # WHAT PATTERN ARGS...: exit 1, one line on stderr matching PATTERN
+	what=$1 pat=$2; shift 2
+	"$TIX" capture "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- "$pat" "$T/err" ||
+		fail "$what: status $rc, said: $(cat "$T/err")"
+}
+usage "no CMD" "no command to run"
+usage "bad --delay" "^tix capture: --delay wants seconds (a number >= 0), got 'abc'$" --delay abc -- true
+usage "bad --wait" "^tix capture: --wait wants seconds (a number >= 0, or inf), got '-1'$" --wait -1 -- true
+usage "bad --flush-ms" "wants milliseconds" --flush-ms 5 -- true
+usage "unknown option" "^tix capture: unknown option '--bogus' (tix capture --help lists them)$" --bogus -- true
+usage "missing value" "^tix capture: --nvtx needs a value (RANGE)$" --nvtx
+usage "value for a flag" "takes no value" --cuda-profiler-api=1 -- true
+usage "bad regex" "invalid --step-marker regex" --step-marker '(' -- true
+"$TIX" capture --help >"$T/out"; [ $? -eq 0 ] && grep -q "cuda-profiler-api" "$T/out" &&
+	grep -q -- "--wait S" "$T/out" || fail "--help: $(cat "$T/out")"
+# --help is capture's own only before CMD
+"$TIX" capture -o "$T/outh" -- sh -c 'echo "$1" >"$0"' "$T/h.txt" --help 2>/dev/null
+grep -qx -- "--help" "$T/h.txt" 2>/dev/null || fail "--help after -- was not CMD's"
 
 # environment and exit status; no journal -> "ran no CUDA"
 cat >"$T/env.sh" <<'SH'
@@ -28,7 +44,7 @@ cat >"$T/env.sh" <<'SH'
 exit 7
 SH
 mkdir -p "$T/out1" # exists already: kept even though nothing is recorded
-OUTFILE="$T/env.txt" TIX_CAPTURE_DURATION_S=99 "$DRIVER" capture -o "$T/out1" --delay 2 \
+OUTFILE="$T/env.txt" TIX_CAPTURE_DURATION_S=99 "$TIX" capture -o "$T/out1" --delay 2 \
 	--nvtx 'step[DECODE*' -- sh "$T/env.sh" a 'b c' 2>"$T/err"
 rc=$?
 [ $rc -eq 7 ] || fail "exit status $rc, want 7"
@@ -51,11 +67,11 @@ grep -qx "RANGE=step\[DECODE\*" "$T/env.txt" || fail "nvtx range"
 grep -qx "ARGS=a b c" "$T/env.txt" || fail "arguments"
 
 # a command killed by a signal: 128 + N
-"$DRIVER" capture -o "$T/out2" -- sh -c 'kill -TERM $$' 2>"$T/err"
+"$TIX" capture -o "$T/out2" -- sh -c 'kill -TERM $$' 2>"$T/err"
 rc=$?
 [ $rc -eq 143 ] || fail "self-killed command: status $rc, want 143"
 grep -q "signal 15" "$T/err" || fail "signal not named"
-"$DRIVER" capture -o "$T/out2" -- /nonexistent/cmd 2>"$T/err"
+"$TIX" capture -o "$T/out2" -- /nonexistent/cmd 2>"$T/err"
 rc=$?
 [ $rc -eq 127 ] && grep -q "cannot run /nonexistent/cmd" "$T/err" || fail "missing CMD: $rc"
 
@@ -67,7 +83,7 @@ trap 'echo got $sig >"$T/got"; exit 3' $sig
 echo ready >"$T/ready"
 while :; do sleep 0.05; done
 SH
-	"$DRIVER" capture -o "$T/out3" -- sh "$T/trap.sh" 2>"$T/err" &
+	"$TIX" capture -o "$T/out3" -- sh "$T/trap.sh" 2>"$T/err" &
 	lp=$!
 	n=0; while [ ! -f "$T/ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 	kill -$sig $lp
@@ -80,7 +96,7 @@ done
 # `tix capture -- true`: nothing recorded, nothing written, not even the
 # default folder
 mkdir -p "$T/cwd"
-(cd "$T/cwd" && "$DRIVER" capture -- true) 2>"$T/err"
+(cd "$T/cwd" && "$TIX" capture -- true) 2>"$T/err"
 rc=$?
 [ $rc -eq 0 ] || fail "capture -- true: status $rc"
 grep -q "nothing recorded: true ran no CUDA$" "$T/err" || fail "capture -- true said: $(cat "$T/err")"
@@ -88,16 +104,32 @@ grep -q "nothing recorded: true ran no CUDA$" "$T/err" || fail "capture -- true 
 
 # CMD exits at once; a process it started writes its journal later (a
 # server's ranks): the launcher waits for it
-"$DRIVER" capture -o "$T/out5" -- sh -c "( sleep 0.5; \"$EMITTER\" --emit \"\$TIX_CAPTURE_DIR\" >/dev/null ) & exit 0" 2>"$T/err"
+"$TIX" capture -o "$T/out5" -- sh -c "( sleep 0.5; \"$EMITTER\" --emit \"\$TIX_CAPTURE_DIR\" >/dev/null ) & exit 0" 2>"$T/err"
 rc=$?
 [ $rc -eq 0 ] || fail "orphan run: status $rc"
 grep -q "wrote .*\.tixj" "$T/err" || fail "the orphan's journal was not waited for: $(cat "$T/err")"
 
+# ... but not for ever: a process that outlives CMD by far (a daemon) is
+# waited for --wait seconds, named, left running, and what was written is
+# indexed.  (Before the deadline, this waited until a signal: the timeout
+# below ends such a run, and the test fails.)
+rm -f "$T/sleeper"
+timeout -k 2 40 "$TIX" capture --wait 1 -o "$T/out6" -- sh -c \
+	"\"$EMITTER\" --emit \"\$TIX_CAPTURE_DIR\" >/dev/null; (sleep 300 & echo \$! >\"$T/sleeper\"); exit 0" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] || fail "daemon run: status $rc (124: the launcher waited past its deadline): $(cat "$T/err")"
+grep -q "^tix capture: 1 process that sh started still running after 1 s ([0-9]* (sleep)), left running; indexing what they wrote so far" "$T/err" ||
+	fail "the process left running was not named: $(cat "$T/err")"
+grep -q "wrote .*out6/.*\.tixj\.tix" "$T/err" || fail "the journal was not indexed after the wait: $(cat "$T/err")"
+sleeper=$(cat "$T/sleeper" 2>/dev/null)
+if [ -n "$sleeper" ]; then
+	kill -0 "$sleeper" 2>/dev/null || fail "the process left running was killed"
+	kill "$sleeper" 2>/dev/null
+fi
+
 # a journal appears: the real tix indexes it through its own door, where
 # `tix JOURNAL` looks, so opening the journal later reuses that index
-if [ ! -x "$TIX" ]; then
-	fail "tix not built at '$TIX'"
-else
+if true; then
 	"$TIX" capture -o "$T/out4" -- sh -c "\"$EMITTER\" --emit \"\$TIX_CAPTURE_DIR\" >/dev/null" 2>"$T/err"
 	rc=$?
 	[ $rc -eq 0 ] || fail "journal run: status $rc: $(cat "$T/err")"

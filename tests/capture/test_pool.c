@@ -2,7 +2,8 @@
  * tests/capture/test_pool.c: the activity buffer pool and completion queue
  * hammered the way CUPTI calls them: several application threads request
  * buffers and complete them concurrently, one writer thread drains.  Checks
- * that no buffer is ever handed out twice, that buffers come back zeroed,
+ * that no buffer is ever handed out twice, that buffers come back zeroed
+ * (whole, not only the bytes CUPTI reported),
  * that exhaustion is refused and counted, and that nothing leaks.  Built
  * with -fsanitize=address (or thread) when the compiler has it.
  * Owner: cupti_capture.
@@ -44,14 +45,15 @@ static void *producer(void *arg)
 			failures++;
 			continue;
 		}
-		/* CUPTI relies on zeroed buffers (ZEROED_OUT_ACTIVITY_BUFFER) */
-		for (size_t k = 0; k < 512; k++)
+		/* CUPTI relies on zeroed buffers (ZEROED_OUT_ACTIVITY_BUFFER),
+		 * past what it reported valid too (the tail written below) */
+		for (size_t k = 0; k < 1024; k++)
 			if (b[k]) {
 				failures++;
 				break;
 			}
 		size_t used = 64 + (size_t)(i % 400);
-		memset(b, me, used);
+		memset(b, me, used + 128); /* 128 bytes begun, not completed */
 		memcpy(b, &i, sizeof i);
 		produced++;
 		if (tixcap_queue_push(&queue, &(struct tixcap_done){b, used, NULL, 0}) != 0) {
@@ -83,7 +85,7 @@ static void *consumer(void *arg)
 				break;
 			}
 		owner[idx(d.buf)] = 0;
-		tixcap_pool_put(&pool, d.buf, d.valid);
+		tixcap_pool_put(&pool, d.buf);
 		consumed++;
 	}
 	return NULL;
@@ -95,6 +97,22 @@ int main(void)
 		perror("pool");
 		return 1;
 	}
+	/* a buffer comes back zeroed whole, not only the bytes CUPTI said it
+	 * filled (it may have written past them) */
+	uint8_t *b = tixcap_pool_get(&pool);
+	memset(b, 0xab, pool.bufsize);
+	tixcap_pool_put(&pool, b);
+	if (tixcap_pool_get(&pool) != b) {
+		fprintf(stderr, "the pool is not a stack\n");
+		failures++;
+	}
+	for (size_t k = 0; k < pool.bufsize; k++)
+		if (b[k]) {
+			fprintf(stderr, "byte %zu of a buffer given back is not zero\n", k);
+			failures++;
+			break;
+		}
+	tixcap_pool_put(&pool, b);
 	/* a pointer that is not ours is refused, not pushed onto the stack */
 	uint8_t stray[16];
 	if (tixcap_pool_owns(&pool, stray) || tixcap_pool_owns(&pool, pool.base + 1))
@@ -117,7 +135,7 @@ int main(void)
 		failures++;
 	}
 	for (int i = 0; i < got; i++)
-		tixcap_pool_put(&pool, all[i], 0);
+		tixcap_pool_put(&pool, all[i]);
 	if ((long)atomic_load(&pool.refused) < refused_seen) {
 		fprintf(stderr, "refusals not counted\n");
 		failures++;

@@ -34,6 +34,11 @@ TRACES = {
     "sgl.json.gz": ["--marker", "sglang", "--steps", "6", "--layers", "6"],
     "vllm.json.gz": ["--marker", "vllm", "--steps", "2", "--layers", "2"],
     "none.json.gz": ["--marker", "none", "--steps", "2", "--layers", "2"],
+    # two traces of graph replays: the second given as the first's capture
+    "graph-a.json.gz": ["--steps", "2", "--layers", "2", "--graph", "--seed", "5"],
+    "graph-b.json.gz": ["--steps", "2", "--layers", "2", "--graph", "--seed", "6"],
+    # as many steps as glm.json.gz, a twelfth of its layers: counts that change by thousands
+    "small.json.gz": ["--steps", "4", "--layers", "6"],
     # a TP4 decode whose rank 2 computes slower (tp4/tp4-rank0.json ... rank3)
     "tp4/tp4.json": ["--ranks", "4", "--slow-rank", "2", "--steps", "3", "--layers", "4"],
     # GPU work (and copies) before the trace, CUDA graph replays, their capture
@@ -106,6 +111,9 @@ CASES = [
     ("show-replay-captured-json", ["show", "pre.json.gz"] + CAP + ["--kernel", "unrolled",
                                                                    "--limit", "1",
                                                                    "--format", "json"]),
+    # a capture trace with replays of its own: no advice to give it a capture
+    ("index-capture-replays", ["index", "graph-a.json.gz", "--graph-capture", "graph-b.json.gz",
+                               "-o", "graph-a-copy.tix"]),
     # info, index
     ("info", ["info", "glm.json.gz"]),
     ("info-index-file", ["info", "glm.json.gz.tix"]),
@@ -121,6 +129,13 @@ CASES = [
     ("diff-csv", ["diff", "glm.json.gz", "fixed.json.gz", "--top", "3", "--format", "csv"]),
     ("diff-json", ["diff", "glm.json.gz", "fixed.json.gz", "--top", "2", "--format", "json"]),
     ("diff-per-step", ["diff", "glm.json.gz", "sgl.json.gz", "--top", "4"]),
+    # different step counts: a step row is one step of each side (its ratio is
+    # NEW/BASE of that step); counts are per step like the times, JSON says so
+    ("diff-per-step-steps", ["diff", "glm.json.gz", "sgl.json.gz", "--by", "step"]),
+    ("diff-per-step-json", ["diff", "glm.json.gz", "sgl.json.gz", "--top", "2", "--format", "json"]),
+    ("diff-per-step-op-csv", ["diff", "glm.json.gz", "sgl.json.gz", "--by", "op", "--top", "3",
+                              "--format", "csv"]),
+    ("diff-counts", ["diff", "glm.json.gz", "small.json.gz", "--sort", "instances_delta", "--top", "3"]),
     # what a wrong command line prints
     ("error-step", ["summary", "glm.json.gz", "--step", "9"]),
     ("error-sort", ["summary", "glm.json.gz", "--sort", "nosuch"]),
@@ -131,8 +146,8 @@ def normalise(text, work):
     for w in sorted({work, os.path.realpath(work)}, key=len, reverse=True):
         text = text.replace(w, "<work>")
     # the index's size in `info` (index: X (1.5 MB, format 2)) and `index`
-    text = re.sub(r"(?m)^(index: .*?)[0-9]+\.[0-9] MB, format", r"\1<size> MB, format", text)
-    text = re.sub(r"(?m)^(indexed .* \()[0-9.]+ MB\) in [0-9.]+ s$", r"\1<size> MB) in <time> s",
+    text = re.sub(r"(?m)^(index: .*?)[0-9.]+ [kMG]?B, format", r"\1<size>, format", text)
+    text = re.sub(r"(?m)^(indexed .* \()[0-9.]+ [kMG]?B\) in [0-9.]+ s$", r"\1<size>) in <time> s",
                   text)
     return text
 
@@ -170,7 +185,8 @@ def main():
             os.chdir(cwd)
     # the indexes are built once, before the transcripts, so that no build
     # message or timing lands in one
-    for name in ("glm.json.gz", "fixed.json.gz", "sgl.json.gz", "vllm.json.gz", "none.json.gz"):
+    for name in ("glm.json.gz", "fixed.json.gz", "sgl.json.gz", "vllm.json.gz", "none.json.gz",
+                 "small.json.gz"):
         tixtest.tix(args, "summary", name, "--top", "1", cwd=args.work, env=args.env)
     tixtest.tix(args, "summary", "pre.json.gz", *CAP, "--top", "1", cwd=args.work, env=args.env)
     tixtest.tix(args, "summary", "pre.json.gz", "--top", "1", cwd=args.work, env=args.env)

@@ -10,9 +10,10 @@ within 1 ns.  Steps: same names, starts, walls, and the same GPU events in
 each (counts, kernel and GPU time, busy time, top kernel); the GPU work
 launched before the trace in "before_trace" (null when there is none).
 Ops (parents by containment, R2): every op the recount lists (GPU events >
-0) with the same GPU time, GPU events, calls and CPU time, except the step
-markers, which tix leaves out of the op ranking; ops tix lists with GPU
-events that the recount does not are reported too.
+0) with the same GPU time, GPU events, calls and CPU time, ops named like a
+step marker too (the kept markers are no ops, the other instances of the
+name are); ops tix lists with GPU events that the recount does not are
+reported too.
 """
 
 import json
@@ -104,7 +105,7 @@ def compare_steps(chk, label, tj, ref):
             label, wb["gpu_events"], wb["kernels"], wb["kernel_ns"]), "; ".join(bad))
 
 
-def compare_ops(chk, label, tj, ref, marker_names):
+def compare_ops(chk, label, tj, ref):
     if tj is None:
         return
     got = {}
@@ -114,7 +115,7 @@ def compare_ops(chk, label, tj, ref, marker_names):
             dup.append(o["name"])
         got[o["name"]] = o
     chk.check(not dup, "%s: op names are unique" % label, "duplicates %s" % dup[:5])
-    want = {o["name"]: o for o in ref["ops"] if o["name"] not in marker_names}
+    want = {o["name"]: o for o in ref["ops"]}
     bad = []
     for name, w in sorted(want.items()):
         g = got.get(name)
@@ -124,7 +125,7 @@ def compare_ops(chk, label, tj, ref, marker_names):
             bad.append("%s: gpu_ns/gpu_events/calls/cpu_ns %s/%s/%s/%s != %d/%d/%d/%d" % (
                 name[:60], g.get("gpu_ns"), g.get("gpu_events"), g.get("calls"), g.get("cpu_ns"),
                 w["gpu_ns"], w["gpu_events"], w["calls"], w["cpu_ns"]))
-    extra = [n for n, g in got.items() if g["gpu_events"] > 0 and n not in want and n not in marker_names]
+    extra = [n for n, g in got.items() if g["gpu_events"] > 0 and n not in want]
     chk.check(not bad, "%s: %d ops with GPU time agree" % (label, len(want)),
               "; ".join(bad[:6]) + (" (+%d more)" % (len(bad) - 6) if len(bad) > 6 else ""))
     chk.check(not extra, "%s: no op with GPU time that the recount lacks" % label, "extra %s" % extra[:5])
@@ -148,13 +149,12 @@ def compare_trace(args, chk, trace, marker=None, label=None, partial=False, tr=N
     oj = tix_json(args, chk, trace, "op", marker, label)
     compare_kernels(chk, label, kj, k_ref)
     compare_steps(chk, label, sj, s_ref)
-    markers = {s["name"] for s in s_ref["steps"] if s["name"] != recount.WHOLE_TRACE}
-    compare_ops(chk, label, oj, o_ref, markers)
+    compare_ops(chk, label, oj, o_ref)
     # the ops of a step (summary --by op --step N): the first two steps
     for st in range(min(2, len(s_ref["steps"]))):
         lab = "%s step %d" % (label, st)
         compare_ops(chk, lab, tix_json(args, chk, trace, "op", marker, lab, st),
-                    recount.by_op(tr, step=st), markers)
+                    recount.by_op(tr, step=st))
     return kj, sj, oj
 
 

@@ -167,8 +167,19 @@ def main():
         chk.check(d["per_step_normalised"] and r["per_step_ns_base"] == 10000 and r["per_step_ns_new"] == 10000
                   and r["ratio"] == 1.0, "steps: 2 vs 4 steps compare per step (same per-step time)",
                   json.dumps(r)[:300])
+        chk.check(r["instances_per_step_base"] == 1 and r["instances_per_step_new"] == 1
+                  and r["instances_per_step_delta"] == 0 and r["per_step"] is True,
+                  "steps: counts per step too (1 -> 1 a step, +0), the row says per_step",
+                  json.dumps(r)[:300])
     rc, out, err = tixtest.tix(args, "diff", c, e)
-    chk.check(rc == 0 and "different numbers of steps" in out, "steps: the text says it normalised")
+    chk.check(rc == 0 and "2 vs 4 steps: counts and times below are per step" in out,
+              "steps: the text says it once, above the table", out)
+    # by step: a row is one step of each side, never divided again
+    d = diff_json(args, chk, "steps --by step", c, e, "--by", "step")
+    if d:
+        chk.eq([(r["step"], r["status"], r["ratio"], r["per_step"]) for r in d["rows"]],
+               [(0, "both", 1.0, False), (1, "both", 1.0, False), (2, "added", None, False),
+                (3, "added", None, False)], "steps --by step: each step's own ratio (10 -> 10 us: 1.00x)")
 
     # real traces, when they are there
     if args.real and os.path.isdir(args.real):
@@ -177,6 +188,23 @@ def main():
         if os.path.exists(x) and os.path.exists(y):
             x, y = tixtest.stage(x, args.work), tixtest.stage(y, args.work)
             check_exact(chk, "real", diff_json(args, chk, "real", x, y), x, y)
+        # vLLM writes Input Dims over many lines: every format folds them to
+        # one, as show does (issue 20 item 11)
+        v = os.path.join(args.real, "vllm_b200_eager.json.gz")
+        if os.path.exists(v):
+            v = tixtest.stage(v, args.work)
+            outs = {f: tixtest.tix(args, "diff", v, v, "--by", "shape", "--top", "0", "--format", f)
+                    for f in ("text", "csv", "json")}
+            d = json.loads(outs["json"][1]) if outs["json"][0] == 0 else {"rows": []}
+            dims = [r["input_dims"] for r in d["rows"]]
+            chk.check(dims and not any("\n" in x for x in dims) and "[[888, 2880], [888, 2880], [2880], []]" in dims,
+                      "vLLM: --by shape folds multi-line Input Dims to one line (JSON)", repr(dims[:2]))
+            chk.check(all(rc == 0 for rc, _, _ in outs.values()) and "\\x0a" not in outs["text"][1]
+                      and "[[888, 2880]" in outs["text"][1],
+                      "vLLM: --by shape text shows the Input Dims on one line, no \\x0a", outs["text"][1][:400])
+            rows = outs["csv"][1].splitlines()
+            chk.check(len(rows) == len(dims) + 1, "vLLM: --by shape CSV has one line a row",
+                      "%d lines for %d rows" % (len(rows), len(dims)))
     else:
         print("skip  real pair: no folder %s" % args.real)
 

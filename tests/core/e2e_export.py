@@ -57,7 +57,7 @@ def export_and_check(args, chk, trace, label, sel, expected):
     rc, o, err = tixtest.tix(args, "export", trace, *sel, "-o", out)
     if not chk.check(rc == 0, "%s exits 0" % what, "rc %d %s %s" % (rc, tixtest.describe_crash(rc), err.strip()[:300])):
         return
-    m = re.search(r"wrote (\d+) events", o)
+    m = re.search(r"wrote ([\d,]+) traceEvents", o)
     try:
         with open(out, "rb") as f:
             doc = json.load(f)
@@ -67,7 +67,16 @@ def export_and_check(args, chk, trace, label, sel, expected):
     evs = doc.get("traceEvents") if isinstance(doc, dict) else None
     if not chk.check(isinstance(evs, list), "%s: valid JSON with a traceEvents array" % what):
         return
-    chk.check(m and int(m.group(1)) <= len(evs), "%s: reports the events it wrote" % what, o.strip())
+    chk.check(m and int(m.group(1).replace(",", "")) == len(evs), "%s: reports the traceEvents it wrote (flows and "
+              "metadata too)" % what, "%s; the file has %d" % (o.strip(), len(evs)))
+    pids = {str(e.get("pid")) for e in evs if e.get("ph") != "M"}
+    named = {str(e.get("pid")) for e in evs if e.get("ph") == "M" and e.get("name") == "process_name"}
+    tracks = {(str(e.get("pid")), str(e.get("tid"))) for e in evs if e.get("ph") == "X"}
+    threads = {(str(e.get("pid")), str(e.get("tid"))) for e in evs
+               if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    chk.check(pids <= named and tracks <= threads,
+              "%s: process_name and thread_name for every process and thread written" % what,
+              "unnamed processes %s, threads %s" % (sorted(pids - named)[:3], sorted(tracks - threads)[:3]))
     gpu = [e for e in evs if e.get("ph") == "X" and str(e.get("cat", "")).lower() in ("kernel", "gpu_memcpy", "gpu_memset")]
     chk.eq(len(gpu), len(expected), "%s: %d GPU events written" % (what, len(expected)))
     if expected:
@@ -108,6 +117,17 @@ def round_trips(args, chk, trace, label, kernel_re):
         return
     chk.check(len(orig) > 0, "%s: has GPU events" % label)
     export_and_check(args, chk, trace, label, [], orig)
+    # the whole export re-opens with the same steps and counts: GPU work
+    # launched before the trace stays before it (issue 20 item 11)
+    whole = os.path.join(args.work, re.sub(r"[^A-Za-z0-9]+", "_", "%s: export (all)" % label) + ".json")
+    steps = []
+    for t in (trace, whole):
+        rc, out, err = tixtest.tix(args, "summary", t, "--by", "step", "--format", "json")
+        d = json.loads(out) if rc == 0 else {}
+        bt = d.get("before_trace")
+        steps.append([(s["name"], s["gpu_events"], s["kernels"]) for s in d.get("steps", [])] +
+                     [("before", bt["gpu_events"]) if bt else ("before", None)])
+    chk.eq(steps[1], steps[0], "%s: the export re-opens with the same steps and GPU events per step" % label)
     rc, out, err = tixtest.tix(args, "summary", trace, "--by", "step", "--format", "json")
     steps = json.loads(out)["steps"] if rc == 0 else []
     n = min(1, len(steps) - 1)
@@ -135,11 +155,16 @@ def main():
     chk = tixtest.Checker("e2e_export")
     gen = tixtest.generate(os.path.join(args.work, "export-gen.json"), *GEN_OPTS)
     round_trips(args, chk, gen, "generated", "unrolled|nccl")
+    pre = tixtest.generate(os.path.join(args.work, "export-pre.json"), "--steps", "3", "--layers", "4",
+                           "--pre-window", "6")
+    round_trips(args, chk, pre, "generated, work before the trace", "unrolled|nccl")
     if args.traces:
         for name, rx in (("v100_8gpu_train.pt.trace.json.gz", "elementwise"),
                          ("mi250_rocm_train.json.gz", "Cijk"),
                          ("triton_inductor.json.gz", "triton"),
-                         ("sampled_train_rank1.json.gz", "nccl|Memcpy")):
+                         ("sampled_train_rank1.json.gz", "nccl|Memcpy"),
+                         # 968 GPU events launched before the trace (real/README.md)
+                         (os.path.join("real", "rocm_mi300_resnet_ddp.json.gz"), "Cijk|nccl")):
             path = os.path.join(args.traces, name)
             if os.path.exists(path):
                 path = tixtest.stage(path, args.work)

@@ -200,7 +200,7 @@ def main():
         "--step": "0", "--top": "3", "--limit": "2", "--jobs": "2", "--sort": sort_key,
         "--kernel": ".", "--range": "0:1000", "--step-marker": "ProfilerStep",
         "--graph-capture": cap, "--delay": "0", "--duration": "1", "--nvtx": "step",
-        "--flush-ms": "100", "--max-temp": "4G",
+        "--flush-ms": "100", "--wait": "0", "--max-temp": "4G",
     }
     pending_seen = set()
 
@@ -273,15 +273,12 @@ def main():
     for c, key in sorted(PENDING - pending_seen):
         chk.check(False, "PENDING names %s %s, which the help does not list" % (c, key))
 
-    # the launcher keeps its own usage text for its errors: it must not
-    # name an option that tix help capture does not
+    # capture's options are read from the same table (cli/capture.c): one
+    # that tix help capture does not list is refused in one line
     if "capture" in helps:
         rc, _, err = tixtest.tix(args, "capture", "--bogus", "--", "true")
-        known = {o[0] for o in helps["capture"][1]["opts"]} | {o[1] for o in helps["capture"][1]["opts"] if o[1]}
-        named = set(re.findall(r"(?<![\w-])(--?[a-z][-a-z]*)", err.split("\n", 1)[-1])) - {"--"}
-        chk.check(rc == 1 and named, "tix capture --bogus: exit 1 with the launcher's usage", err[:200])
-        for opt in sorted(named):
-            chk.check(opt in known, "the launcher's usage: %s is in tix help capture" % opt)
+        chk.check(rc == 1 and err.count("\n") == 1 and "unknown option '--bogus'" in err,
+                  "tix capture --bogus: exit 1, one line", err[:200])
 
     # ---- (a) in docs/CLI.md, both ways ----
     cli_md, syn = cli_synopsis(src)
@@ -361,7 +358,7 @@ def main():
     cdir = os.path.join(work, "complete")
     shutil.rmtree(cdir, ignore_errors=True)
     os.makedirs(os.path.join(cdir, "folder"), exist_ok=True)
-    for n in ("t.json", "a.json.gz", "b.tix", "c.tixj", "notes.txt"):
+    for n in ("t.json", "t.json.tix", "a.json.gz", "b.tix", "c.tixj", "notes.txt"):
         open(os.path.join(cdir, n), "a").close()
     if shutil.which("bash"):
         for c, (_, h) in helps.items():
@@ -383,7 +380,8 @@ def main():
         chk.eq(got, ["kernel", "step", "op", "rank"], "bash: tix summary t.json --by -> kernel step op rank")
         got, _ = bash_complete(script, cdir, ["tix", "summary", ""])
         chk.eq(sorted(got), ["a.json.gz", "b.tix", "c.tixj", "folder", "t.json"],
-               "bash: tix summary <TAB> -> traces and folders, not notes.txt")
+               "bash: tix summary <TAB> -> traces and folders, not notes.txt, a trace once "
+               "(not also t.json.tix, its index)")
         got, _ = bash_complete(script, cdir, ["tix", "diff", "t.json", "--graph-capture", ""])
         chk.check("notes.txt" not in got, "bash: a value that is typed gets no file names")
         got, _ = bash_complete(script, cdir, ["tix", "capture", "-o", "x", "--", "tru"])

@@ -30,6 +30,8 @@ generator's truth (issue 11).
   usage      options that do not apply, --step beyond the ranks, --step N
 """
 
+import csv
+import io
 import json
 import os
 import random
@@ -221,12 +223,32 @@ def known(args, chk, w):
     compare(chk, "known", d, recount_ranks([c, a, b]))
     rc, out, err = tixtest.tix(args, "summary", a, b, c, "--by", "rank")
     lines = out.splitlines()
-    chk.check(rc == 0 and any(l.split()[:1] == ["1*"] for l in lines),
+    chk.check(rc == 0 and any(l.split()[1:3] == ["1", "*"] for l in lines),
               "known: text marks the straggler with *", out[:600])
     row = [l for l in lines if l.rstrip().endswith("c.json")]
-    chk.check(len(row) == 2 and row[1].split()[:2] == ["2", "-"],
+    chk.check(len(row) == 2 and row[1].split()[:3] == ["1", "2", "-"],
               "known: text shows '-' for the missing step", "\n".join(row))
+    chk.check(all(os.sep not in l.split()[-1] for l in lines[2:2 + 6]),
+              "known: rows name the trace's file, not its path", out[:600])
     chk.check("straggler: rank 1 in 2 of 2 steps" in out, "known: text names the overall straggler", out[-400:])
+    # CSV: the same cells as the JSON's, one row a step and rank
+    rc, out, err = tixtest.tix(args, "summary", a, b, c, "--by", "rank", "--format", "csv")
+    csv_rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+    if d:
+        want = [(str(s["index"]), str(r["rank"]), s["wall_ns"], s["comm_ns"], s["wait_ns"])
+                for s_i in range(2) for r in d["ranks"] for s in [r["steps"][s_i]] if s]
+        got = [(x["index"], x["rank"], int(x["wall_ns"]), int(x["comm_ns"]),
+                int(x["wait_ns"]) if x["wait_ns"] else None) for x in csv_rows if x["wall_ns"]]
+        chk.eq(got, want, "known: --format csv has the rows and cells of the JSON")
+    # a folder: its traces, named once by their file ("dir/" is no "dir//")
+    one = os.path.join(d0, "one-run")
+    os.makedirs(one, exist_ok=True)
+    for f in (a, b, c):
+        shutil.copyfile(f, os.path.join(one, os.path.basename(f)))
+    rc, out, err = tixtest.tix(args, "summary", one + "/", "--by", "rank", "--format", "json")
+    chk.check(rc == 0 and [os.path.basename(r["trace"]) for r in json.loads(out)["ranks"]]
+              == ["a.json", "b.json", "c.json"] and "//" not in out,
+              "known: summary DIR --by rank takes the folder's traces", "rc %d %r" % (rc, err or out[:300]))
 
     # one rank alone: no skew, no straggler
     d = ranks_json(args, chk, "one rank", [a])
@@ -283,6 +305,9 @@ def rules(args, chk, w, tp_files):
     rc, out, err = tixtest.tix(args, "summary", *given, "--by", "rank")
     chk.check(rc == 0 and out.startswith("%d ranks, told by file name (TP-N)" % len(sg)),
               "names TP-N: the text's first line says which rule", out[:200])
+    chk.check(rc == 0 and [l.split()[1] for l in out.splitlines()[2:2 + len(sg)]]
+              == ["TP-%d" % k for k in range(len(sg))] and "straggler: TP-" in out,
+              "names TP-N: rows and the straggler line name a rank TP-N", out[:600])
     # -rankN, rank_N, and the order given
     steps = [[("gemm", 10, 100, 7, "kernel"), (NCCL, 120, 50, 20, "kernel")]]
     x = [write_trace(os.path.join(d0, n), steps) for n in ("job-rank2.json", "job_rank_0.json", "jobrank-rank1.json")]
@@ -401,7 +426,7 @@ def jobs(args, chk, w, known_files):
 
 
 def usage(args, chk, a):
-    for extra, what in ((["--top", "3"], "--top"), (["--kernel", "x"], "--kernel"), (["--format", "csv"], "csv"),
+    for extra, what in ((["--top", "3"], "--top"), (["--kernel", "x"], "--kernel"), (["--format", "xml"], "xml"),
                         (["--jobs", "0"], "--jobs"), (["--rank-from", "x"], "--rank-from")):
         rc, out, err = tixtest.tix(args, "summary", a, a, "--by", "rank", *extra)
         chk.check(rc == 1 and err.count("\n") == 1 and what in err, "usage: %s -> exit 1, one line" % " ".join(extra),

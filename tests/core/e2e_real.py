@@ -275,6 +275,26 @@ def check_names(chk, label, kj):
     chk.check(not mangled, "%s: no mangled name left in summary" % label, "%s" % mangled[:3])
 
 
+def check_spans(chk, label, sj, launches):
+    """Each step's GPU span (first start to last end of the GPU work the
+    recount puts in it) and Busy% over the longer of Wall and the span:
+    never above 100 (issue 20 item 4)."""
+    if not sj:
+        return
+    lo, hi = {}, {}
+    for x in launches:
+        s = x["step"]
+        if s is None or x["before_trace"]:
+            continue
+        lo[s] = min(lo.get(s, x["start_ns"]), x["start_ns"])
+        hi[s] = max(hi.get(s, x["start_ns"] + x["dur_ns"]), x["start_ns"] + x["dur_ns"])
+    got = [(s["index"], s.get("gpu_span_ns")) for s in sj["steps"]]
+    want = [(s["index"], hi[s["index"]] - lo[s["index"]] if s["index"] in lo else None) for s in sj["steps"]]
+    chk.eq(got, want, "%s: each step's GPU span = the recount's first start to last end" % label)
+    over = [(s["index"], s["busy_pct"]) for s in sj["steps"] if s["busy_pct"] is not None and s["busy_pct"] > 100]
+    chk.check(not over, "%s: Busy%% never above 100 (GPU busy over the longer of Wall and span)" % label, over[:4])
+
+
 def check_text(args, chk, label, trace, extra=()):
     rc, out, err = tixtest.tix(args, "show", trace, "--kernel", ".", "--limit", "0", *extra)
     if not chk.check(rc == 0, "%s: tix show (text) exits 0" % label, err[:300]):
@@ -285,6 +305,17 @@ def check_text(args, chk, label, trace, extra=()):
     unbalanced = [ln.strip()[:120] for ln in out.splitlines()
                   if "Input Dims" in ln and ln.count("[") != ln.count("]")]
     chk.check(not unbalanced, "%s: show text: Input Dims folded to one line" % label, " | ".join(unbalanced[:3]))
+    # a copy's or memset's size is the trace's own: its bytes line never
+    # blames shapes (issue 20 item 11)
+    kind, blamed = None, []
+    for ln in out.splitlines():
+        m = re.match(r"#\d+\s+(\w+)\s", ln)
+        if m:
+            kind = m.group(1)
+        elif kind in ("memcpy", "memset") and "bytes moved" in ln and "shapes" in ln:
+            blamed.append("%s: %s" % (kind, ln.strip()[:120]))
+    chk.check(not blamed, "%s: a copy's or memset's bytes line names its own reason, not shapes" % label,
+              " | ".join(blamed[:3]))
 
 
 # (recount key, what the line is about): R9; the number a line gives is its
@@ -420,6 +451,7 @@ def one_trace(args, chk, path, label=None, captures=None, marker=None):
     if tj is not None:
         compare_launches(chk, label, tj, ref["launches"], capture=bool(captures))
     check_text(args, chk, label, path, mk)
+    check_spans(chk, label, sj, ref["launches"]["launches"])
     info = check_warnings(args, chk, label, path, ref["warnings"], extra + mk)
     if captures:
         check_graph_info(chk, label, info, ref["graph"])

@@ -21,6 +21,10 @@ e2e_real.py checks (summary, show, warnings, export).
   vllm / sglang the step markers of both vLLM forms (execute_model around
                 them is an op, not a step) and SGLang's step[IDLE]; a marker
                 starting inside the previous kept one is skipped
+  marker_op     a step marker whose name an op inside it also has (vLLM's
+                nested execute_model): the marker is no op, so the GPU work
+                launched under it only counts for the inner one's name
+                when it is under the inner one
   traffic       aten::copy_ of one kernel (bytes from its two inputs),
                 copy_ of two kernels (none), a copy faster than the device's
                 peak (no bandwidth, over_peak), a memset's bytes, another op
@@ -114,6 +118,15 @@ def vllm():
     return ev, None, want
 
 
+def marker_op():
+    ev = [X("execute_model", 0, 200, cat="user_annotation"),        # the kept marker
+          X("aten::mm", 10, 30), launch(20, 5, 1),                 # under the marker and aten::mm
+          X("execute_model", 100, 80, cat="user_annotation"),      # nested: an op, not a step
+          launch(110, 5, 2), kernel("ka", 30, 5, 1), kernel("kb", 120, 5, 2)]
+    want = {"execute_model": (1, 1), "aten::mm": (1, 1)}          # (gpu_events, calls)
+    return ev, None, want
+
+
 def sglang():
     ev = [X("step[IDLE]", 0, 50, cat="user_annotation"), X("step[DECODE bs=4]", 100, 50, cat="user_annotation"),
           X("step[EXTENDED]", 200, 10, cat="user_annotation"),              # not SGLang's: no marker
@@ -171,6 +184,11 @@ def check_recount(chk, label, path, want):
         if label == "vllm":
             chk.check(any(o["name"] == "execute_model" for o in recount.by_op(tr)["ops"]),
                       "%s: recount: execute_model is an op around the steps" % label)
+    elif label == "marker_op":
+        chk.eq([s["name"] for s in recount.by_step(tr)["steps"]], ["execute_model"],
+               "%s: recount: the outer execute_model is the one step" % label)
+        chk.eq({o["name"]: (o["gpu_events"], o["calls"]) for o in recount.by_op(tr)["ops"]}, want,
+               "%s: recount: the marker is no op (hand-worked)" % label)
     elif label == "traffic":
         got = {n: (by[n]["traffic"]["bytes"], by[n]["traffic"]["basis"],
                    by[n]["traffic"]["bandwidth_Bps"], by[n]["traffic"]["over_peak"]) for n in want}
@@ -192,7 +210,7 @@ def main():
     args = tixtest.setup(tixtest.arg_parser(__doc__).parse_args())
     chk = tixtest.Checker("e2e_rules_edges")
     for label, make in (("containment", containment), ("processes", processes), ("before", before),
-                        ("vllm", vllm), ("sglang", sglang), ("traffic", traffic), ("names", names)):
+                        ("vllm", vllm), ("marker_op", marker_op), ("sglang", sglang), ("traffic", traffic), ("names", names)):
         ev, top, want = make()
         path = write(os.path.join(args.work, label + ".json"), ev, top)
         check_recount(chk, label, path, want)

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "index/graph_match.h"
+#include "index/build/graph_match.h"
 
 #define MAXN 4096
 

@@ -233,6 +233,58 @@ static void test_kinds(void)
 	      !tix_kind_is_gpu_work(TIX_KIND_GPU_ANNOTATION) && !tix_kind_is_gpu_work(TIX_KIND_RUNTIME),
 	      "GPU work is kernels, memcpy, memset");
 	CHECK(tix_kind_is_gpu(TIX_KIND_SYNC) && !tix_kind_is_gpu(TIX_KIND_CPU_OP), "tix_kind_is_gpu");
+	CHECK(tix_kind_is_launch(TIX_KIND_RUNTIME) && tix_kind_is_launch(TIX_KIND_DRIVER) &&
+	      !tix_kind_is_launch(TIX_KIND_KERNEL) && !tix_kind_is_launch(TIX_KIND_CPU_OP) &&
+	      !tix_kind_is_launch(99), "launch calls are runtime and driver calls");
+	CHECK(tix_kind_is_marker(TIX_KIND_CPU_OP) && tix_kind_is_marker(TIX_KIND_USER_ANNOTATION) &&
+	      tix_kind_is_marker(TIX_KIND_PYTHON) && tix_kind_is_marker(TIX_KIND_OTHER) &&
+	      !tix_kind_is_marker(TIX_KIND_RUNTIME) && !tix_kind_is_marker(TIX_KIND_GPU_ANNOTATION) &&
+	      !tix_kind_is_marker(TIX_KIND_INSTANT), "step markers: CPU ops, annotations, python, other");
+	CHECK(tix_kind_is_op(TIX_KIND_CPU_OP) && tix_kind_is_op(TIX_KIND_USER_ANNOTATION) &&
+	      !tix_kind_is_op(TIX_KIND_PYTHON) && !tix_kind_is_op(TIX_KIND_OTHER) && !tix_kind_is_op(99),
+	      "ops: CPU ops and annotations");
+	/* Every spelling a trace may give for "cat", in any case; Kineto's own
+	 * first, which is also the cat written on export (the fast path reads
+	 * the cat column). */
+	static const struct {
+		const char *cat;
+		enum tix_kind want;
+	} cats[] = {
+		{"cpu_op", TIX_KIND_CPU_OP}, {"Operator", TIX_KIND_CPU_OP}, {"CPU_OP", TIX_KIND_CPU_OP},
+		{"user_annotation", TIX_KIND_USER_ANNOTATION}, {"python_function", TIX_KIND_PYTHON},
+		{"cuda_runtime", TIX_KIND_RUNTIME}, {"Runtime", TIX_KIND_RUNTIME},
+		{"hip_runtime", TIX_KIND_RUNTIME}, {"_RUNTIME", TIX_KIND_RUNTIME},
+		{"cuda_driver", TIX_KIND_DRIVER}, {"Driver", TIX_KIND_DRIVER}, {"Kernel", TIX_KIND_KERNEL},
+		{"gpu_memcpy", TIX_KIND_MEMCPY}, {"memcpy", TIX_KIND_MEMCPY}, {"GPU_MEMSET", TIX_KIND_MEMSET},
+		{"memset", TIX_KIND_MEMSET}, {"cuda_sync", TIX_KIND_SYNC},
+		{"gpu_user_annotation", TIX_KIND_GPU_ANNOTATION},
+		/* no kind by its cat: given by "ph", or the producer's call */
+		{"instant", TIX_KIND_COUNT}, {"counter", TIX_KIND_COUNT}, {"other", TIX_KIND_COUNT},
+		{"", TIX_KIND_COUNT}, {"runtime_x", TIX_KIND_COUNT}, {"kernels", TIX_KIND_COUNT},
+		{"cpu_o", TIX_KIND_COUNT}, {"ac2g", TIX_KIND_COUNT},
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++) {
+		enum tix_kind k = tix_kind_of_cat(cats[i].cat, strlen(cats[i].cat));
+		if (k != cats[i].want) {
+			printf("      cat \"%s\": kind %d, want %d\n", cats[i].cat, (int)k, (int)cats[i].want);
+			bad++;
+		}
+	}
+	CHECK(!bad, "tix_kind_of_cat: every spelling of the table, in any case; none for the rest");
+	for (int k = 0; k < TIX_KIND_COUNT; k++) {
+		const char *c = tix_kind_cat((enum tix_kind)k);
+		enum tix_kind got = tix_kind_of_cat(c, strlen(c));
+		if ((got != (enum tix_kind)k && got != TIX_KIND_COUNT) ||
+		    got != tix_kind_of_spelling(c, strlen(c))) /* the fast path is the column's */
+			bad++;
+		struct tix_str s = tix_kind_cat_str((enum tix_kind)k);
+		bad += s.len != strlen(c) || s.ptr != c;
+	}
+	CHECK(!bad, "a kind's cat reads back as that kind (or none) by its spellings, and tix_kind_cat_str is it");
+	/* "cpu_op1" is no spelling, even though it starts like one */
+	CHECK(tix_kind_of_cat("cpu_op1", 6) == TIX_KIND_CPU_OP && tix_kind_of_cat("cpu_op1", 7) == TIX_KIND_COUNT,
+	      "tix_kind_of_cat reads len bytes, not to a NUL");
 }
 
 /* tix_printable: control bytes, C1 controls and invalid UTF-8 escaped,

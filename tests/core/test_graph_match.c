@@ -1,6 +1,6 @@
 /*
- * Unit tests of index/graph_match.c, the CUDA-graph attribution rule (R7):
- * exact, aligned (one extra kernel), reordered (an adjacent swap, moves over
+ * Unit tests of index/build/graph_match.c, the CUDA-graph attribution rule
+ * (R7): exact, aligned (one extra kernel), reordered (an adjacent swap, moves over
  * 8 and 9 launches), the batch tie-break, unnamed windows (positional,
  * ambiguous), scores around 0.9, the memo and its invalidation, errors and
  * the memory limit.  test_graph_random.c has the randomized check and the
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "index/graph_match.h"
+#include "index/build/graph_match.h"
 #include "tests/check.h"
 #include "tests/core/graph_match_run.h"
 

@@ -1,5 +1,5 @@
 /*
- * index/graph_match.c against a plain O(n*m) reference on random windows and
+ * index/build/graph_match.c against a plain O(n*m) reference on random windows and
  * replays, and a 600-kernel x 50-window x 300-replay decode case (its time
  * printed, not checked: speed is the benchmark's).
  *
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "index/graph_match.h"
+#include "index/build/graph_match.h"
 #include "tests/check.h"
 #include "tests/core/graph_match_run.h"
 

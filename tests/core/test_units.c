@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "index/builder.h"
-#include "index/builder_int.h"
+#include "index/build/builder.h"
+#include "index/build/linker.h"
 #include "index/index.h"
 #include "parse/events.h"
 

@@ -1,7 +1,9 @@
 # tests/gpu/overhead.py KIND W NAME: best-of-3 mean step times of
-# W/NAME.plainI.run and W/NAME.capI.run (without and with capture); prints the
-# summary, exits 1 when over the bound.  Owner: cupti_capture.
-#   KIND decode: ratio <= 1.02; launch: extra cost per launch <= 2 us
+# W/NAME.plainI.run and W/NAME.capI.run (without and with capture); prints
+# one line.  Reported, never a failure of the GPU checks: overhead depends
+# on the host as much as on tix.  Owner: cupti_capture.
+#   KIND decode: the ratio, against the 1.02 target; launch: the extra cost
+#   per launch, against 2 us
 import glob, json, math, sys
 kind, w, name = sys.argv[1:4]
 def best(pattern):
@@ -12,11 +14,7 @@ def best(pattern):
 p, c = best("%s/%s.plain?.run" % (w, name)), best("%s/%s.cap?.run" % (w, name))
 ratio = c / p if p == p and p > 0 else math.nan
 if kind == "decode":
-    print("step %.3f ms -> %.3f ms captured, ratio %.4f" % (p, c, ratio))
-    ok = ratio <= 1.02
+    print("ratio %.3f (%.3f -> %.3f ms a step; target 1.02)" % (ratio, p, c))
 else:
     per = (c - p) * 1000 / 780
-    print("780 tiny launches a step: %.3f ms -> %.3f ms captured, %.2f us more per launch "
-          "(bound 2 us), ratio %.3f" % (p, c, per, ratio))
-    ok = per <= 2.0
-sys.exit(0 if ok else 1)
+    print("%+.2f us a launch (780 a step, %.3f -> %.3f ms; target 2 us)" % (per, p, c))

@@ -3,6 +3,8 @@
 
     recount.py TRACE --by kernel|step|op|launches|warnings|graph
                [--step-marker REGEX] [--graph-capture FILE|DIR ...] [--partial]
+    recount.py TRACE --by op [--model] [--step N]
+    recount.py --findings TRACE [--step N]
     recount.py --summary TRACE...
     recount.py --by ranks TRACE... [--rank-from info|name|order]
 
@@ -117,9 +119,9 @@ R6 Traffic (per GPU work event)
   no bytes.  Else bytes null, basis null.
   bandwidth = bytes / (dur_ns / 1e9) B/s (null when dur is 0).  peak: the
   top-level deviceProperties entry whose "id" is the event's args "device"
-  (else the first entry); its "name" containing, first hit wins: GH200 unknown, H200 4.8e12,
-  H100 3.35e12, B200 8.0e12, MI300X 5.3e12, "RTX PRO 6000" 1.79e12, A100 and
-  80GB 2.0e12, A100 1.55e12, V100 0.9e12; else null.  bandwidth > peak:
+  (else the first entry), matched by its "name", "numSms" and
+  "totalGlobalMem" in the bandwidth column of docs/FINDINGS.md section 10
+  (PEAKS below); else null.  bandwidth > peak:
   bandwidth null, over_peak true; else over_peak false.
   {"bytes", "bandwidth_Bps", "peak_Bps", "basis", "over_peak"}.
 
@@ -211,6 +213,11 @@ R7 Graph attribution (--graph-capture FILE|DIR ..., a folder: its *.json
   comm_kernels differ.  "straggler": the rank that is straggler of the most
   steps (lowest on ties), with per-rank counts.
 
+--findings, --by op --model (issue 18, docs/FINDINGS.md)
+  The breakdown, idle causes, op-shape groups and the op model columns:
+  recount_findings.py and recount_opmodel.py, whose docstrings are their
+  contract.  --step N: of step N (R3's numbering) only.
+
 --summary
   One line per trace file (used as the sanity check over ../shared/traces).
 """
@@ -260,10 +267,37 @@ ELEM_SIZE = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Long": 8, "Int"
              "uint8_t": 1, "int8_t": 1, "complex<float>": 8, "complex<double>": 16,
              "complex<c10::Half>": 4, "qint8": 1, "quint8": 1, "qint32": 4, "quint4x2": 1,
              "Float4_e2m1fn_x2": 1}
-# GH200 names no memory type (HBM3 4 TB/s or HBM3e 4.9 TB/s): unknown.
-PEAKS = [(("GH200",), None), (("H200",), 4.8e12), (("H100",), 3.35e12), (("B200",), 8.0e12),
-         (("MI300X",), 5.3e12), (("RTX PRO 6000",), 1.79e12), (("A100", "80GB"), 2.0e12),
-         (("A100",), 1.55e12), (("V100",), 0.9e12)]
+# docs/FINDINGS.md section 10, the bandwidth column: (name must hold all of
+# these, CUs (numSms) or None, memory [lo, hi) GB or None, TB/s or None for
+# "known not to be known"); first match wins.
+PEAKS = [
+    (("GB200",), None, None, 8.0),
+    (("GH200",), None, (1, 120), 4.0),
+    (("GH200",), None, (120, 1e9), 4.9),
+    (("H200", "NVL"), None, None, 4.8),
+    (("H200",), None, None, 4.8),
+    (("H100", "NVL"), None, None, 3.9),
+    (("H100", "PCIe"), None, None, 2.0),
+    (("H100",), None, None, 3.35),
+    (("B200",), None, None, 8.0),
+    (("L40S",), None, None, 0.864),
+    (("RTX 5090",), None, None, 1.792),
+    (("RTX PRO 6000", "Max-Q"), None, None, None),
+    (("RTX PRO 6000",), None, None, 1.792),
+    (("A100", "PCIe"), None, (60, 1e9), 1.935),
+    (("A100",), None, (60, 1e9), 2.039),
+    (("A100",), None, None, 1.555),
+    (("V100S",), None, None, 1.134),
+    (("V100", "PCIE"), None, None, 0.9),
+    (("V100",), None, None, 0.9),
+    (("MI325X",), None, None, 6.0),
+    (("MI300X",), None, None, 5.3),
+    ((), 304, (180, 220), 5.3),            # MI300X with an empty name
+    (("MI250",), 110, None, 1.6384),
+    (("MI250",), 104, None, 1.6384),
+    (("AMD Radeon Graphics",), 110, (60, 70), 1.6384),
+    (("AMD Radeon Graphics",), 104, (60, 70), 1.6384),
+]
 ARG_KEYS = [("grid", "grid"), ("block", "block"), ("registers", "registers per thread"),
             ("shared_mem", "shared memory"), ("bytes", "bytes"), ("graph_id", "graph id")]
 
@@ -904,12 +938,22 @@ def device_peak(tr, device):
             break
     if ent is None:
         ent = props[0]
-    name = ent.get("name") if isinstance(ent, dict) else None
-    if not isinstance(name, str):
+    if not isinstance(ent, dict):
         return None
-    for keys, peak in PEAKS:
-        if all(k in name for k in keys):
-            return peak
+    name = ent.get("name") if isinstance(ent.get("name"), str) else ""
+    sms = int_arg(ent.get("numSms"))
+    mem = ent.get("totalGlobalMem")
+    mem = float(mem) if isinstance(mem, (int, float)) and not isinstance(mem, bool) else None
+    for keys, cus, gb, tbs in PEAKS:
+        if keys == () and name != "":
+            continue
+        if not all(k in name for k in keys):
+            continue
+        if cus is not None and sms != cus:
+            continue
+        if gb is not None and (mem is None or not gb[0] * 1e9 <= mem < gb[1] * 1e9):
+            continue
+        return None if tbs is None else tbs * 1e12
     return None
 
 
@@ -1392,6 +1436,10 @@ def main(argv=None):
                    help="--by ranks: the rule that tells the ranks (default: the first that applies)")
     p.add_argument("--partial", action="store_true",
                    help="accept a truncated trace: count the whole events before the cut")
+    p.add_argument("--findings", action="store_true",
+                   help="the findings' breakdown, idle causes and op-shape groups (recount_findings.py)")
+    p.add_argument("--model", action="store_true", help="--by op: with the op model columns")
+    p.add_argument("--step", type=int, metavar="N", help="--findings, --by op: step N only")
     a = p.parse_args(argv)
     if a.step_marker is not None:
         try:
@@ -1424,12 +1472,22 @@ def main(argv=None):
     except (OSError, ValueError, EOFError, zlib.error) as e:
         print("recount.py: %s: %s" % (a.trace[0], e), file=sys.stderr)
         return 2
-    if a.by == "kernel":
+    if a.findings or a.model:
+        # the findings' modules import this one as "recount"
+        sys.modules.setdefault("recount", sys.modules[__name__])
+        import recount_findings
+    if a.step is not None and not 0 <= a.step < len(tr.steps):
+        print("recount.py: %s: no step %d (the trace has %d)" % (a.trace[0], a.step, len(tr.steps)),
+              file=sys.stderr)
+        return 2
+    if a.findings:
+        res = recount_findings.findings(tr, a.step)
+    elif a.by == "kernel":
         res = by_kernel(tr)
     elif a.by == "step":
         res = by_step(tr, a.step_marker)
     elif a.by == "op":
-        res = by_op(tr)
+        res = recount_findings.by_op_model(tr, a.step) if a.model else by_op(tr, step=a.step)
     elif a.by == "launches":
         res = launches(tr, windows)
     elif a.by == "graph":

@@ -62,6 +62,9 @@ def main():
     expect(args, chk, "not JSON", ("summary", bad, "--no-cache"), 2, (bad, "byte 0"))
     expect(args, chk, "a missing trace", ("summary", os.path.join(d, "nosuch.json")), 2,
            ("nosuch.json", "No such file"))
+    # the TUI on a missing file without a terminal: the file is what is wrong
+    expect(args, chk, "tix missing.json </dev/null", (os.path.join(d, "missing.json"),), 2,
+           ("missing.json", "No such file"), ("needs a terminal",))
     expect(args, chk, "-o into a missing folder", ("index", trace, "-o", os.path.join(d, "no", "x.tix")), 2,
            ("No such file",))
     # 1: usage, naming the argument at fault

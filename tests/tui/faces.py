@@ -207,11 +207,13 @@ def split_text(lines, cols, what):
 
 def text_table(out, first):
     """The table's lines of a text output: from its header (which starts
-    with `first`) to the end."""
+    with `first`) to the end, or to the blank line before what follows it
+    (diff's findings section)."""
     lines = out.rstrip("\n").split("\n")
     for i, s in enumerate(lines):
         if s.lstrip().startswith(first):
-            return lines[i:]
+            rest = lines[i:]
+            return rest[:rest.index("")] if "" in rest else rest
     raise RuntimeError("no table header starting %r in:\n%s" % (first, out))
 
 
@@ -231,6 +233,9 @@ def layout(cols, width, fitw):
     """tui/table.c's table_layout: the width of each column (-1: dropped).
     A header is never cut: a column is at least its title and a sort arrow."""
     w = [-1 if c.data else c.width if c.bar else max(c.width, len(c.title) + 1) for c in cols]
+    # a number that fits its content is never cut: its width is at least that
+    w = [max(x, fitw.get(i, 1)) if x >= 0 and c.fit and c.right else x for i, (x, c) in
+         enumerate(zip(w, cols))]
     while True:
         total, flex, maxprio, drop = 0, -1, 0, -1
         for i, c in enumerate(cols):
@@ -243,8 +248,9 @@ def layout(cols, width, fitw):
                 maxprio, drop = c.prio, i
         if total - 1 <= width or drop < 0:
             room = width - (total - 1)
-            for i, c in enumerate(cols):
-                if w[i] >= 0 and c.fit:
+            # a flexible column that fits its content first, then the others
+            for i, c in sorted(enumerate(cols), key=lambda ic: not ic[1].flex):
+                if w[i] >= 0 and c.fit and not c.right:
                     add = min(fitw.get(i, 1) - w[i], room)
                     if add > 0:
                         w[i] += add
@@ -778,8 +784,8 @@ def check_compare(args, views, name, base, new):
                 scr.text(key)
             lines = scr.view("Compare", ": " + label)
             CHECKS[0] += 1
-            totals = lines[1].split("  ", 1)
-            if len(totals) != 2 or not per_step.startswith(totals[1].strip()):
+            totals = lines[1]
+            if not per_step.startswith(totals.strip()):
                 fail("%s: compare %s: the totals line %r is not diff's %r"
                      % (name, label, lines[1], per_step))
             visit("%s: Compare %s (diff --by %s)" % (name, label, by), lines, views[kind],
@@ -801,12 +807,38 @@ def check_compare(args, views, name, base, new):
         scr.close()
 
 
+def check_names_apart(args, name, path, extra):
+    """At 80, 120 and 160 columns, no two rows of the Kernels view of all
+    steps read the same name: a cut keeps where names differ (issue 20
+    item 6; the labels are distinct in full, summary --top 0 says so)."""
+    env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", TZ="UTC", HOME=args.work,
+               XDG_CACHE_HOME=os.path.join(args.work, "xdg-cache"), TERM="screen")
+    for width in (80, 120, 160):
+        scr = Screen(args.work, args.tix, env, width, 60, [path] + extra)
+        try:
+            scr.wait(lambda ls: any(x.lstrip().startswith("all ") for x in ls[2:4]), "the steps")
+            scr.keys("Enter")
+            lines = scr.view("Kernels")
+            at = lines[1].find("Name")
+            names = [ln[at:].strip() for ln in lines[2:-2] if ln.strip() and at >= 0]
+            seen = {}
+            for i, nm in enumerate(names):
+                seen.setdefault(nm, []).append(i + 1)
+            same = {nm: rows for nm, rows in seen.items() if len(rows) > 1}
+            CHECKS[0] += 1
+            if at < 0 or same:
+                fail("%s: Kernels at %d columns: rows read the same name: %s"
+                     % (name, width, "; ".join("%r on rows %s" % (k, v) for k, v in list(same.items())[:3])))
+            scr.text("q")
+        finally:
+            scr.close()
+
+
 def check_ranks(args, views, name, traces):
     """The Ranks view (tix RANK0 RANK1 ...) against summary --by rank: the
-    same rows and figures.  The text differs in layout only, and is made
-    alike first: the CLI writes a step's number and its skew on the step's
-    first row and marks the straggler 2*, the screen repeats them on every
-    row and marks it in a column of its own."""
+    same rows, columns and figures (both print the ranks view of index/view).
+    The straggler's column has no title: its "*" is read from where the CLI
+    writes it, two blanks after the Rank column."""
     note("== %s (%d ranks)" % (name, len(traces)))
     env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", TZ="UTC", HOME=args.work,
                XDG_CACHE_HOME=os.path.join(args.work, "xdg-cache"), TERM="screen")
@@ -816,23 +848,15 @@ def check_ranks(args, views, name, traces):
     named = [c for c in cols if c is not star]
     lines = text_table(cli.run("summary", *traces, "--by", "rank"), "Step")
     lines = [s for s in lines if s.strip() and not s.startswith("straggler:")]
-    rank_end = lines[0].index("Rank") + len("Rank")
+    at = lines[0].index("Rank") + len("Rank") + 2
     marks = []
     for i, s in enumerate(lines):
-        marks.append(len(s) > rank_end and s[rank_end] == "*")
+        marks.append(len(s) > at and s[at] == "*")
         if marks[-1]:
-            lines[i] = s[:rank_end] + " " + s[rank_end + 1:]
+            lines[i] = s[:at] + " " + s[at + 1:]
     want = split_text(lines, named, name + " summary --by rank")
-    step = None
     for r, m in zip(want, marks[1:]):
-        step = r["Step"] = r["Step"] or step
         r[""] = "*" if m else ""
-    # the skew is the step's: fill it down from the step's first row
-    first = {}
-    for r in want:
-        if r["Skew"]:
-            first.setdefault(r["Step"], r["Skew"])
-        r["Skew"] = r["Skew"] or first.get(r["Step"], "")
     width = max(220, need_width(cols, want))
     height = max(60, min(len(want) + 6, args.max_height))
     scr = Screen(args.work, args.tix, env, width, height, traces)
@@ -904,6 +928,7 @@ def main():
     for name, path, extra, step in traces:
         try:
             check_trace(args, views, name, path, extra, step)
+            check_names_apart(args, name, path, extra)
         except (RuntimeError, subprocess.SubprocessError, OSError, KeyError, ValueError) as e:
             fail("%s: %s" % (name, e))
     # the compare view: the decode story before and after the fix; the

@@ -24,6 +24,12 @@ mkdir -p "$WORK" && cd "$WORK" || exit 1
 # the traces the scenarios name, generated with fixed seeds (deterministic)
 [ -f glm.json.gz ] || python3 "$GEN" -o glm.json.gz --steps 4 -q || exit 1
 [ -f sgl.json.gz ] || python3 "$GEN" -o sgl.json.gz --marker sglang --steps 14 --layers 6 -q || exit 1
+[ -f small.json.gz ] || python3 "$GEN" -o small.json.gz --steps 4 --layers 6 -q || exit 1
+# the bundled sample (python frames, SGLang steps): what make demo opens
+[ -f glm5_decode.json.gz ] || cp "$HERE/../../samples/glm5_decode.json.gz" . || exit 1
+# and the same after the gather-then-cast fix (the generator wrote the sample)
+[ -f glm5_fixed.json.gz ] || python3 "$GEN" -o glm5_fixed.json.gz --marker sglang --steps 6 --python-frames \
+	--fixed -q || exit 1
 [ -f glmfix.json.gz ] || python3 "$GEN" -o glmfix.json.gz --steps 4 --fixed -q || exit 1
 [ -f tp8/tp8-rank7.json ] || { mkdir -p tp8 && python3 "$GEN" -o tp8/tp8.json --ranks 8 --slow-rank 5 \
 	--steps 2 --layers 3 -q; } || exit 1
@@ -45,9 +51,10 @@ session() {
 		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC HOME=$WORK $* $TIX $tr; sleep 600"
 }
 
-# snap NAME TEXT: the screen once it shows TEXT and two captures agree
+# snap NAME TEXT: the screen once it shows TEXT and two captures agree (at
+# most 90 s: a first open indexes the traces, slow under ASan on a busy machine)
 snap() {
-	name=$1 want=$2 n=300 prev=
+	name=$1 want=$2 n=900 prev=
 	while [ $n -gt 0 ]; do
 		cur=$(screen)
 		case $cur in *"$want"*) [ "$cur" = "$prev" ] && break ;; esac

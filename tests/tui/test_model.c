@@ -1,5 +1,6 @@
 /* The TUI's model without curses: formatting, shapes and bandwidth, the
  * keymap's consistency, short names. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +62,10 @@ static void test_traffic(void)
 	EXPECT_STR(tix_traffic_text(&t, 828000, b, sizeof b),
 	           "285,437,952 elements x (2 + 1) bytes = 856.3 MB in 828.0 us = 1.03 TB/s");
 	/* on an H200 it says how much of the peak that is */
-	t.peak_Bps = tix_device_peak_Bps("NVIDIA H200");
-	EXPECT(t.peak_Bps == 4.8e12);
+	struct tix_device d;
+	tix_device_match("NVIDIA H200", 132, 150e9, &d);
+	t.peak_Bps = d.peak_Bps;
+	EXPECT(fabs(t.peak_Bps - 4.8e12) < 1e3);
 	EXPECT_STR(tix_traffic_text(&t, 828000, b, sizeof b),
 	           "285,437,952 elements x (2 + 1) bytes = 856.3 MB in 828.0 us = 1.03 TB/s (21.5% of peak)");
 	/* above the peak: no rate, and why */
@@ -70,9 +73,12 @@ static void test_traffic(void)
 	t.bandwidth_Bps = -1;
 	t.device = "NVIDIA H200";
 	EXPECT(strstr(tix_traffic_text(&t, 1000, b, sizeof b), "above the NVIDIA H200 peak of 4.80 TB/s") != NULL);
-	EXPECT(tix_device_peak_Bps("NVIDIA A100-SXM4-80GB") == 2.0e12);
-	EXPECT(tix_device_peak_Bps("NVIDIA A100-SXM4-40GB") == 1.55e12);
-	EXPECT(tix_device_peak_Bps("Quadro") < 0);
+	tix_device_match("NVIDIA A100-SXM4-80GB", 108, 85e9, &d);
+	EXPECT(fabs(d.peak_Bps - 2.039e12) < 1e3);
+	tix_device_match("NVIDIA A100-SXM4-40GB", 108, 42e9, &d);
+	EXPECT(fabs(d.peak_Bps - 1.555e12) < 1e3);
+	tix_device_match("Quadro", 0, 0, &d);
+	EXPECT(d.peak_Bps < 0 && !d.known);
 	struct tix_traffic none = {.bytes = -1};
 	EXPECT(strncmp(tix_traffic_text(&none, 1000, b, sizeof b), "n/a", 3) == 0);
 }

@@ -16,6 +16,7 @@ static const char *const kinds[TIX_VIEW_COUNT] = {
 	[TIX_VIEW_CMP_STEPS] = "cmp_steps",
 	[TIX_VIEW_CMP_SHAPES] = "cmp_shapes",
 	[TIX_VIEW_CMP_LAUNCHES] = "cmp_launches",
+	[TIX_VIEW_CMP_FINDINGS] = "cmp_findings",
 	[TIX_VIEW_RANKS] = "ranks",
 };
 

@@ -1,0 +1,115 @@
+/* The finish's state and the services every phase may call (linker.h):
+ * the spill pool, the two-thread switch, the warnings, the rows as
+ * rules.h sees them.  Nothing here calls a phase. */
+#include "index/build/linker.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void linker_init(struct linker *L, struct tix_builder *b)
+{
+	memset(L, 0, sizeof(*L));
+	L->b = b;
+	L->rows.fd = L->corr.fd = L->members.fd = L->chains.fd = L->chain_rows.fd = -1;
+	L->names.fd = L->name_rows.fd = -1;
+	L->before_trace_step = TIX_NONE;
+	L->nrows = (uint32_t)(b->c.rows.n + (b->extra ? b->extra->rows.n : 0));
+}
+
+void linker_done(struct linker *L)
+{
+	free(L->track_remap);
+	for (int i = 0; i < L->npool; i++)
+		spill_done(&L->pool[i]);
+	spill_done(&L->rows);
+	spill_done(&L->corr);
+	spill_done(&L->members);
+	spill_done(&L->chains);
+	spill_done(&L->chain_rows);
+	spill_done(&L->names);
+	spill_done(&L->name_rows);
+	free(L->tracks);
+	free(L->long_durs);
+	free(L->steps);
+	free(L->groups);
+	free(L->step_groups);
+	free(L->ops);
+	free(L->op_groups);
+	free(L->name_forms);
+	free(L->breakdowns);
+	free(L->stream_idle);
+	free(L->syncs);
+	free(L->op_shapes);
+	free(L->step_op_shapes);
+	free(L->op_shape_groups);
+	free(L->op_models);
+	free(L->warnings);
+	free(L->capture_sources);
+}
+
+int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_error *err)
+{
+	int best = -1;
+	for (int i = 0; i < L->npool; i++)
+		if (best < 0 || L->pool[i].cap * L->pool[i].elem > L->pool[best].cap * L->pool[best].elem)
+			best = i;
+	if (best < 0)
+		return spill_init(s, L->b->dir, L->b->out_path, elem, &L->b->budget, err);
+	*s = L->pool[best];
+	L->pool[best] = L->pool[--L->npool];
+	spill_retype(s, elem);
+	return 0;
+}
+
+void linker_release(struct linker *L, struct spill *s)
+{
+	if (s->base && s->fd >= 0 && L->npool < (int)(sizeof(L->pool) / sizeof(L->pool[0]))) {
+		L->pool[L->npool++] = *s;
+		memset(s, 0, sizeof(*s));
+		s->fd = -1;
+		return;
+	}
+	spill_done(s);
+}
+
+int linker_two_threads(const struct linker *L)
+{
+	uint32_t from = L->b->opts.split_rows ? L->b->opts.split_rows : 65536;
+	return L->nrows >= from;
+}
+
+int linker_warn(struct linker *L, const char *msg, struct tix_error *err)
+{
+	size_t n = strlen(msg), old = L->warnings ? strlen(L->warnings) : 0;
+	char *w = realloc(L->warnings, old + n + 3);
+	if (!w)
+		return tix_error_env(err, "out of memory");
+	if (old)
+		memcpy(w + old, "; ", 2), old += 2;
+	memcpy(w + old, msg, n + 1);
+	L->warnings = w;
+	return 0;
+}
+
+void linker_rows_view(const struct linker *L, struct tix_rows *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->rows = (const struct tix_row_disk *)L->rows.base;
+	v->nrows = L->nrows;
+	v->long_durs = L->long_durs;
+	v->nlong = L->nlong;
+	v->chains = (const struct tix_chain_disk *)L->chains.base;
+	v->nchains = (uint32_t)L->chains.n;
+	v->chain_rows = (const uint32_t *)L->chain_rows.base;
+	v->nchain_rows = (uint32_t)L->chain_rows.n;
+	v->steps = L->steps;
+	v->nsteps = L->nsteps - (L->before_trace_step != TIX_NONE);
+	v->before_trace_step = L->before_trace_step;
+}
+
+uint32_t linker_step_of(const struct linker *L, uint32_t row)
+{
+	struct tix_rows v;
+	linker_rows_view(L, &v);
+	return tix_rule_step_of(&v, row);
+}

@@ -1,0 +1,391 @@
+/* Ordering the collected events: tracks sorted (CPU threads, GPU streams,
+ * the rest), rows scattered by track straight into the output file's ROWS
+ * section, each track sorted by time. */
+#include "index/index.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "index/build/phases.h"
+
+/* ---- ordering ---- */
+
+static int track_class(const struct tix_builder *b, const struct btrack *t)
+{
+	if (t->gpu_count * 2 > t->count)
+		return TIX_TRACK_GPU;
+	if (t->key.pid_str != TIX_NONE)
+		return TIX_TRACK_OTHER;
+	return TIX_TRACK_CPU;
+}
+
+static int cmp_track(const void *a, const void *b, void *ctx)
+{
+	const struct tix_builder *sb = ctx;
+	const struct btrack *x = &sb->c.tracks[*(const uint32_t *)a];
+	const struct btrack *y = &sb->c.tracks[*(const uint32_t *)b];
+	int cx = track_class(sb, x), cy = track_class(sb, y);
+	if (cx != cy)
+		return cx - cy;
+	if (x->key.pid != y->key.pid)
+		return x->key.pid < y->key.pid ? -1 : 1;
+	if (x->key.pid_str != y->key.pid_str)
+		return x->key.pid_str < y->key.pid_str ? -1 : 1;
+	if (x->key.tid != y->key.tid)
+		return x->key.tid < y->key.tid ? -1 : 1;
+	return x->key.tid_str < y->key.tid_str ? -1 : (x->key.tid_str > y->key.tid_str);
+}
+
+static int same_pid(const struct btrack_key *a, const struct btrack_key *b)
+{
+	return a->pid == b->pid && a->pid_str == b->pid_str;
+}
+
+/* Final tracks: CPU threads, then GPU streams, then the rest, each by pid
+ * and tid.  Fills L->tracks and returns old id -> new id. */
+static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
+{
+	struct tix_builder *b = L->b;
+	uint32_t n = b->c.ntracks;
+	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	uint32_t *remap = malloc((n + 1) * sizeof(*remap));
+	L->tracks = calloc(n + 1, sizeof(*L->tracks));
+	if (!order || !remap || !L->tracks) {
+		free(order);
+		free(remap);
+		tix_error_env(err, "out of memory");
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_track, b);
+	uint32_t first = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct btrack *bt = &b->c.tracks[order[i]];
+		struct tix_track *t = &L->tracks[i];
+		remap[order[i]] = i;
+		t->pid = bt->key.pid;
+		t->tid = bt->key.tid;
+		t->pid_str = bt->key.pid_str;
+		t->tid_str = bt->key.tid_str;
+		t->kind = (uint8_t)track_class(b, bt);
+		t->device = t->kind == TIX_TRACK_GPU ? (bt->device >= 0 ? bt->device : (int32_t)bt->key.pid) : -1;
+		t->stream = t->kind == TIX_TRACK_GPU ? (bt->stream >= 0 ? bt->stream : (int32_t)bt->key.tid) : -1;
+		t->first_row = first;
+		t->row_count = bt->count;
+		t->name = t->process_name = TIX_NONE;
+		first += bt->count;
+		/* Metadata events name threads and processes. */
+		for (size_t m = 0; m < b->c.nmetas; m++) {
+			const struct bmeta *mt = &b->c.metas[m];
+			if (!same_pid(&mt->key, &bt->key))
+				continue;
+			const char *v = intern_str(&b->c.strings, mt->value);
+			switch (mt->kind) {
+			case TIX_META_PROCESS_NAME:
+				t->process_name = mt->value;
+				break;
+			case TIX_META_PROCESS_SORT:
+				if (t->sort_index == 0)
+					t->sort_index = (int32_t)strtol(v, NULL, 10);
+				break;
+			case TIX_META_THREAD_NAME:
+				if (mt->key.tid == bt->key.tid && mt->key.tid_str == bt->key.tid_str)
+					t->name = mt->value;
+				break;
+			case TIX_META_THREAD_SORT:
+				if (mt->key.tid == bt->key.tid && mt->key.tid_str == bt->key.tid_str)
+					t->sort_index = (int32_t)strtol(v, NULL, 10);
+				break;
+			}
+		}
+		if (t->name == TIX_NONE) {
+			char buf[64];
+			if (t->kind == TIX_TRACK_GPU)
+				snprintf(buf, sizeof(buf), "stream %d", (int)t->stream);
+			else if (t->tid_str != TIX_NONE)
+				snprintf(buf, sizeof(buf), "%.60s", intern_str(&b->c.strings, t->tid_str));
+			else
+				snprintf(buf, sizeof(buf), "thread %lld", (long long)t->tid);
+			t->name = intern_add(&b->c.strings, buf, strlen(buf));
+		}
+	}
+	free(order);
+	L->ntracks = n;
+	return remap;
+}
+
+/* Where ROWS goes in the output file: placed there directly (the file's
+ * own pages), so the largest section is never built and copied. */
+
+static int map_out_rows(struct linker *L, uint32_t n, struct tix_error *err)
+{
+	struct tix_builder *b = L->b;
+	if (n == 0)
+		return linker_spill(L, &L->rows, sizeof(struct tix_row_disk), err);
+	size_t bytes = (size_t)n * sizeof(struct tix_row_disk);
+	if (file_reserve(&b->budget, b->out_fd, 0, ROWS_OFFSET + bytes, err, "%s: cannot grow the index to %zu MB",
+	                 b->out_path, bytes >> 20) != 0)
+		return -1;
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, b->out_fd, ROWS_OFFSET);
+	if (p == MAP_FAILED)
+		return tix_error_env(err, "%s: cannot map the index: %s", b->out_path, strerror(errno));
+	memset(&L->rows, 0, sizeof(L->rows));
+	L->rows.fd = -1; /* the mapping is not a spill file of ours */
+	L->rows.base = p;
+	L->rows.elem = sizeof(struct tix_row_disk);
+	L->rows.n = L->rows.cap = n;
+	L->out_rows_mapped = 1;
+	return 0;
+}
+
+struct mover {
+	struct tix_row_disk *rows;
+	int64_t *corr;
+};
+
+static int row_before(const struct tix_row_disk *x, const struct tix_row_disk *y)
+{
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns;
+	return x->dur_ns > y->dur_ns; /* parents before children */
+}
+
+struct displaced {
+	struct tix_row_disk row;
+	int64_t corr;
+	uint32_t from;
+	uint32_t pad;
+};
+
+static int cmp_displaced(const void *a, const void *b)
+{
+	const struct displaced *x = a, *y = b;
+	if (row_before(&x->row, &y->row))
+		return -1;
+	if (row_before(&y->row, &x->row))
+		return 1;
+	return x->from < y->from ? -1 : (x->from > y->from);
+}
+
+/* Sorts rows [f, f+n) by time.  Traces come nearly sorted (a few events
+ * written late), so the rows that break the order are lifted out into tmp
+ * (a spill: they may be most of the rows), sorted, and merged back in
+ * place: O(n + d log d) for d of them. */
+static int sort_track(struct linker *L, struct mover *m, uint32_t f, uint32_t n, struct spill *tmp,
+                      struct tix_error *err)
+{
+	if (n < 2)
+		return 0;
+	struct tix_row_disk *rows = m->rows + f;
+	int64_t *corr = m->corr + f;
+	uint32_t i = 1;
+	while (i < n && !row_before(&rows[i], &rows[i - 1]))
+		i++;
+	if (i >= n)
+		return 0;
+	if (tmp->fd < 0 && linker_spill(L, tmp, sizeof(struct displaced), err) != 0)
+		return -1;
+	tmp->n = 0;
+	/* Compact the rows that keep the order; lift out the others. */
+	size_t d = 0;
+	uint32_t w = i;
+	for (; i < n; i++) {
+		if (row_before(&rows[i], &rows[w - 1])) {
+			struct displaced *t = spill_push(tmp, 1, err);
+			if (!t)
+				return -1;
+			*t = (struct displaced){rows[i], corr[i], f + i, 0};
+			d++;
+		} else {
+			rows[w] = rows[i];
+			corr[w] = corr[i];
+			w++;
+		}
+	}
+	struct displaced *dp = (struct displaced *)tmp->base;
+	if (linker_sort(L, dp, d, sizeof(*dp), cmp_displaced, err) != 0)
+		return -1;
+	/* Merge from the back into the room the lifted rows left. */
+	int64_t a = (int64_t)w - 1, k = (int64_t)n - 1, j = (int64_t)d - 1;
+	while (j >= 0) {
+		if (a >= 0 && row_before(&dp[j].row, &rows[a])) {
+			rows[k] = rows[a];
+			corr[k] = corr[a];
+			a--;
+		} else {
+			rows[k] = dp[j].row;
+			corr[k] = dp[j].corr;
+			j--;
+		}
+		k--;
+	}
+	return 0;
+}
+
+/* Scatters the collected rows into track order (straight into the output
+ * file), then sorts each track by time. */
+/* One collector's rows scattered into their places.  The two collectors
+ * of a two-thread parse are scattered at once, one thread each: within a
+ * track, the first collector's rows come first, then the second's. */
+struct scatter {
+	const struct collector *src;
+	const uint32_t *sm, *dm, *tm; /* the second collector's number maps, or NULL */
+	const uint32_t *remap;
+	uint32_t *cursor;             /* next row of each final track */
+	struct tix_row_disk *rows;
+	int64_t *corr;
+	uint32_t tag;                 /* 0 or 1<<31: whose long durations */
+	int64_t *longs;               /* long durations, in the order met */
+	uint32_t nlong, long_cap;
+	int64_t first_ns, last_ns;
+	int failed;
+};
+
+static void *scatter_rows(void *arg)
+{
+	struct scatter *j = arg;
+	size_t cnt = j->src->rows.n;
+	for (size_t i = 0; i < cnt; i++) {
+		const struct brow *s = &SPILL_AT(&j->src->rows, struct brow, i);
+		uint32_t track = j->remap[j->tm ? j->tm[s->track] : s->track];
+		uint32_t pos = j->cursor[track]++;
+		struct tix_row_disk *r = &j->rows[pos];
+		r->start_ns = s->start_ns;
+		r->name = j->sm ? j->sm[s->name] : s->name;
+		r->track = track;
+		r->detail = j->dm && s->detail != TIX_NONE ? j->dm[s->detail] : s->detail;
+		r->link = TIX_NONE;
+		r->kind = s->kind;
+		r->flags = s->flags;
+		r->gpu_beneath = 0;
+		if (s->dur_ns >= UINT32_MAX) {
+			if (j->nlong == j->long_cap) {
+				j->long_cap = j->long_cap ? j->long_cap * 2 : 64;
+				void *p = realloc(j->longs, j->long_cap * sizeof(*j->longs));
+				if (!p) {
+					j->failed = 1;
+					return NULL;
+				}
+				j->longs = p;
+			}
+			/* The link field is free until linking: it carries the
+			 * duration's index (and whose) while rows move. */
+			r->link = j->tag | j->nlong;
+			j->longs[j->nlong++] = s->dur_ns;
+			r->dur_ns = UINT32_MAX;
+			r->flags |= TIX_ROW_LONG_DUR;
+		} else {
+			r->dur_ns = (uint32_t)s->dur_ns;
+		}
+		j->corr[pos] = s->corr;
+		if (s->start_ns < j->first_ns)
+			j->first_ns = s->start_ns;
+		if (s->start_ns + s->dur_ns > j->last_ns)
+			j->last_ns = s->start_ns + s->dur_ns;
+	}
+	return NULL;
+}
+
+static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error *err)
+{
+	struct tix_builder *b = L->b;
+	uint32_t n = L->nrows;
+	struct spill tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.fd = -1;
+	int rc = -1;
+	struct scatter job[2];
+	memset(job, 0, sizeof(job));
+	uint32_t *cursor = malloc(2 * (L->ntracks + 1) * sizeof(*cursor));
+	if (!cursor)
+		return tix_error_env(err, "out of memory");
+	if (map_out_rows(L, n, err) || linker_spill(L, &L->corr, sizeof(int64_t), err) ||
+	    spill_resize(&L->corr, n, err))
+		goto out;
+	struct tix_row_disk *rows = (struct tix_row_disk *)L->rows.base;
+	int64_t *corr = (int64_t *)L->corr.base;
+	uint32_t *cur1 = cursor + L->ntracks + 1;
+	for (uint32_t t = 0; t < L->ntracks; t++)
+		cursor[t] = cur1[t] = L->tracks[t].first_row;
+	if (b->extra) { /* the second collector's rows follow the first's in each track */
+		for (uint32_t t = 0; t < L->ntracks; t++)
+			cur1[t] = L->tracks[t].first_row + L->tracks[t].row_count;
+		for (uint32_t i = 0; i < b->extra->ntracks; i++)
+			cur1[remap[b->xmap_track[i]]] -= b->extra->tracks[i].count;
+	}
+	for (int k = 0; k < 2; k++) {
+		job[k].remap = remap;
+		job[k].rows = rows;
+		job[k].corr = corr;
+		job[k].first_ns = INT64_MAX;
+		job[k].last_ns = INT64_MIN;
+	}
+	job[0].src = &b->c;
+	job[0].cursor = cursor;
+	pthread_t th;
+	int threaded = 0;
+	if (b->extra) {
+		job[1].src = b->extra;
+		job[1].sm = b->xmap_str;
+		job[1].dm = b->xmap_detail;
+		job[1].tm = b->xmap_track;
+		job[1].cursor = cur1;
+		job[1].tag = 1u << 31;
+		threaded = pthread_create(&th, NULL, scatter_rows, &job[1]) == 0;
+		if (!threaded)
+			scatter_rows(&job[1]);
+	}
+	scatter_rows(&job[0]);
+	if (threaded)
+		pthread_join(th, NULL);
+	if (job[0].failed || job[1].failed)
+		goto oom;
+	L->first_ns = n ? (job[0].first_ns < job[1].first_ns ? job[0].first_ns : job[1].first_ns) : 0;
+	L->last_ns = n ? (job[0].last_ns > job[1].last_ns ? job[0].last_ns : job[1].last_ns) : 0;
+	if (b->extra)
+		linker_release(L, &b->extra->rows);
+	linker_release(L, &b->c.rows); /* its pages serve the next arrays */
+
+	struct mover m = {rows, corr};
+	for (uint32_t t = 0; t < L->ntracks; t++)
+		if (sort_track(L, &m, L->tracks[t].first_row, L->tracks[t].row_count, &tmp, err) != 0)
+			goto out;
+	uint32_t nlong = job[0].nlong + job[1].nlong;
+	if (nlong) {
+		L->long_durs = malloc(nlong * sizeof(*L->long_durs));
+		if (!L->long_durs)
+			goto oom;
+		for (uint32_t i = 0; i < n; i++) {
+			struct tix_row_disk *r = &rows[i];
+			if (!(r->flags & TIX_ROW_LONG_DUR))
+				continue;
+			const struct scatter *j = &job[r->link >> 31];
+			L->long_durs[L->nlong++] = (struct tix_long_dur_disk){i, 0, j->longs[r->link & 0x7fffffffu]};
+			r->link = TIX_NONE;
+		}
+	}
+	rc = 0;
+	goto out;
+oom:
+	rc = tix_error_env(err, "out of memory");
+out:
+	free(cursor);
+	free(job[0].longs);
+	free(job[1].longs);
+	linker_release(L, &tmp);
+	return rc;
+}
+
+int linker_place(struct linker *L, struct tix_error *err)
+{
+	L->track_remap = order_tracks(L, err);
+	if (!L->track_remap)
+		return -1;
+	return place_rows(L, L->track_remap, err);
+}
