@@ -74,6 +74,9 @@ static void on_cleanup_signal(int sig, siginfo_t *si, void *uc)
 	}
 }
 
+/* Installed while a named temporary exists, and only then: the handlers
+ * that were there come back after (ncurses installs its own for SIGINT and
+ * SIGTERM only where it finds none, to restore the terminal). */
 static void cleanup_install(void)
 {
 	if (cleanup_installed)
@@ -104,8 +107,17 @@ static int pending_add(const char *path)
 
 static void pending_remove(int slot)
 {
-	if (slot >= 0 && slot < PENDING_MAX)
-		pending_on[slot] = 0;
+	if (slot < 0 || slot >= PENDING_MAX)
+		return;
+	pending_on[slot] = 0;
+	for (int i = 0; i < PENDING_MAX; i++)
+		if (pending_on[i])
+			return;
+	if (cleanup_installed) { /* none left: the handlers as they were */
+		for (int i = 0; i < NCLEANUP; i++)
+			sigaction(cleanup_signals[i], &cleanup_old[i], NULL);
+		cleanup_installed = 0;
+	}
 }
 
 int tix_random_name(char *xs, size_t n)

@@ -133,6 +133,23 @@ def main():
                           s.strip()[-300:])
                 good, what = cooked(stty)
                 chk.check(good, "%s: the terminal is back in cooked mode" % sig.name, what)
+            # SIGTERM to a TUI that built its index itself: the handlers that
+            # remove a named temporary (index/outfile.c) are gone once it is
+            # renamed, so that ncurses' own restores the terminal (issue 19)
+            fresh = os.path.join(d, "fresh.json")
+            shutil.copyfile(src, fresh)
+            for f in (fresh + ".tix",):
+                if os.path.exists(f):
+                    os.remove(f)
+            stty = os.path.join(d, "stty-term.txt")
+            ok, s = run_tui(tm, 3, d, args, fresh, stty)
+            pid = tix_pid(tm)
+            if chk.check(ok and pid, "SIGTERM: the TUI starts on a trace it indexes", s[-300:]):
+                os.kill(pid, signal.SIGTERM)
+                ok, s = tm.wait(lambda s: "TIX-EXITED" in s, 20)
+                good, what = cooked(stty)
+                chk.check(ok and good, "SIGTERM after the TUI built its index: it ends, the terminal in cooked mode",
+                          what + " " + s.strip()[-200:])
         finally:
             tm("kill-server")
     else:
