@@ -5,6 +5,7 @@
 #ifndef TIX_CLI_H
 #define TIX_CLI_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -37,6 +38,8 @@ struct open_opts {
 	int ncaptures;
 	char *capture_sources;
 	int as_capture;          /* this trace is opened as another's --graph-capture */
+	int strict;              /* --strict: a malformed event is an error */
+	uint64_t max_temp;       /* --max-temp: the disk a build may use (0: the default) */
 };
 
 /* Where the index of a trace lives (docs/CLI.md, "Where the index lives"). */
@@ -47,6 +50,30 @@ enum index_place {
 	PLACE_PRIVATE,   /* --no-cache: built for this command, deleted */
 };
 const char *cli_place_label(enum index_place p);
+
+/* ---- where an index lives, and whom to trust (cli/cache.c) ---- */
+/* The cache folder: $XDG_CACHE_HOME/tix ($XDG_CACHE_HOME absolute), else
+ * $HOME/.cache/tix, else $TMPDIR/tix-UID (/tmp/tix-UID), made 0700 when
+ * missing.  0, or -1: not usable, why[] saying why when it exists but is not
+ * safe (another user's, writable by others), empty when it cannot be made. */
+int cli_cache_dir(char *out, size_t cap, char *why, size_t whycap);
+/* Where the index of a trace may live, in the order tried: beside the real
+ * file (a symlink and its target share it) when that folder is writable,
+ * the name fits and nothing but an index is in the way, or when an index is
+ * there already in a folder the user cannot write (*beside_ro: to read, if
+ * cli_index_trust allows, never to build); then the cache, keyed by the
+ * real path (*cache_at: its number, -1 when the cache is not usable, why[]
+ * as for cli_cache_dir).  Returns how many places (0-2). */
+int cli_index_places(const char *trace, char places[][PATH_MAX], int *cache_at, int *beside_ro, char *why,
+                     size_t whycap);
+enum index_trust {
+	TRUST_OK,      /* the user's or root's, nobody else can write it */
+	TRUST_FOREIGN, /* another user's: never used, never replaced */
+	TRUST_LOOSE,   /* the user's, but others can write it: rebuilt */
+};
+enum index_trust cli_index_trust(const struct tix_index *ix);
+/* A folder made for one command (mkdtemp in $TMPDIR or /tmp, 0700). */
+int cli_private_dir(char *out, size_t cap);
 
 /* Adds the capture traces at path to o: the file, or each .json / .json.gz
  * in the folder, in name order.  0, or -1 with err set. */
@@ -71,6 +98,17 @@ int cli_check_trace(const char *path, struct tix_error *err);
  * slash between them.  Appends to paths[*n .. max-1], each malloc'd (the
  * caller frees them).  The number added, or -1 when dir cannot be read. */
 int cli_folder_traces(const char *dir, char **paths, int *n, int max);
+
+/* A count or an index typed on the command line: decimal digits only, at
+ * most max (no sign, no spaces, no 0x, no exponent).  0 with *out set, or
+ * -1 (too large, or not a number): the caller names the option. */
+int cli_parse_count(const char *s, unsigned long long max, long *out);
+/* A size typed on the command line: digits, then k, M, G, T (10^3 ..) or
+ * KiB, MiB, GiB, TiB (2^10 ..), or none for bytes; 0 is refused.  0, or -1. */
+int cli_parse_size(const char *s, uint64_t *out);
+/* The largest step number: step numbers are uint32 and TIX_NONE (2^32 - 1)
+ * means "every step". */
+#define CLI_STEP_MAX (UINT32_MAX - 1ull)
 
 /* Formatting shared by the reports. */
 void json_str(FILE *f, const char *s, size_t n);      /* a JSON string literal */

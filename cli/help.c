@@ -16,6 +16,13 @@
 	 "the trace, or folder of traces, taken while the CUDA graphs were captured (repeatable)"}
 #define OPT_NO_CACHE                                                                            \
 	{"--no-cache", NULL, NULL, CLI_V_NONE, 1, "build a private index, use it, leave nothing behind"}
+#define OPT_STRICT                                                                              \
+	{"--strict", NULL, NULL, CLI_V_NONE, 1,                                                  \
+	 "a malformed event is an error (exit 2), not skipped with a warning"}
+#define OPT_MAX_TEMP                                                                            \
+	{"--max-temp", NULL, "SIZE", CLI_V_NONE, 1,                                              \
+	 "building an index may take at most SIZE of disk (500M, 4G, 2GiB; default: the free space "  \
+	 "less 5%, at most 1 GB, kept for others)"}
 #define OPT_HELP {"--help", "-h", NULL, CLI_V_NONE, 1, "this help"}
 /* The device's peaks, for the findings (tix findings, the TUI's Findings view). */
 #define OPT_PEAK_BW                                                                             \
@@ -34,13 +41,13 @@ static const struct cli_opt tui_opts[] = {
 	{"--help-keys", NULL, NULL, CLI_V_NONE, 0, "print the TUI's keys and exit"},
 	{"--version", NULL, NULL, CLI_V_NONE, 0, "print tix's version and exit"},
 	OPT_PEAK_BW, OPT_PEAK_FLOPS,
-	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
+	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_STRICT, OPT_MAX_TEMP, OPT_HELP, OPT_END,
 };
 
 static const struct cli_opt index_opts[] = {
 	{"-o", "--output", "OUT.tix", CLI_V_FILE, 0,
 	 "write the index to OUT.tix instead of beside the trace (or in the cache)"},
-	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_HELP, OPT_END,
+	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_STRICT, OPT_MAX_TEMP, OPT_HELP, OPT_END,
 };
 
 static const struct cli_opt summary_opts[] = {
@@ -64,7 +71,7 @@ static const struct cli_opt summary_opts[] = {
 	{"--rank-from", NULL, "info|name|order", CLI_V_WORDS, 0,
 	 "with --by rank: ranks from distributedInfo, the file names (TP-N, rank-N) or the order given "
 	 "(default: the first that gives every trace one)"},
-	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
+	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_STRICT, OPT_MAX_TEMP, OPT_HELP, OPT_END,
 };
 
 static const struct cli_opt show_opts[] = {
@@ -75,7 +82,7 @@ static const struct cli_opt show_opts[] = {
 	{"--timeunit", NULL, "ns|us|ms|s", CLI_V_WORDS, 0,
 	 "every duration in text in this unit, named in the header (default: each in its own)"},
 	{"--format", NULL, "text|csv|json", CLI_V_WORDS, 0, "text (default), CSV or JSON"},
-	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
+	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_STRICT, OPT_MAX_TEMP, OPT_HELP, OPT_END,
 };
 
 static const struct cli_opt export_opts[] = {
@@ -84,7 +91,7 @@ static const struct cli_opt export_opts[] = {
 	{"--kernel", NULL, "REGEX", CLI_V_NONE, 0, "the GPU work whose name matches REGEX (POSIX ERE)"},
 	{"--range", NULL, "T0:T1", CLI_V_NONE, 0,
 	 "the GPU work overlapping T0..T1 from the trace start (ms, or suffixed ns, us, s)"},
-	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
+	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_STRICT, OPT_MAX_TEMP, OPT_HELP, OPT_END,
 };
 
 static const struct cli_opt diff_opts[] = {
@@ -99,7 +106,7 @@ static const struct cli_opt diff_opts[] = {
 	{"--timeunit", NULL, "ns|us|ms|s", CLI_V_WORDS, 0,
 	 "every duration in text in this unit, named in the header (default: each in its own)"},
 	{"--format", NULL, "text|csv|json", CLI_V_WORDS, 0, "text (default), CSV or JSON"},
-	OPT_STEP_MARKER, OPT_NO_CACHE, OPT_HELP, OPT_END,
+	OPT_STEP_MARKER, OPT_NO_CACHE, OPT_STRICT, OPT_MAX_TEMP, OPT_HELP, OPT_END,
 };
 
 static const struct cli_opt findings_opts[] = {
@@ -111,7 +118,7 @@ static const struct cli_opt findings_opts[] = {
 };
 
 static const struct cli_opt info_opts[] = {
-	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
+	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_STRICT, OPT_MAX_TEMP, OPT_HELP, OPT_END,
 };
 
 static const struct cli_opt dump_opts[] = {

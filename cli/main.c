@@ -130,6 +130,14 @@ static int open_tui_paths(int argc, char **argv, char **owned, int *nowned)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--no-cache")) {
 			o.no_cache = 1;
+		} else if (!strcmp(argv[i], "--strict")) {
+			o.strict = 1;
+		} else if (!strcmp(argv[i], "--max-temp") && i + 1 < argc) {
+			if (cli_parse_size(argv[++i], &o.max_temp) != 0) {
+				fprintf(stderr, "tix: --max-temp takes a size: 500M, 4G, 2GiB\n");
+				cli_open_opts_done(&o);
+				return EXIT_USAGE;
+			}
 		} else if (!strcmp(argv[i], "--timeunit") && i + 1 < argc) {
 			if ((timeunit = tix_timeunit_parse(argv[++i])) < 0) {
 				fprintf(stderr, "tix: --timeunit takes ns, us, ms or s\n");

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@ static int ends_with(const char *s, const char *suffix)
 struct source_id {
 	uint64_t size, hash, dev, ino;
 	int64_t mtime_ns, ctime_ns;
+	uint32_t mode; /* not part of the identity: the index's mode follows it */
 };
 
 static int source_identity(const char *path, struct source_id *id)
@@ -48,6 +50,7 @@ static int source_identity(const char *path, struct source_id *id)
 	id->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
 	id->dev = (uint64_t)st.st_dev;
 	id->ino = (uint64_t)st.st_ino;
+	id->mode = (uint32_t)st.st_mode;
 	static unsigned char buf[2 * HEAD_TAIL];
 	ssize_t a = S_ISREG(st.st_mode) ? pread(fd, buf, HEAD_TAIL, 0) : 0;
 	ssize_t b = 0;
@@ -66,95 +69,9 @@ static int same_source(const struct tix_source_info *si, const struct source_id 
 	       si->dev == id->dev && si->ino == id->ino && si->ctime_ns == id->ctime_ns;
 }
 
-static int dir_writable(const char *file)
-{
-	char *copy = strdup(file);
-	if (!copy)
-		return 0;
-	char *slash = strrchr(copy, '/');
-	const char *dir = ".";
-	if (slash) {
-		*slash = '\0';
-		dir = slash == copy ? "/" : copy;
-	}
-	int ok = access(dir, W_OK | X_OK) == 0;
-	free(copy);
-	return ok;
-}
-
-static int cache_dir(char *out, size_t cap)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	int n;
-	if (xdg && *xdg)
-		n = snprintf(out, cap, "%s/tix", xdg);
-	else if (home && *home)
-		n = snprintf(out, cap, "%s/.cache/tix", home);
-	else
-		n = snprintf(out, cap, "/tmp/tix-%ld", (long)getuid());
-	if (n < 0 || (size_t)n >= cap)
-		return -1;
-	char parent[PATH_MAX];
-	snprintf(parent, sizeof(parent), "%s", out);
-	char *slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
-		*slash = '\0';
-		mkdir(parent, 0755);
-	}
-	if (mkdir(out, 0755) != 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
-/* The builder names its temporary file OUT.tmpXXXXXX: an index path is
- * usable when that name fits the file system's limit on names. */
-#define TMP_SUFFIX_LEN 10
-
-static int name_fits(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	return strlen(base) + TMP_SUFFIX_LEN <= NAME_MAX;
-}
-
-/* Where the index of a trace may live, in the order tried: beside the real
- * file (a symlink and its target share it) when that folder is writable,
- * the name fits and nothing but an index is in the way; then the cache,
- * keyed by the real path.  Returns how many places (0-2). */
-static int index_places(const char *trace, char places[2][PATH_MAX])
-{
-	int n = 0;
-	char real[PATH_MAX];
-	if (!realpath(trace, real))
-		snprintf(real, sizeof(real), "%s", trace);
-	struct stat st;
-	int len = snprintf(places[n], PATH_MAX, "%s.tix", real);
-	if (len > 0 && len < PATH_MAX && dir_writable(real) && name_fits(places[n]) &&
-	    (stat(places[n], &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode)))
-		n++;
-	char dir[PATH_MAX];
-	if (cache_dir(dir, sizeof(dir)) == 0) {
-		/* the real path's hash, then as much of its name as fits */
-		const char *base = strrchr(real, '/');
-		base = base ? base + 1 : real;
-		size_t keep = strlen(base), room = NAME_MAX - TMP_SUFFIX_LEN - 17 - 4;
-		if (keep > room) {
-			keep = room;
-			while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80)
-				keep--; /* not inside a UTF-8 sequence */
-		}
-		len = snprintf(places[n], PATH_MAX, "%s/%016llx-%.*s.tix", dir,
-		               (unsigned long long)tix_hash64(real, strlen(real), 0), (int)keep, base);
-		if (len > 0 && len < PATH_MAX)
-			n++;
-	}
-	return n;
-}
-
 int cli_exit_status(const struct tix_error *err)
 {
-	return err->cls == TIX_ERR_ENV ? EXIT_ENV : EXIT_BAD_INPUT;
+	return err->cls == TIX_ERR_ENV ? EXIT_ENV : err->cls == TIX_ERR_USAGE ? EXIT_USAGE : EXIT_BAD_INPUT;
 }
 
 struct progress {
@@ -303,6 +220,9 @@ static int build(const char *trace, const char *out, const struct open_opts *o,
 		.source_dev = id->dev,
 		.source_ino = id->ino,
 		.source_ctime_ns = id->ctime_ns,
+		.source_mode = id->mode,
+		.out_given = o->out != NULL, /* -o: the user's path */
+		.max_temp = o->max_temp,
 		.step_marker = o->step_marker,
 		.capture_sources = o->capture_sources,
 	};
@@ -313,7 +233,8 @@ static int build(const char *trace, const char *out, const struct open_opts *o,
 	int nc = 0;
 	if (o->ncaptures > 64)
 		return tix_error_set(err, "at most 64 capture traces");
-	struct open_opts co = {.no_cache = o->no_cache, .progress = o->progress, .as_capture = 1};
+	struct open_opts co = {.no_cache = o->no_cache, .progress = o->progress, .as_capture = 1,
+	                       .strict = o->strict, .max_temp = o->max_temp};
 	for (; nc < o->ncaptures; nc++) {
 		int built;
 		if (cli_open_trace(o->captures[nc], &co, &cix[nc], &built, err) != 0) {
@@ -358,7 +279,7 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 		rc = tixcap_journal_read(trace, &sink, &jr, err);
 	} else {
 		struct tix_sink extra;
-		struct tix_parse_opts po = {draw_progress, &pr, NULL, 0};
+		struct tix_parse_opts po = {draw_progress, &pr, NULL, 0, o->strict};
 		if (!one_thread && tix_builder_sink_extra(b, &extra, err) == 0)
 			po.extra_sink = &extra; /* two threads on large traces */
 		const char *split_min = getenv("TIX_SPLIT_MIN"); /* tests: small traces split too */
@@ -398,12 +319,20 @@ static void drop_damaged(const struct tix_index *ix, void *ctx, const char *msg)
  * marker and capture traces: reused as it is.  Damage seen at open (or by
  * o->check_all) makes it rebuilt; damage a query meets later, drop_damaged. */
 static int reuse(const char *out, const struct open_opts *o, const struct source_id *id,
-                 struct tix_index **ix)
+                 struct tix_index **ix, uint32_t *foreign_uid)
 {
 	struct tix_index *old;
 	struct tix_error ignored;
 	if (tix_index_open(out, &old, &ignored) != 0)
 		return -1;
+	enum index_trust trust = cli_index_trust(old);
+	if (trust != TRUST_OK) { /* cli/cache.c: planted, or open to others */
+		struct tix_file_info f;
+		tix_index_file(old, &f);
+		*foreign_uid = f.uid;
+		tix_index_close(old);
+		return trust == TRUST_FOREIGN ? -2 : -1;
+	}
 	if (o->check_all && tix_index_check_all(old, &ignored) != 0) {
 		tix_index_close(old);
 		return -1;
@@ -414,6 +343,10 @@ static int reuse(const char *out, const struct open_opts *o, const struct source
 	const char *want = o->step_marker ? o->step_marker : "";
 	struct tix_summary_info sum;
 	tix_index_summary(old, &sum);
+	if (o->strict && strstr(sum.warnings, TIX_PARSE_MALFORMED)) {
+		tix_index_close(old); /* built without --strict: built again, which says what is wrong */
+		return -1;
+	}
 	/* an index an older tix wrote is read as it is when given, but rebuilt
 	 * from its trace: its labels and figures follow older rules */
 	if (sum.format_version == TIX_INDEX_VERSION && same_source(&si, id) && strcmp(si.step_marker, want) == 0 &&
@@ -439,14 +372,68 @@ static void warn_on_open(const char *path, struct tix_index *ix, int as_capture)
 	for (const char *w = si.warnings; *w;) {
 		const char *e = strstr(w, "; ");
 		size_t n = e ? (size_t)(e - w) : strlen(w);
+		/* the index's words: a stranger's, maybe, so made printable */
+		char one[1024], wb[1200];
 		const char *advice = strstr(w, ": give the profile of the graph capture");
-		if (as_capture && advice && advice < w + n)
-			fprintf(stderr, "tix: %s: warning: %.*s in this capture trace itself: they are not attributed "
-			        "(it is given as the capture of another trace)\n", pb, (int)(advice - w), w);
+		int capture = as_capture && advice && advice < w + n;
+		snprintf(one, sizeof one, "%.*s", capture ? (int)(advice - w) : (int)n, w);
+		tix_printable(one, wb, sizeof wb);
+		if (capture)
+			fprintf(stderr, "tix: %s: warning: %s in this capture trace itself: they are not attributed "
+			        "(it is given as the capture of another trace)\n", pb, wb);
 		else
-			fprintf(stderr, "tix: %s: warning: %.*s\n", pb, (int)n, w);
+			fprintf(stderr, "tix: %s: warning: %s\n", pb, wb);
 		w += n + (e ? 2 : 0);
 	}
+}
+
+/* One line on stderr, once a process: what tix decided about a place it
+ * does not trust (cli/cache.c), so that a reader knows why it rebuilt. */
+__attribute__((format(printf, 1, 2))) static void note_once(const char *fmt, ...)
+{
+	static int said;
+	if (said++)
+		return;
+	char raw[1024], pb[1100];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "tix: %s\n", tix_printable(raw, pb, sizeof pb));
+}
+
+static const char *cache_dir_shown(void)
+{
+	static char dir[PATH_MAX];
+	char why[160];
+	cli_cache_dir(dir, sizeof dir, why, sizeof why); /* its path, usable or not */
+	return dir;
+}
+
+/* Where an index for this command alone goes: the cache when it is usable
+ * (on disk, where the spills have room), else a folder made for it (priv,
+ * removed by drop_private).  A name nobody can guess either way. */
+static int private_place(const struct open_opts *o, char *place, char *priv, struct tix_error *err)
+{
+	char dir[PATH_MAX - 64], why[160], rnd[13];
+	if (tix_random_name(rnd, 12) != 0)
+		return tix_error_env(err, "no random bytes for a temporary name: %s", strerror(errno));
+	rnd[12] = 0;
+	if (!o->no_cache || cli_cache_dir(dir, sizeof dir, why, sizeof why) != 0) {
+		if (cli_private_dir(priv, PATH_MAX - 64) != 0)
+			return tix_error_env(err, "cannot make a private folder for the index: %s", strerror(errno));
+		snprintf(dir, sizeof dir, "%s", priv);
+	}
+	snprintf(place, PATH_MAX, "%s/nocache-%ld-%s.tix", dir, (long)getpid(), rnd);
+	return 0;
+}
+
+static void drop_private(const char *place, char *priv)
+{
+	unlink(place);
+	if (priv[0])
+		rmdir(priv);
+	priv[0] = 0;
 }
 
 int cli_check_trace(const char *path, struct tix_error *err)
@@ -488,61 +475,87 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 	if (source_identity(path, &id) != 0)
 		return tix_error_errno(err, errno, "%s", path);
 
-	char places[2][PATH_MAX];
-	int nplaces;
+	char places[2][PATH_MAX], why[160] = "", priv[PATH_MAX] = "";
+	int nplaces = 0, cache_at = -1, beside_ro = 0, use[2] = {1, 1};
 	if (o->out) {
 		snprintf(places[0], PATH_MAX, "%s", o->out);
 		nplaces = 1;
-	} else if (o->no_cache) {
-		char dir[PATH_MAX - 64];
-		if (cache_dir(dir, sizeof(dir)) != 0)
-			snprintf(dir, sizeof(dir), "/tmp");
-		snprintf(places[0], PATH_MAX, "%s/nocache-%ld-%d.tix", dir, (long)getpid(), rand() & 0xffff);
-		nplaces = 1;
-	} else if ((nplaces = index_places(path, places)) == 0) {
-		return tix_error_env(err, "%s: no writable place for its index (folder and cache)", path);
+	} else if (!o->no_cache) {
+		nplaces = cli_index_places(path, places, &cache_at, &beside_ro, why, sizeof why);
 	}
-
 	int at = -1;
+	uint32_t foreign = 0;
 	if (!o->no_cache && !o->force)
-		for (int i = 0; i < nplaces && at < 0; i++)
-			if (reuse(places[i], o, &id, ix) == 0)
+		for (int i = 0; i < nplaces && at < 0; i++) {
+			int r = reuse(places[i], o, &id, ix, &foreign);
+			if (r == 0)
 				at = i;
+			else if (r == -2 && !o->out)
+				use[i] = 0; /* another user's index: not used, not replaced */
+		}
+	int alone = o->no_cache && !o->out; /* an index for this command alone, removed once open */
 	if (at < 0) {
+		int note_foreign = !use[0];
+		if (beside_ro)
+			use[0] = 0; /* read if it was good, but the folder is not the user's to write */
+		int mine = 0, refused = why[0] != 0 || note_foreign; /* the user's places left to build in */
+		for (int i = 0; i < nplaces; i++)
+			mine += use[i];
+		/* no place of the user's because tix refused one (another user's
+		 * index, a cache others can write): for this command alone; no
+		 * place at all (no folder, no cache) is an error, below */
+		alone |= !o->out && mine == 0 && refused;
+		if (note_foreign)
+			note_once("%s: not used: it belongs to uid %u (not to you, nor root); tix builds its own %s",
+			          places[0], (unsigned)foreign, alone ? "for this command alone" : "in the cache");
+		if (alone && !o->no_cache && why[0])
+			note_once("%s: not used as the index cache: %s; the index is built for this command alone",
+			          cache_dir_shown(), why);
+		if (alone) {
+			if (private_place(o, places[0], priv, err) != 0)
+				return -1;
+			nplaces = 1;
+			use[0] = 1;
+		}
 		/* Beside the trace first; when the system refuses there (a full
 		 * folder, something in the way), in the cache. */
 		struct tix_error first = {0};
+		int tried = 0;
 		for (int i = 0; i < nplaces && at < 0; i++) {
+			if (!use[i])
+				continue;
 			if (build(path, places[i], o, &id, err) == 0) {
 				at = i;
-			} else if (err->cls != TIX_ERR_ENV) {
+			} else if (err->cls != TIX_ERR_ENV || tried++) {
+				if (tried > 1) {
+					char both[2 * sizeof(err->msg) + 32]; /* cut to fit by tix_error_env */
+					snprintf(both, sizeof(both), "%s; and in the cache: %s", first.msg, err->msg);
+					tix_error_env(err, "%s", both);
+				}
+				if (alone)
+					drop_private(places[0], priv);
 				return -1;
-			} else if (i == 0) {
-				first = *err;
 			} else {
-				char both[2 * sizeof(err->msg) + 32]; /* cut to fit by tix_error_env */
-				snprintf(both, sizeof(both), "%s; and in the cache: %s", first.msg, err->msg);
-				return tix_error_env(err, "%s", both);
+				first = *err;
 			}
 		}
-		if (at < 0)
-			return -1;
+		if (at < 0) {
+			if (alone)
+				drop_private(places[0], priv);
+			return tried ? -1 : tix_error_env(err, "%s: no writable place for its index (folder and cache)", path);
+		}
 		*built = 1;
-		if (tix_index_open(places[at], ix, err) != 0)
+		int rc = tix_index_open(places[at], ix, err);
+		if (alone)
+			drop_private(places[at], priv); /* the mapping stays valid */
+		if (rc != 0)
 			return -1;
-		if (o->no_cache)
-			unlink(places[at]); /* the mapping stays valid */
 	}
 	warn_on_open(path, *ix, o->as_capture);
 	if (o->opened)
 		snprintf(o->opened, o->opened_cap, "%s", places[at]);
-	if (o->where && !o->out) {
-		char dir[PATH_MAX - 64];
-		size_t n = cache_dir(dir, sizeof(dir)) == 0 ? strlen(dir) : 0;
-		*o->where = o->no_cache ? PLACE_PRIVATE
-		            : n && !strncmp(places[at], dir, n) && places[at][n] == '/' ? PLACE_CACHE
-		                                                                         : PLACE_BESIDE;
-	}
+	if (o->where && !o->out)
+		*o->where = alone ? PLACE_PRIVATE : at == cache_at ? PLACE_CACHE : PLACE_BESIDE;
 	return 0;
 }
 

@@ -113,6 +113,8 @@ static int parse(int argc, char **argv, struct ropts *r)
 		{"timeunit", required_argument, 0, 'u'},
 		{"step-marker", required_argument, 0, 'm'},
 		{"no-cache", no_argument, 0, 'n'},
+		{"strict", no_argument, 0, 'T'},
+		{"max-temp", required_argument, 0, 'M'},
 		{"help", no_argument, 0, 'h'},
 		/* summary's other options, which a rank set does not take */
 		{"top", required_argument, 0, 'X'},
@@ -129,7 +131,6 @@ static int parse(int argc, char **argv, struct ropts *r)
 	optind = 1;
 	opterr = 0;
 	int c, li = -1;
-	char *end;
 	while ((c = getopt_long_only(argc, argv, "j:h", longopts, &li)) != -1) {
 		const char *name = li >= 0 ? longopts[li].name : "";
 		li = -1;
@@ -139,13 +140,11 @@ static int parse(int argc, char **argv, struct ropts *r)
 				return usage_error("--by rank takes several traces; --by %s takes one", optarg);
 			break;
 		case 'j':
-			r->jobs = strtol(optarg, &end, 10);
-			if (*end || r->jobs < 1)
+			if (cli_parse_count(optarg, LONG_MAX, &r->jobs) != 0 || r->jobs < 1)
 				return usage_error("--jobs takes a number of processes, 1 or more%s", NULL);
 			break;
 		case 's':
-			r->step = strtol(optarg, &end, 10);
-			if (*end || r->step < 0)
+			if (cli_parse_count(optarg, CLI_STEP_MAX, &r->step) != 0)
 				return usage_error("--step takes a step number (see summary --by step)%s", NULL);
 			r->has_step = 1;
 			break;
@@ -177,6 +176,13 @@ static int parse(int argc, char **argv, struct ropts *r)
 			break;
 		case 'n':
 			r->open.no_cache = 1;
+			break;
+		case 'T':
+			r->open.strict = 1;
+			break;
+		case 'M':
+			if (cli_parse_size(optarg, &r->open.max_temp) != 0)
+				return usage_error("--max-temp takes a size: 500M, 4G, 2GiB%s", NULL);
 			break;
 		case 'h':
 			return 1;

@@ -5,6 +5,7 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,7 +86,9 @@ static int summary_steps(struct tix_index *ix, const struct args *a)
 	if (json) {
 		printf("{\"trace\": ");
 		json_str(stdout, a->trace, strlen(a->trace));
-		printf(", \"step_rule\": \"%s\", \"before_trace\": ", si.step_rule);
+		printf(", \"step_rule\": ");
+		json_str(stdout, si.step_rule, strlen(si.step_rule));
+		printf(", \"before_trace\": ");
 		if (before != TIX_NONE)
 			rows_json_row(stdout, v, 1);
 		else
@@ -108,8 +111,10 @@ static int summary_steps(struct tix_index *ix, const struct args *a)
 		tix_view_free(v);
 		return EXIT_OK;
 	}
-	if (strcmp(a->format, "csv"))
-		printf("steps found by: %s\n", si.step_rule);
+	if (strcmp(a->format, "csv")) { /* an index's strings are the trace's, or a stranger's */
+		char pb[300];
+		printf("steps found by: %s\n", tix_printable(si.step_rule, pb, sizeof pb));
+	}
 	int rc = print_view(v, a, 0, 1, "steps");
 	tix_view_free(v);
 	return rc;
@@ -220,7 +225,7 @@ static int cmd_info_run(struct args *ap)
 	for (int k = 0; k < TIX_KIND_COUNT; k++)
 		if (si.kind_counts[k])
 			printf(" %s %u", tix_kind_label((enum tix_kind)k), si.kind_counts[k]);
-	printf("\nsteps:    %u (%s)\n", si.steps, si.step_rule);
+	printf("\nsteps:    %u (%s)\n", si.steps, tix_printable(si.step_rule, pb, sizeof(pb)));
 	printf("groups:   %u GPU names; %u CPU op names; %u strings\n", si.groups, si.ops, si.strings);
 	printf("unlinked: %u GPU events without a launch call", si.gpu_without_launch);
 	if (si.gpu_before_trace)
@@ -237,21 +242,29 @@ static int cmd_info_run(struct args *ap)
 		       m[TIX_MATCH_REORDERED], m[TIX_MATCH_POSITIONAL],
 		       m[TIX_MATCH_NONE] + m[TIX_MATCH_AMBIGUOUS],
 		       si.capture_sources[0] ? "; captures: " : " (no --graph-capture given)",
-		       si.capture_sources);
+		       tix_printable(si.capture_sources, pb, sizeof(pb)));
 	}
 	if (si.base_time_ns)
 		printf("base:     %" PRId64 " ns since the epoch\n", si.base_time_ns);
 	for (uint32_t i = 0; i < tix_meta_count(ix); i++) {
 		const char *k, *v;
 		tix_meta_get(ix, i, &k, &v);
-		char one[4096]; /* one line a key: a pretty-printed value has newlines */
+		char one[4096], kb[300], vb[300]; /* one line a key: a pretty-printed value has newlines */
 		tix_fold_ws(v, one, sizeof one);
-		printf("meta:     %s: %.60s%s\n", k, one, strlen(one) > 60 ? "..." : "");
+		size_t cut = 60; /* characters, not bytes: never inside a UTF-8 sequence */
+		while (cut < strlen(one) && ((unsigned char)one[cut] & 0xC0) == 0x80)
+			cut++;
+		int more = strlen(one) > cut;
+		one[more ? cut : strlen(one)] = 0;
+		printf("meta:     %s: %s%s\n", tix_printable(k, kb, sizeof kb), tix_printable(one, vb, sizeof vb),
+		       more ? "..." : "");
 	}
 	for (const char *w = si.warnings; *w;) { /* one line each */
 		const char *e = strstr(w, "; ");
 		size_t n = e ? (size_t)(e - w) : strlen(w);
-		printf("warning:  %.*s\n", (int)n, w);
+		char one[1024], wb[1200];
+		snprintf(one, sizeof one, "%.*s", (int)n, w);
+		printf("warning:  %s\n", tix_printable(one, wb, sizeof wb));
 		w += n + (e ? 2 : 0);
 	}
 	tix_index_close(ix);
@@ -266,6 +279,32 @@ int cmd_info(int argc, char **argv)
 	return rc;
 }
 
+/* -o checked before anything is read or written (index.h's output door):
+ * not the trace itself, not a directory, a socket or a device an index
+ * cannot be.  0, or the exit status after one line on stderr. */
+static int check_output(const char *cmd, const struct args *a, int stream)
+{
+	struct stat st;
+	struct tix_file_id in = {0, 0};
+	if (stat(a->trace, &st) == 0)
+		in = (struct tix_file_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+	struct tix_out_opts oo = {.follow = 1, .stream = stream, .index = !stream, .inputs = &in,
+	                          .ninputs = in.ino ? 1 : 0};
+	struct tix_error err;
+	if (tix_outfile_check(a->out, &oo, &err) == 0)
+		return 0;
+	fprintf(stderr, "tix %s: -o %s\n", cmd, err.msg);
+	return cli_exit_status(&err);
+}
+
+/* Whether path is where stdout goes (-o /dev/stdout, or the file stdout was
+ * redirected to): the report line goes to stderr then, not into the data. */
+static int is_stdout(const char *path)
+{
+	struct stat a, b;
+	return fstat(STDOUT_FILENO, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 static int cmd_index_run(struct args *ap)
 {
 	struct args a = *ap;
@@ -274,6 +313,9 @@ static int cmd_index_run(struct args *ap)
 		return EXIT_OK;
 	}
 	char path[4096];
+	int bad_out = a.out ? check_output("index", &a, 0) : 0;
+	if (bad_out)
+		return bad_out;
 	a.open.out = a.out;
 	a.open.force = 1;
 	a.open.opened = path;
@@ -302,7 +344,10 @@ int cmd_index(int argc, char **argv)
 	return rc;
 }
 
-/* "12.5", "300us", "2s" -> ns; a bare number is milliseconds. */
+/* "12.5", "300us", "2s" -> ns; a bare number is milliseconds.  Values
+ * beyond the time range tix keeps (TIX_TIME_MAX ns, about 146 years either
+ * way), infinities and NaN are refused: converting them to int64 is
+ * undefined. */
 static int parse_time(const char *s, int64_t *out)
 {
 	char *end;
@@ -320,7 +365,10 @@ static int parse_time(const char *s, int64_t *out)
 		mul = 1e9;
 	else
 		return -1;
-	*out = (int64_t)(v * mul);
+	double ns = v * mul;
+	if (!(ns >= -(double)TIX_TIME_MAX && ns <= (double)TIX_TIME_MAX)) /* NaN fails both */
+		return -1;
+	*out = (int64_t)ns;
 	return 0;
 }
 
@@ -356,10 +404,15 @@ static int cmd_export_run(struct args *ap)
 		}
 		*colon = '\0';
 		if (parse_time(a.range, &t0) || parse_time(colon + 1, &t1) || t1 <= t0) {
-			fprintf(stderr, "tix export: --range takes T0:T1 with T0 < T1 (ms, or with ns/us/s)\n");
+			fprintf(stderr, "tix export: --range takes T0:T1 with T0 < T1 (ms, or with ns/us/s), "
+			                "within 146 years of the trace's start\n");
 			return EXIT_USAGE;
 		}
 	}
+	int bad_out = check_output("export", &a, 1);
+	if (bad_out)
+		return bad_out;
+	int to_stdout = is_stdout(a.out); /* before: the export replaces what is at a.out */
 	struct tix_index *ix;
 	if (args_open(&a, &ix) != 0)
 		return a.exit_status;
@@ -381,8 +434,8 @@ static int cmd_export_run(struct args *ap)
 	}
 	char pb[600];
 	char count[32];
-	printf("wrote %s traceEvents to %s\n", tix_fmt_count((uint64_t)n, count, sizeof count),
-	       tix_printable(a.out, pb, sizeof(pb)));
+	fprintf(to_stdout ? stderr : stdout, "wrote %s traceEvents to %s\n", tix_fmt_count((uint64_t)n, count, sizeof count),
+	        tix_printable(a.out, pb, sizeof(pb)));
 	return EXIT_OK;
 }
 

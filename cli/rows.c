@@ -106,7 +106,8 @@ void rows_text(FILE *f, const struct tix_view *v, const uint32_t *order, uint32_
 		w[c] = text_width(tix_col_title(&cols[c], fmt, tb, sizeof tb));
 		for (uint32_t i = 0; i < pinned + n; i++) {
 			uint32_t row = i < pinned ? i : order[i - pinned];
-			int tw = text_width(tix_view_text(v, row, c, fmt, buf, sizeof buf));
+			char pb[1200]; /* measured as printed: an escape is four columns */
+			int tw = text_width(tix_printable(tix_view_text(v, row, c, fmt, buf, sizeof buf), pb, sizeof pb));
 			if (tw > w[c])
 				w[c] = tw;
 		}

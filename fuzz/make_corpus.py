@@ -12,6 +12,9 @@ json_big/ the events of a few json seeds behind fuzz_json_big.c's 4-byte
           header, each layout and size class at least once
 tix/      .tix files built by TIX from a few json seeds
 names/    kernel names and timestamp texts from the traces, and edge cases
+text/     cells for fuzz_text.c (0x1f between cells): hostile names (escape
+          sequences, formula starts, bidi overrides, C1, bytes not UTF-8),
+          a Y row, a real kernel name
 The result stays well under 1 MB.
 """
 import argparse
@@ -190,7 +193,7 @@ def main():
     p.add_argument("--traces", default=os.path.join(ROOT, "..", "shared", "traces"))
     p.add_argument("--tix", default=os.path.join(ROOT, "build", "cli", "tix"))
     args = p.parse_args()
-    for k in ("json", "json_gz", "json_big", "tix", "names"):
+    for k in ("json", "json_gz", "json_big", "tix", "names", "text"):
         shutil.rmtree(os.path.join(CORPUS, k), ignore_errors=True)
     names, times = set(), set()
     for f in sorted(os.listdir(args.traces)):
@@ -265,6 +268,22 @@ def main():
              "1712195495519689.9995", "00012", " 12", "+3", "1e-3", "NaN", "inf"]
     for i, n in enumerate(sorted(names) + sorted(times) + extra):
         put("names", "n%03d" % i, n)
+    # text: what the CSV, JSON and copy writers get (fuzz_text.c)
+    text = [
+        b"void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)"
+        b"::{lambda()#3}, std::array<char*, 2ul>, 4>(int, float)",
+        b"k\x1b]0;PWNED-TITLE\x07\x1b]52;c;aGFja2Vk\x07_xxxx",
+        b'=HYPERLINK("http://evil/","click")\x1f+cmd|\' /C calc\'!A0\x1f-2+3\x1f@SUM(A1:A9)',
+        b"\tTAB-LEAD\x1f\rCR-LEAD\x1fplain",
+        b"evil\xe2\x80\xaegnp.exe\x1f\xe2\x81\xa6iso\xe2\x81\xa9late\x1fcsi\xc2\x9b31mred",
+        b"del\x7fete\x1flatin1-\xe9t\xe9\x1f\xed\xa0\x80surrogate\x1f\xf0\x9f\x98\x80emoji",
+        b'q"uo"te\x1fback\\slash\\x41\x1f\x00nul',
+        b"69.0\x1f64.59 ms\x1f78\x1f828.1 us\x1f[557496,1,1]\x1f[128,1,1]\x1funrolled_elementwise_kernel<...>",
+        b"",
+        b"\x1f\x1f\x1f",
+    ]
+    for i, t in enumerate(text):
+        put("text", "t%02d" % i, t)
     total = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(CORPUS) for f in fs)
     print("corpus: %d files, %d bytes" % (sum(len(fs) for _, _, fs in os.walk(CORPUS)), total))
 

@@ -30,6 +30,15 @@ int tix_error_set(struct tix_error *err, const char *fmt, ...)
 	return -1;
 }
 
+int tix_error_usage(struct tix_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_vset(err, TIX_ERR_USAGE, 0, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 int tix_error_env(struct tix_error *err, const char *fmt, ...)
 {
 	va_list ap;

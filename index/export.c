@@ -16,41 +16,6 @@
 static void set_bit(uint8_t *bits, uint32_t i) { bits[i >> 3] |= (uint8_t)(1u << (i & 7)); }
 static int has_bit(const uint8_t *bits, uint32_t i) { return bits[i >> 3] & (1u << (i & 7)); }
 
-/* Writes s as a JSON string: escapes quotes, backslashes and control
- * characters, and replaces bytes that are not UTF-8 with U+FFFD. */
-static void put_json_string(FILE *f, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-	putc('"', f);
-	while (p < end) {
-		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			putc('\\', f);
-			putc(c, f);
-			p++;
-		} else if (c < 0x20) {
-			fprintf(f, "\\u%04x", c);
-			p++;
-		} else if (c < 0x80) {
-			putc(c, f);
-			p++;
-		} else {
-			int len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-			int ok = len && end - p >= len;
-			for (int k = 1; ok && k < len; k++)
-				ok = (p[k] & 0xC0) == 0x80;
-			if (ok) {
-				fwrite(p, 1, (size_t)len, f);
-				p += len;
-			} else {
-				fputs("\xEF\xBF\xBD", f);
-				p++;
-			}
-		}
-	}
-	putc('"', f);
-}
-
 static void put_ts(FILE *f, int64_t ns)
 {
 	/* microseconds with nanosecond digits, as recent Kineto writes them;
@@ -64,7 +29,7 @@ static void put_ts(FILE *f, int64_t ns)
 static void put_id(FILE *f, const struct tix_index *ix, int64_t num, uint32_t str)
 {
 	if (str != TIX_NONE)
-		put_json_string(f, tix_str(ix, str), tix_str_len(ix, str));
+		tix_json_str(f, tix_str(ix, str), tix_str_len(ix, str));
 	else
 		fprintf(f, "%lld", (long long)num);
 }
@@ -84,11 +49,11 @@ static void put_event(FILE *f, const struct tix_index *ix, const struct tix_even
 	int counter = e->kind == TIX_KIND_COUNTER;
 	fprintf(f, "  {\"ph\": \"%s\", \"cat\": ", instant ? "i" : counter ? "C" : "X");
 	if (e->cat != TIX_NONE)
-		put_json_string(f, tix_str(ix, e->cat), tix_str_len(ix, e->cat));
+		tix_json_str(f, tix_str(ix, e->cat), tix_str_len(ix, e->cat));
 	else
 		fprintf(f, "\"%s\"", tix_kind_cat(e->kind));
 	fputs(", \"name\": ", f);
-	put_json_string(f, tix_str(ix, e->name), tix_str_len(ix, e->name));
+	tix_json_str(f, tix_str(ix, e->name), tix_str_len(ix, e->name));
 	fputs(", ", f);
 	put_pid_tid(f, ix, t);
 	fputs(", \"ts\": ", f);
@@ -243,26 +208,31 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 		return tix_error_set(err, "out of memory");
 	}
 
-	size_t plen = strlen(out_path);
-	char *tmp = malloc(plen + 16);
-	if (!tmp) {
-		free(bits);
-		return tix_error_env(err, "out of memory");
-	}
-	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", out_path);
-	int fd = mkstemp(tmp);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		tix_error_errno(err, errno, "%s: cannot create", out_path);
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
+	/* index.h's output door: never over the index or the trace it came
+	 * from, no more readable than the index, written through a FIFO or
+	 * /dev/stdout, atomically into a file */
+	struct tix_file_info self;
+	tix_index_file(ix, &self);
+	struct tix_source_info src;
+	tix_index_source(ix, &src);
+	struct tix_file_id inputs[2] = {{self.dev, self.ino}, {src.dev, src.ino}};
+	struct tix_out_opts oo = {.follow = 1, .stream = 1, .from_mode = self.mode, .inputs = inputs,
+	                          .ninputs = src.ino ? 2 : 1};
+	struct tix_outfile out;
+	if (tix_outfile_open(&out, out_path, &oo, err) != 0) {
 		free(bits);
 		return -1;
 	}
-	fchmod(fd, 0644);
+	int fd = dup(out.fd); /* the stream's own: out.fd stays open to name the file at commit */
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		tix_error_errno(err, errno, "%s: cannot write", out_path);
+		if (fd >= 0)
+			close(fd);
+		tix_outfile_abort(&out);
+		free(bits);
+		return -1;
+	}
 	static char buf[1 << 16];
 	setvbuf(f, buf, _IOFBF, sizeof(buf));
 
@@ -274,7 +244,7 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 		    !strcmp(k, "displayTimeUnit"))
 			continue;
 		fputs("  ", f);
-		put_json_string(f, k, strlen(k));
+		tix_json_str(f, k, strlen(k));
 		fprintf(f, ": %s,\n", v);
 	}
 	struct tix_summary_info si;
@@ -301,7 +271,7 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 			put_pid_tid(f, ix, tr);
 			fputs(", \"args\": {\"name\": ", f);
 			if (tr->process_name != TIX_NONE) {
-				put_json_string(f, tix_str(ix, tr->process_name), tix_str_len(ix, tr->process_name));
+				tix_json_str(f, tix_str(ix, tr->process_name), tix_str_len(ix, tr->process_name));
 			} else { /* the trace named none: what the track is */
 				char nm[64];
 				if (tr->kind == TIX_TRACK_GPU)
@@ -310,7 +280,7 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 					snprintf(nm, sizeof nm, "%s", tix_str(ix, tr->pid_str));
 				else
 					snprintf(nm, sizeof nm, "process %lld", (long long)tr->pid);
-				put_json_string(f, nm, strlen(nm));
+				tix_json_str(f, nm, strlen(nm));
 			}
 			fputs("}}", f);
 			first = 0;
@@ -319,7 +289,7 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 		fprintf(f, "%s  {\"name\": \"thread_name\", \"ph\": \"M\", ", first ? "" : ",\n");
 		put_pid_tid(f, ix, tr);
 		fputs(", \"args\": {\"name\": ", f);
-		put_json_string(f, tix_str(ix, tr->name), tix_str_len(ix, tr->name));
+		tix_json_str(f, tix_str(ix, tr->name), tix_str_len(ix, tr->name));
 		fputs("}}", f);
 		first = 0;
 		written++;
@@ -360,16 +330,10 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 	int bad = ferror(f);
 	if (fclose(f) != 0 || bad) {
 		tix_error_env(err, "%s: cannot write: %s", out_path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
+		tix_outfile_abort(&out);
 		return -1;
 	}
-	if (rename(tmp, out_path) != 0) {
-		tix_error_env(err, "%s: cannot rename into place: %s", out_path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
+	if (tix_outfile_commit(&out, err) != 0)
 		return -1;
-	}
-	free(tmp);
 	return written;
 }

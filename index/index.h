@@ -81,6 +81,14 @@ int tix_index_maps(const struct tix_index *ix, const void *addr);
  * Safe in a signal handler (the CLI's SIGBUS handler asks it). */
 int tix_index_any_maps(const void *addr);
 
+/* The file ix was opened from, as fstat saw it then: its owner and mode say
+ * whether an index found beside a trace may be trusted (cli/open.c). */
+struct tix_file_info {
+	uint64_t dev, ino;
+	uint32_t uid, mode;
+};
+void tix_index_file(const struct tix_index *ix, struct tix_file_info *out);
+
 /* What the index says about its source, for cache validation. */
 struct tix_source_info {
 	uint64_t size;
@@ -626,5 +634,56 @@ struct tix_export_sel {
  * process and thread names), or -1 with err set. */
 long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *sel,
                      const char *out_path, struct tix_error *err);
+
+/* ---- output files (index/outfile.c: the rules and why) ----------------
+ * The one door through which tix writes a file it was asked for (an index,
+ * an export):
+ *
+ *   struct tix_outfile f;
+ *   if (tix_outfile_open(&f, path, &opts, &err) != 0) ...   // nothing written
+ *   ... write to f.fd ...
+ *   if (tix_outfile_commit(&f, &err) != 0) ...               // or _abort(&f)
+ *
+ * A regular file (or nothing) at path is replaced atomically (an unnamed
+ * temporary in its folder, renamed over it at commit); a FIFO, a character
+ * device or a descriptor's name (/dev/stdout) is written through when
+ * opts.stream allows it; a directory, a socket, a block device, one of
+ * opts.inputs (by device and inode) or a link of another user's is refused
+ * with class TIX_ERR_USAGE before anything is written. */
+struct tix_file_id {
+	uint64_t dev, ino;
+};
+struct tix_out_opts {
+	int follow;       /* a path the user gave (-o): the user's own links (and
+	                   * root's) are followed, a FIFO or device written
+	                   * through; 0: tix's own place, replaced whatever is there */
+	int stream;       /* the content may go through a pipe (JSON; not an index) */
+	int index;        /* an index: never writable by group or others */
+	uint32_t from_mode; /* the mode of the file it is made from; 0 unknown */
+	const struct tix_file_id *inputs; /* never written over */
+	int ninputs;
+};
+struct tix_outfile {
+	int fd;           /* write here (seekable unless through) */
+	int through;      /* written straight into a FIFO, device or descriptor */
+	int unnamed;      /* fd is an O_TMPFILE not yet named */
+	int slot;         /* its temporary name's place in the signal cleanup */
+	char *name;       /* the path as given, for messages */
+	char *path, *dir, *tmp; /* where it goes, its folder, its temporary name */
+};
+/* Says whether path can be written as opts asks, without writing: 0, or -1
+ * with err set (the refusals above; a missing folder is ENOENT). */
+int tix_outfile_check(const char *path, const struct tix_out_opts *opts, struct tix_error *err);
+int tix_outfile_open(struct tix_outfile *f, const char *path, const struct tix_out_opts *opts,
+                     struct tix_error *err);
+/* Closes f.fd and puts the file in place: 0, or -1 with err set (nothing
+ * left behind then).  Frees f's strings either way. */
+int tix_outfile_commit(struct tix_outfile *f, struct tix_error *err);
+/* Closes f.fd, removes the temporary, frees f's strings.  Safe on a
+ * tix_outfile that failed to open or is already committed. */
+void tix_outfile_abort(struct tix_outfile *f);
+/* n random letters and digits (getrandom) into xs, for temporary names
+ * nobody can guess: 0, or -1. */
+int tix_random_name(char *xs, size_t n);
 
 #endif /* TIX_INDEX_H */

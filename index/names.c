@@ -582,19 +582,16 @@ const char *tix_printable(const char *s, char *buf, size_t cap)
 	if (!cap)
 		return buf;
 	while (*p) {
-		size_t len = tix_utf8_len(p, avail);
-		char piece[5];
-		/* C0 controls, DEL, C1 controls (U+0080-U+009F, which some
-		 * terminals obey) and bytes outside valid UTF-8 are escaped */
-		int escape = len == 0 || (len == 1 && (p[0] < 0x20 || p[0] == 0x7f)) ||
-		             (len == 2 && p[0] == 0xC2 && p[1] < 0xA0);
-		if (escape) {
-			snprintf(piece, sizeof(piece), "\\x%02x", p[0]);
-			len = 1;
+		int escape;
+		size_t len = tix_text_char(p, avail, &escape);
+		char piece[13];
+		if (escape) { /* index/text.c says what and why */
+			for (size_t k = 0; k < len; k++)
+				snprintf(piece + 4 * k, sizeof(piece) - 4 * k, "\\x%02x", p[k]);
 		} else {
 			memcpy(piece, p, len);
 		}
-		size_t out = escape ? 4 : len;
+		size_t out = escape ? 4 * len : len;
 		if (n + out + 4 > cap) {
 			if (cap >= 4)
 				memcpy(buf + (n < cap - 4 ? n : cap - 4), "...", 4);

@@ -290,6 +290,8 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	ix->map = map;
 	ix->size = (size_t)st.st_size;
 	ix->path = copy;
+	ix->file = (struct tix_file_info){(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint32_t)st.st_uid,
+	                                  (uint32_t)st.st_mode};
 	maps_add(map, ix->size);
 	if (open_mapped(ix, err) != 0) {
 		index_free(ix);
@@ -306,6 +308,8 @@ void tix_index_close(struct tix_index *ix)
 }
 
 const char *tix_index_path(const struct tix_index *ix) { return ix->path; }
+
+void tix_index_file(const struct tix_index *ix, struct tix_file_info *out) { *out = ix->file; }
 
 void tix_index_on_damage(struct tix_index *ix, tix_damage_fn fn, void *ctx)
 {

@@ -40,6 +40,7 @@ struct tix_index {
 	const unsigned char *map;
 	size_t size;
 	char *path;                /* as opened: every message names it */
+	struct tix_file_info file; /* what fstat said of it at open */
 	struct part part[TIX_SEC_MAX + 1];
 	uint8_t *states;           /* all parts' states, one allocation */
 	tix_damage_fn on_damage;

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define TIX_NONE UINT32_MAX /* "no row / no string / no record" */
 
@@ -30,6 +31,8 @@ enum tix_error_class {
 	TIX_ERR_INPUT = 0, /* the trace, index or file named is bad or missing (exit 2) */
 	TIX_ERR_ENV,       /* the system refused: disk full, permission, memory, a name
 	                    * too long, something in the way of the index (exit 3) */
+	TIX_ERR_USAGE,     /* what the command line asks cannot be done: an output
+	                    * that is the input, a directory, a socket (exit 1) */
 };
 
 struct tix_error {
@@ -44,9 +47,12 @@ struct tix_error {
  * `return tix_error_set(err, "...")`.  err may be NULL.
  *   tix_error_set    class TIX_ERR_INPUT
  *   tix_error_env    class TIX_ERR_ENV
+ *   tix_error_usage  class TIX_ERR_USAGE
  *   tix_error_errno  appends ": strerror(errnum)"; the class is
  *                    tix_errno_class(errnum) */
 int tix_error_set(struct tix_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int tix_error_usage(struct tix_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int tix_error_env(struct tix_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -299,10 +305,25 @@ struct tix_sink {
 	 * share turned out to be invalid).  May be NULL. */
 	void (*discard)(void *ctx);
 };
-/* s made fit for a one-line message: control characters (C0, DEL, C1) and
- * bytes that are not part of valid UTF-8 are written as \xNN; valid UTF-8
- * text passes as it is.  Cut (with "...") to fit cap.  Returns buf. */
+/* ---- text that leaves tix (index/text.c says why each is unsafe) ---- */
+/* The character at p (avail bytes there, avail > 0): returns its length in
+ * bytes (1 for a byte that starts no valid UTF-8 sequence) and sets *unsafe
+ * when it must not reach a terminal, clipboard or spreadsheet as it is: C0
+ * controls, DEL, C1 controls (U+0080-U+009F), the bidi overrides and
+ * isolates (U+202A-U+202E, U+2066-U+2069), bytes that are not UTF-8. */
+size_t tix_text_char(const unsigned char *p, size_t avail, int *unsafe);
+/* s made fit for a one-line message or text output: every unsafe
+ * character is written as its bytes, \xNN each; valid UTF-8 text passes as
+ * it is.  Cut (with "...") to fit cap.  Returns buf. */
 const char *tix_printable(const char *s, char *buf, size_t cap);
+/* s[0..n) as a JSON string literal: '"' and '\\' escaped, the unsafe
+ * characters as \uXXXX (the same string to a JSON reader, no raw control
+ * for a terminal), a byte that is not UTF-8 as \ufffd. */
+void tix_json_str(FILE *f, const char *s, size_t n);
+/* s as a quoted CSV field: '"' doubled, unsafe characters as tix_printable
+ * writes them, and a leading "'" when it would start a formula ('=', '+',
+ * '-', '@', tab, CR), as docs/CLI.md says. */
+void tix_csv_str(FILE *f, const char *s);
 /* The length of the valid UTF-8 sequence at p (1-4; avail bytes are there),
  * or 0 when p[0] does not start one (overlong forms, surrogates and code
  * points past U+10FFFF are not valid). */

@@ -16,6 +16,8 @@ set(TIX_INDEX_SOURCES
   peaks.c
   findings.c
   gaps.c
+  text.c
+  outfile.c
   # the build (index/build/): collecting, the finish's driver and services,
   # then its phases in the order finish.c runs them
   build/builder.c

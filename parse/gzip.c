@@ -86,6 +86,27 @@ static int gz_keep_tail(struct gz_text *t, struct reader *r, size_t used)
 	return 0;
 }
 
+/* After the trace's JSON ended at buf[1 + used]: anything but blanks after
+ * it (a second trace in the same member, or in a member after it) is
+ * warned about, as for plain JSON.  Reads on only until a byte that is not
+ * blank, never a whole second trace. */
+static int gz_trailing(struct reader *r, struct gz_text *t, size_t used)
+{
+	for (;;) {
+		const char *b = t->buf + 1;
+		size_t n = t->len - 1;
+		if (parse_skip_ws(b, used, n) < n)
+			return event_conv_warn(&r->conv, "ignored trailing bytes after the trace's JSON", r->err);
+		if (t->eof)
+			return 0;
+		t->len = 1; /* only blanks so far: the buffer is free */
+		r->base += n;
+		used = 0;
+		if (gz_fill(t, r, t->cap) != 0)
+			return -1;
+	}
+}
+
 /* Parses the rest of the stream from buf[1 + from]; returns early (0)
  * once *cancel is set, when the work is to be thrown away. */
 static int gz_parse_rest(struct reader *r, struct gz_text *t, size_t from, const struct tix_parse_opts *opts,
@@ -101,7 +122,9 @@ static int gz_parse_rest(struct reader *r, struct gz_text *t, size_t from, const
 			return -1;
 		if (opts && opts->progress && !r->is_second)
 			opts->progress(opts->progress_ctx, gz_consumed(t->g), size);
-		if (t->eof || r->state == TOP_DONE)
+		if (r->state == TOP_DONE)
+			return gz_trailing(r, t, used);
+		if (t->eof)
 			return 0;
 		if (gz_keep_tail(t, r, used) != 0)
 			return -1;
@@ -241,6 +264,7 @@ static struct gz_second *gz_split_start(struct reader *r, const unsigned char *i
 		return NULL;
 	}
 	h->r.gzip = 1;
+	h->r.strict = r->strict;
 	h->r.is_second = 1;
 	h->r.conv.keep_orphan_ends = 1;
 	h->sp = sp;
@@ -294,7 +318,9 @@ static int gz_join(struct reader *r, struct gz_text *t, size_t rel, size_t *from
 	*from = q;
 	if (r->state != TOP_EVENTS)
 		return 0; /* the cut is before traceEvents */
+	r->at_cut = 1; /* the text ends at the cut, the trace does not */
 	enum scan s = parse_take_events(r, b, &q, end_a, 1, opts, size);
+	r->at_cut = 0;
 	*from = q;
 	if (s == SCAN_BAD)
 		return -1;
@@ -318,8 +344,10 @@ static int gz_join(struct reader *r, struct gz_text *t, size_t rel, size_t *from
 	}
 	if (event_conv_adopt(&r->conv, &h->r.conv, r->err) != 0)
 		return -1;
+	parse_adopt_malformed(r, &h->r);
 	r->state = h->r.state;
-	r->salvaged_to = h->r.salvaged_to;
+	if (h->r.salvaged_to) /* the second half took a whole event */
+		r->salvaged_to = h->r.salvaged_to;
 	t->inflated = h->t.inflated;
 	t->zcut = h->t.zcut;
 	return 1;
@@ -337,7 +365,7 @@ int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_parse_opt
 	struct gz_split sp;
 	memset(&sp, 0, sizeof(sp));
 	struct gz_second *h = NULL;
-	int rc = -1, joined = 0;
+	int rc = -1, joined = 0, parsed_all = 0;
 	if (gz_text_init(&t, r, in, size) != 0)
 		goto out;
 	h = gz_split_start(r, in, size, opts, &sp);
@@ -370,8 +398,12 @@ int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_parse_opt
 		from = 0;
 		if (opts && opts->progress)
 			opts->progress(opts->progress_ctx, gz_consumed(t.g), size);
-		if (t.eof || r->state == TOP_DONE)
+		if (r->state == TOP_DONE && gz_trailing(r, &t, used) != 0)
+			goto out;
+		if (t.eof || r->state == TOP_DONE) {
+			parsed_all = 1;
 			break;
+		}
 		if (gz_keep_tail(&t, r, used) != 0)
 			goto out;
 	}
@@ -381,17 +413,15 @@ int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_parse_opt
 		if (opts->extra_sink->discard)
 			opts->extra_sink->discard(opts->extra_sink->ctx);
 	}
-	if (!joined && !(t.eof || r->state == TOP_DONE) && gz_parse_rest(r, &t, from, opts, size, NULL) != 0)
+	/* the text not parsed yet (all of it, when the second thread found no
+	 * cut before the stream ended) */
+	if (!joined && !parsed_all && r->state != TOP_DONE && gz_parse_rest(r, &t, from, opts, size, NULL) != 0)
 		goto out;
 	if (res)
 		res->input_bytes = t.inflated;
-	if (t.zcut) {
-		char msg[160];
-		/* a cut stream took all of its input */
-		snprintf(msg, sizeof(msg), "gzip stream cut short after %llu compressed bytes",
-		         (unsigned long long)size);
-		if (event_conv_warn(&r->conv, msg, r->err) != 0)
-			goto out;
+	if (t.zcut) { /* a cut stream took all of its input: parse_finish says where, and what was kept */
+		r->gz_cut_at = size;
+		r->gz_inflated = t.inflated;
 	}
 	rc = parse_finish(r, r->state == TOP_DONE, res);
 out:

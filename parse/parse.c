@@ -67,26 +67,45 @@ static char *map_padded(int fd, size_t size, size_t *maplen)
 
 int parse_finish(struct reader *r, int eof_state_ok, struct tix_parse_result *res)
 {
+	if (parse_warn_malformed(r) != 0)
+		return -1;
+	/* a gzip stream cut short: where, in both counts, and what came of it */
+	char cut[160] = "";
+	if (r->gz_cut_at)
+		snprintf(cut, sizeof cut, "gzip stream cut short after %llu compressed bytes (%llu bytes of JSON inflated)",
+		         (unsigned long long)r->gz_cut_at, (unsigned long long)r->gz_inflated);
 	if (!eof_state_ok) {
 		if (r->state == TOP_START) {
+			if (cut[0])
+				return tix_error_set(r->err, "%s: %s, before any JSON", r->path, cut);
 			tix_error_set(r->err, "%s: empty file: no JSON in it", r->path);
 			return -1;
 		}
 		if (r->state == TOP_KEY && r->conv.events == 0) {
-			tix_error_set(r->err, "%s: byte %llu: the file ends before any \"traceEvents\" array",
-			              r->path, (unsigned long long)r->base);
+			if (cut[0])
+				return tix_error_set(r->err, "%s: %s, before any \"traceEvents\" array", r->path, cut);
+			tix_error_set(r->err, "%s: byte %llu: the file ends before any \"traceEvents\" array", r->path,
+			              (unsigned long long)r->base);
 			return -1;
 		}
 		if (r->state == TOP_EVENTS) {
 			r->truncated = 1;
-			char msg[256];
+			char msg[400];
 			snprintf(msg, sizeof(msg),
-			         "trace truncated (it ends inside an event, or before traceEvents closes): "
-			         "indexed the %llu whole events before byte %llu",
-			         (unsigned long long)r->conv.events, (unsigned long long)r->salvaged_to);
+			         "%s%strace truncated (it ends inside an event, or before traceEvents closes): "
+			         "indexed the %llu whole events before byte %llu%s",
+			         cut, cut[0] ? ": " : "", (unsigned long long)r->conv.events,
+			         (unsigned long long)r->salvaged_to, r->gzip ? " (of the inflated JSON)" : "");
 			if (event_conv_warn(&r->conv, msg, r->err) != 0)
 				return -1;
+			cut[0] = 0; /* said */
 		}
+	}
+	if (cut[0]) { /* the JSON ended whole before the cut: nothing of it lost */
+		char msg[300];
+		snprintf(msg, sizeof msg, "%s, after the trace's JSON ended: its checksum missing, every event kept", cut);
+		if (event_conv_warn(&r->conv, msg, r->err) != 0)
+			return -1;
 	}
 	if (event_conv_finish(&r->conv, r->err) != 0)
 		return -1;
@@ -94,6 +113,7 @@ int parse_finish(struct reader *r, int eof_state_ok, struct tix_parse_result *re
 		res->events = r->conv.events;
 		res->truncated = r->truncated;
 		res->salvaged_to = r->salvaged_to;
+		res->malformed = r->bad_events;
 	}
 	return 0;
 }
@@ -276,6 +296,7 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 	}
 	h->r.state = TOP_EVENTS;
 	h->r.array_format = r->array_format;
+	h->r.strict = r->strict;
 	h->r.is_second = 1;
 	h->r.share = &share;
 	h->r.conv.keep_orphan_ends = 1;
@@ -295,7 +316,9 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 	size_t pa = q;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r->at_cut = 1; /* the data ends at the cut, the trace does not */
 	enum scan s = parse_take_events(r, b, &pa, end_a, 1, opts, size);
+	r->at_cut = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	pthread_join(th, NULL);
 	if (getenv("TIX_TIMING")) /* is the cut in the middle of the work? */
@@ -314,8 +337,10 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 		} else if (event_conv_adopt(&r->conv, &h->r.conv, r->err) != 0) {
 			rc = -1;
 		} else {
+			parse_adopt_malformed(r, &h->r);
 			r->state = h->r.state;
-			r->salvaged_to = h->r.salvaged_to;
+			if (h->r.salvaged_to) /* the second half took a whole event */
+				r->salvaged_to = h->r.salvaged_to;
 			*used = h->used;
 			rc = 1;
 		}
@@ -438,6 +463,7 @@ int tix_parse_trace(const char *path, const struct tix_sink *sink,
 		return tix_error_env(err, "%s: out of memory", path);
 	}
 	r.gzip = magic[0] == 0x1f && magic[1] == 0x8b;
+	r.strict = opts && opts->strict;
 	int rc = r.gzip ? parse_gzip(&r, fd, size, opts, result) : parse_mapped(&r, fd, size, opts, result);
 	parse_reader_done(&r);
 	close(fd);

@@ -16,6 +16,10 @@
 
 #include "index/sink.h"
 
+/* The words of the warning that says malformed events were skipped (the
+ * CLI's --strict looks for them in an index built without it). */
+#define TIX_PARSE_MALFORMED "malformed event"
+
 struct tix_parse_opts {
 	/* Called now and then with bytes of input consumed so far and the
 	 * total (compressed bytes for gzip).  May be NULL. */
@@ -29,12 +33,16 @@ struct tix_parse_opts {
 	 * (0: 64 MB, below which one thread is as fast).  Tests and fuzzers
 	 * make it small to exercise the split. */
 	uint64_t split_min;
+	/* A malformed event in traceEvents is an error (-1, the first one's
+	 * message) instead of skipped with a warning (parse/resync.c). */
+	int strict;
 };
 
 struct tix_parse_result {
 	uint64_t events;       /* trace events read (all phases) */
 	uint64_t input_bytes;  /* size of the JSON text (after inflating) */
 	int truncated;         /* the trace ended inside an event: what was whole was kept */
+	uint64_t malformed;    /* malformed events skipped (strict: 0, it was an error) */
 	uint64_t salvaged_to;  /* when truncated: byte offset after the last whole event */
 };
 

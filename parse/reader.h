@@ -36,6 +36,15 @@ struct reader {
 	int is_second;          /* the second thread of a split parse */
 	int stop_at_events;     /* parse_consume() returns where the events begin */
 	struct shared_progress *share;
+	/* Malformed events (resync.c): skipped and counted, or with strict
+	 * the first is an error.  at_cut: the data given ends at a guessed
+	 * cut, not at the trace's end (a split's first half). */
+	int strict, at_cut;
+	uint64_t bad_events, bad_places, first_bad_at;
+	uint64_t gz_cut_at;     /* a gzip stream cut short: its compressed size (0: it was not) */
+	uint64_t gz_inflated;   /* ... and the JSON bytes it gave */
+	char reason[300];       /* what the last bad event had wrong (parse_bad) */
+	char first_bad[300];    /* ... and the first one */
 };
 
 enum scan { SCAN_OK, SCAN_MORE, SCAN_BAD, SCAN_DEEP };
@@ -52,8 +61,30 @@ struct shared_progress {
 };
 
 
+/* ---- after a malformed event (resync.c) ---- */
+/* Says what is wrong at a bad event (printf-style, without the file name):
+ * into r->reason, and r->err as the error --strict gives. */
+void parse_bad(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The first '{' in b[from, n) after a '}' and a ',' that starts an event
+ * (scans whole within a window, has "ph", is followed by ',' or ']'), or 0;
+ * *passed counts the candidates that did not. */
+size_t parse_next_event(struct reader *r, const char *b, size_t from, size_t n, int eof, uint64_t *passed);
+/* The event (or bytes) at b[q] is malformed, r->reason says how: -1 when
+ * strict (r->err set); 1 with *next at the next event's '{', or at the ']'
+ * that closes traceEvents (eof only), the skip counted; 0 when neither is
+ * in b[..n) (more data needed, or the trace was cut inside the event). */
+int parse_resync(struct reader *r, const char *b, size_t q, size_t n, int eof, size_t *next);
+/* The one warning for the skips, sent to the sink (parse_finish). */
+int parse_warn_malformed(struct reader *r);
+/* Adds a split's second half's skips to r's. */
+void parse_adopt_malformed(struct reader *r, const struct reader *second);
+
 /* Bytes of blank from b[p] on. */
 size_t parse_skip_ws(const char *b, size_t p, size_t n);
+/* Any JSON value from b[p]: sets *end past it (SCAN_OK), or *bad_at where
+ * the nesting breaks.  Checks nesting and strings, not the grammar of
+ * numbers and literals (simdjson does that). */
+enum scan parse_scan_value(const char *b, size_t p, size_t n, size_t *end, size_t *bad_at);
 /* A guessed event boundary in b[from, limit): a ',' between '}' and '{'
  * (its position), or 0. */
 size_t parse_guess_cut(const char *b, size_t from, size_t limit);

@@ -48,9 +48,7 @@ static enum scan scan_string(const char *b, size_t p, size_t n, size_t *end)
 	return SCAN_MORE;
 }
 
-/* Any JSON value from b[p]: sets *end past it.  Checks nesting and strings,
- * not the grammar of numbers and literals (simdjson does that). */
-static enum scan scan_value(const char *b, size_t p, size_t n, size_t *end, size_t *bad_at)
+enum scan parse_scan_value(const char *b, size_t p, size_t n, size_t *end, size_t *bad_at)
 {
 	uint8_t stack[MAX_NESTING / 8] = {0}; /* one bit a level: 1 for '{' */
 	int depth = 0;
@@ -192,7 +190,8 @@ static void sanitize(char *b, size_t n)
 	}
 }
 
-/* One event b[s..e) on its own; the slow path. */
+/* One event b[s..e) on its own; the slow path.  0; -1 when the sink
+ * failed (r->err set); -2 when simdjson refused the event (parse_bad). */
 static int parse_one(struct reader *r, char *b, size_t s, size_t e)
 {
 	size_t at;
@@ -205,8 +204,12 @@ static int parse_one(struct reader *r, char *b, size_t s, size_t e)
 			r->conv.skipped++; /* should simdjson refuse valid JSON as too deep */
 			return 0;
 		}
-		if (rc == -1)
-			return shim_error(r, s + at, msg, s);
+		if (rc == -1) {
+			parse_bad(r, "byte %llu%s: invalid JSON in the event at byte %llu: %s",
+			          (unsigned long long)(r->base + s + at), r->gzip ? " (of the inflated JSON)" : "",
+			          (unsigned long long)(r->base + s), msg);
+			return -2;
+		}
 	}
 	return rc ? -1 : 0;
 }
@@ -238,7 +241,7 @@ static int parse_run(struct reader *r, char *b, size_t s, size_t e, size_t *resu
 	if (r->conv.events != count && r->last_start) {
 		/* Events before the failure were taken: go on after the last. */
 		size_t ls = (size_t)(r->last_start - b), end, bad;
-		if (ls >= s && ls < e && scan_value(b, ls, e, &end, &bad) == SCAN_OK) {
+		if (ls >= s && ls < e && parse_scan_value(b, ls, e, &end, &bad) == SCAN_OK) {
 			end = parse_skip_ws(b, end, e + 1);
 			*resume = end < e + 1 && b[end] == ',' ? end + 1 : end;
 		} else {
@@ -248,9 +251,44 @@ static int parse_run(struct reader *r, char *b, size_t s, size_t e, size_t *resu
 	return 1;
 }
 
+/* The event at b[q] (a '{'): SCAN_OK with *e past it, SCAN_BAD or
+ * SCAN_DEEP (parse_bad said why), or SCAN_MORE when it does not end in the
+ * data.  One that runs on for more than a window while an event starts
+ * inside it is malformed (a stray quote turned its strings inside out): it
+ * is not scanned to the end of the file, as each such event would be. */
+static enum scan scan_event(struct reader *r, const char *b, size_t q, size_t n, int eof, size_t *e)
+{
+	size_t bad = q, lim = n - q > r->window ? q + r->window : n;
+	enum scan s = parse_scan_value(b, q, lim, e, &bad);
+	uint64_t passed;
+	size_t next = 0;
+	if (s == SCAN_MORE && lim < n) {
+		next = parse_next_event(r, b, q + 1, lim, 0, &passed);
+		if (!next)
+			s = parse_scan_value(b, q, n, e, &bad); /* a long event, whole */
+	} else if (s == SCAN_MORE && (eof || n - q > r->window)) {
+		/* at the end of the data, or a gzip buffer that would grow for ever */
+		next = parse_next_event(r, b, q + 1, n, eof, &passed);
+	}
+	const char *where = r->gzip ? " (of the inflated JSON)" : "";
+	if (next)
+		parse_bad(r, "the event at byte %llu%s does not end before the next one at byte %llu",
+		          (unsigned long long)(r->base + q), where, (unsigned long long)(r->base + next));
+	else if (s == SCAN_DEEP)
+		parse_bad(r, "byte %llu%s: the event at byte %llu nests deeper than %d levels",
+		          (unsigned long long)(r->base + bad), where, (unsigned long long)(r->base + q), MAX_NESTING);
+	else if (s == SCAN_BAD)
+		parse_bad(r, "byte %llu%s: unbalanced '%c' in the event at byte %llu", (unsigned long long)(r->base + bad),
+		          where, b[bad], (unsigned long long)(r->base + q));
+	else if (s == SCAN_MORE && eof)
+		parse_bad(r, "the event at byte %llu%s does not end", (unsigned long long)(r->base + q), where);
+	return next ? SCAN_BAD : s;
+}
+
 /* The careful walk of events from b[*p], at most up to limit: every event
  * is scanned for its end and parsed alone.  Stops after the array's ']'
- * (sets *closed), at limit, or where the data ends. */
+ * (sets *closed), at limit, or where the data ends.  A malformed event is
+ * skipped (resync.c) unless strict. */
 enum scan parse_walk_events(struct reader *r, char *b, size_t *p, size_t n, size_t limit,
                              int eof, int *closed, int *failed)
 {
@@ -265,61 +303,61 @@ enum scan parse_walk_events(struct reader *r, char *b, size_t *p, size_t n, size
 			*p = q + 1;
 			return SCAN_OK;
 		}
+		size_t e = q, next;
+		enum scan s = SCAN_BAD;
+		int rc = 0;
 		if (b[q] != '{') {
 			char sb[16];
-			tix_error_set(r->err, "%s: byte %llu%s: expected '{' to start an event, found %s",
-			              r->path, (unsigned long long)(r->base + q),
-			              r->gzip ? " (of the inflated JSON)" : "", show_byte(b[q], sb));
-			*failed = 1;
-			return SCAN_BAD;
+			parse_bad(r, "byte %llu%s: expected '{' to start an event, found %s", (unsigned long long)(r->base + q),
+			          r->gzip ? " (of the inflated JSON)" : "", show_byte(b[q], sb));
+		} else if ((s = scan_event(r, b, q, n, eof, &e)) == SCAN_OK) {
+			rc = parse_one(r, b, q, e);
+			if (rc == -1) { /* the sink's error */
+				*failed = 1;
+				return SCAN_BAD;
+			}
 		}
-		size_t e, bad;
-		enum scan s = scan_value(b, q, n, &e, &bad);
-		if (s == SCAN_MORE) {
+		if (s == SCAN_MORE && !eof) {
 			*p = q;
 			return SCAN_MORE;
 		}
-		if (s == SCAN_BAD || s == SCAN_DEEP) {
-			if (s == SCAN_DEEP)
-				tix_error_set(r->err, "%s: byte %llu%s: the event at byte %llu nests deeper than %d levels",
-				              r->path, (unsigned long long)(r->base + bad),
-				              r->gzip ? " (of the inflated JSON)" : "",
-				              (unsigned long long)(r->base + q), MAX_NESTING);
-			else
-				tix_error_set(r->err, "%s: byte %llu%s: unbalanced '%c' in the event at byte %llu",
-				              r->path, (unsigned long long)(r->base + bad),
-				              r->gzip ? " (of the inflated JSON)" : "", b[bad],
-				              (unsigned long long)(r->base + q));
+		size_t after = e;
+		if (s == SCAN_OK && rc == 0) {
+			r->salvaged_to = r->base + e;
+			after = parse_skip_ws(b, e, n);
+			if (after >= n) {
+				*p = e;
+				return SCAN_MORE;
+			}
+			if (b[after] == ',') {
+				q = after + 1;
+				*p = q;
+				continue;
+			}
+			if (b[after] == ']') {
+				*closed = 1;
+				*p = after + 1;
+				return SCAN_OK;
+			}
+			char sb[16];
+			parse_bad(r, "byte %llu%s: expected ',' or ']' after an event, found %s",
+			          (unsigned long long)(r->base + after), r->gzip ? " (of the inflated JSON)" : "",
+			          show_byte(b[after], sb));
+		}
+		/* malformed: the event at q, or what follows a good one */
+		size_t from = s == SCAN_OK && rc == 0 ? after : q;
+		int rs = parse_resync(r, b, from, n, eof, &next);
+		if (rs < 0) {
 			*failed = 1;
 			return SCAN_BAD;
 		}
-		if (parse_one(r, b, q, e) != 0) {
-			*failed = 1;
-			return SCAN_BAD;
-		}
-		r->salvaged_to = r->base + e;
-		size_t after = parse_skip_ws(b, e, n);
-		if (after >= n) {
-			*p = e;
+		if (rs == 0) { /* no event after it here: more data, or the trace was cut */
+			*p = from;
 			return SCAN_MORE;
 		}
-		if (b[after] == ',') {
-			q = after + 1;
-		} else if (b[after] == ']') {
-			*closed = 1;
-			*p = after + 1;
-			return SCAN_OK;
-		} else {
-			char sb[16];
-			tix_error_set(r->err, "%s: byte %llu%s: expected ',' or ']' after an event, found %s",
-			              r->path, (unsigned long long)(r->base + after),
-			              r->gzip ? " (of the inflated JSON)" : "", show_byte(b[after], sb));
-			*failed = 1;
-			return SCAN_BAD;
-		}
+		q = next; /* an event's '{', or the ']' that closes the array */
 		*p = q;
 	}
-	(void)eof;
 	*p = q;
 	return SCAN_OK;
 }
@@ -418,7 +456,7 @@ enum scan parse_take_events(struct reader *r, char *b, size_t *p, size_t n, int 
 			if (b[e] != '{')
 				break;
 			size_t ve, bad;
-			if (scan_value(b, e, n, &ve, &bad) != SCAN_OK)
+			if (parse_scan_value(b, e, n, &ve, &bad) != SCAN_OK)
 				break;
 			last_end = ve;
 			e = parse_skip_ws(b, ve, n);
@@ -551,7 +589,7 @@ size_t parse_consume(struct reader *r, char *b, size_t start, size_t n, int eof,
 			p = vstart + 1;
 			continue;
 		}
-		enum scan s = scan_value(b, vstart, n, &vend, &bad);
+		enum scan s = parse_scan_value(b, vstart, n, &vend, &bad);
 		if (s == SCAN_MORE)
 			return p;
 		if (s == SCAN_BAD || s == SCAN_DEEP) {

@@ -10,7 +10,7 @@
 #
 # Environment:
 #   BUILD_FUZZ    build folder (default build-fuzz)
-#   FUZZ_TARGETS  which targets (default: json json_gz json_big tix tix_fixsum names)
+#   FUZZ_TARGETS  which targets (default: json json_gz json_big tix tix_fixsum names text)
 #   CC, CXX       clang and clang++ (default clang, clang++)
 # New inputs the fuzzers find go to $BUILD_FUZZ/corpus/<target>; the seeds
 # in fuzz/corpus/ and the regression inputs in fuzz/regress/ are only read.
@@ -19,7 +19,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 BUILD_FUZZ=${BUILD_FUZZ:-build-fuzz}
-TARGETS=${FUZZ_TARGETS:-json json_gz json_big tix tix_fixsum names}
+TARGETS=${FUZZ_TARGETS:-json json_gz json_big tix tix_fixsum names text}
 CC=${CC:-clang}
 CXX=${CXX:-clang++}
 command -v "$CC" >/dev/null || { echo "fuzz.sh: $CC not found (apt-get install clang libclang-rt-dev)" >&2; exit 2; }
@@ -35,12 +35,12 @@ for t in $TARGETS; do
 	tix_fixsum) seeds=fuzz/corpus/tix ;;
 	esac
 	case $t in
-	names) maxlen=4096 ;;
+	names | text) maxlen=4096 ;;
 	*) maxlen=16384 ;;
 	esac
 	dict=()
 	case $t in
-	json | json_gz | json_big | names) dict=(-dict=fuzz/tix.dict) ;;
+	json | json_gz | json_big | names | text) dict=(-dict=fuzz/tix.dict) ;;
 	esac
 	work=$BUILD_FUZZ/corpus/$t
 	mkdir -p "$work"

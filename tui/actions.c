@@ -1,6 +1,7 @@
 /*
- * Requests that do more than move or switch: go to (:N), export (e), copy
- * (y, Y) and the mouse.  tui.c's app_request dispatches to them.
+ * Requests that do more than move or switch: go to (:N), export (e) and the
+ * mouse (copy, y / Y / v, is copy.c's).  tui.c's app_request dispatches to
+ * them.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -105,68 +106,6 @@ void app_export(struct app *a, struct view *v)
 			app_msg(a, "exported %s traceEvents to %s", tix_fmt_count((uint64_t)n, count, sizeof count), full);
 	}
 	free(owned);
-}
-
-/* y: the selection's full name; Y: the selected row, its cells tab-separated.
- * Sent with OSC 52, which terminals (and tmux with set-clipboard on) put on
- * the clipboard even over ssh; the status line shows the text as well, for
- * a terminal that ignores OSC 52. */
-void app_copy(struct app *a, struct view *v, int whole_row)
-{
-	static char text[16384], seq[22000];
-	char buf[4096];
-	text[0] = 0;
-	uint32_t row = view_cur_row(v);
-	int keep = a->full_names;
-	a->full_names = 1;
-	if (whole_row && v->cols && row != TIX_NONE) {
-		size_t n = 0;
-		for (int i = 0; i < v->ncols && n < sizeof text; i++) {
-			if (v->cols[i].flags & (TIX_COL_BAR | TIX_COL_DATA))
-				continue;
-			const char *c = v->ops->cell(a, v, row, i, buf, sizeof buf);
-			n += (size_t)snprintf(text + n, sizeof text - n, "%s%s", n ? "\t" : "", c);
-		}
-	} else if (whole_row && row != TIX_NONE && v->ops->text) {
-		snprintf(text, sizeof text, "%s", v->ops->text(a, v, row, buf, sizeof buf));
-	} else if (v->ops->sel_name) {
-		const char *s = v->ops->sel_name(a, v, buf, sizeof buf);
-		snprintf(text, sizeof text, "%s", s ? s : "");
-	} else if (v->cols && row != TIX_NONE) {
-		for (int i = 0; i < v->ncols; i++)
-			if (v->cols[i].flags & TIX_COL_FLEX)
-				snprintf(text, sizeof text, "%s", v->ops->cell(a, v, row, i, buf, sizeof buf));
-	}
-	a->full_names = keep;
-	if (!text[0]) {
-		app_msg(a, "nothing to copy here");
-		return;
-	}
-	int sent = 0;
-	if (osc52(text, seq, sizeof seq)) {
-		fflush(stdout);
-		sent = write(STDOUT_FILENO, seq, strlen(seq)) == (ssize_t)strlen(seq);
-	}
-	const char *how = sent ? "copied (OSC 52)" : "not sent (too long for OSC 52)";
-	if (text_width(a, text) + (int)strlen(how) + 2 <= COLS) {
-		app_msg(a, "%s: %s", how, text);
-		return;
-	}
-	/* Longer than the status line: show it outside the screen, as plain text
-	 * the terminal wraps itself, so selecting it by hand copies one line
-	 * (the way to copy where OSC 52 does not reach) */
-	def_prog_mode();
-	endwin();
-	printf("\n%s\n\n%s.  Select the text above to copy it by hand.\n"
-	       "Press Enter to return to tix. ", text, how);
-	fflush(stdout);
-	char c; /* read(2), not stdio: what is typed after Enter stays for curses */
-	while (read(STDIN_FILENO, &c, 1) == 1 && c != '\n' && c != '\r')
-		;
-	clock_gettime(CLOCK_MONOTONIC, &a->t_key); /* the wait for Enter is not the app's */
-	reset_prog_mode();
-	clearok(curscr, TRUE);
-	app_msg(a, "%s: %d characters", how, (int)strlen(text));
 }
 
 #define DOUBLE_CLICK_MS 400

@@ -74,15 +74,21 @@ int draw_attr(const struct app *a, enum color_role r)
 }
 
 /* One character of s: its length in bytes, its screen width; '?' for what
- * cannot be shown. */
+ * cannot be shown, and for what must not reach the terminal (index/text.c:
+ * controls, C1, the bidi overrides and isolates, bytes that are not UTF-8). */
 static size_t next_char(const struct app *a, const char *s, size_t n, int *w, int *bad)
 {
 	unsigned char c = (unsigned char)s[0];
 	*bad = 0;
+	int unsafe;
+	size_t ulen = tix_text_char((const unsigned char *)s, n, &unsafe);
+	if (unsafe) {
+		*w = 1;
+		*bad = 1;
+		return ulen;
+	}
 	if (c < 0x80) {
 		*w = 1;
-		if (c < 0x20 || c == 0x7f)
-			*bad = 1;
 		return 1;
 	}
 	if (!a->utf8) {
@@ -151,6 +157,13 @@ int text_width(const struct app *a, const char *s)
 		used += w;
 	}
 	return used;
+}
+
+int draw_char_width(const struct app *a, const char *s, size_t n, size_t *len)
+{
+	int w, bad;
+	*len = next_char(a, s, n, &w, &bad);
+	return w;
 }
 
 void draw_bar(const struct app *a, int y, int x, int width, double frac)

@@ -58,6 +58,7 @@
 	X(SHAPES, NULL, 0, "launches, ops: group by shape (Input Dims, Input type); again: back", 'p') \
 	X(COPY, "copy", 12, "copy the name to the clipboard (OSC 52)", 'y')                 \
 	X(COPY_ROW, NULL, 0, "copy the selected row as tab-separated text (OSC 52)", 'Y')   \
+	X(COPY_SHOW, NULL, 0, "show what y / Y copied, on a page of its own to select by hand", 'v') \
 	X(EXPORT, "export", 8, "export the selection to Chrome-trace JSON", 'e')            \
 	X(PREV_EVENT, NULL, 0, "timeline: select the previous event in the lane", ',')      \
 	X(NEXT_EVENT, NULL, 0, "timeline: select the next event in the lane", '.')          \

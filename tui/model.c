@@ -74,26 +74,3 @@ char *regex_escape(const char *s, char *out, size_t cap)
 	out[j] = 0;
 	return out;
 }
-
-char *osc52(const char *s, char *out, size_t cap)
-{
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = strlen(s), need = 7 + (n + 2) / 3 * 4 + 2;
-	if (cap < need)
-		return NULL;
-	size_t o = (size_t)snprintf(out, cap, "\033]52;c;");
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned char)s[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned char)s[i + 1] << 8;
-		if (i + 2 < n)
-			v |= (unsigned char)s[i + 2];
-		out[o++] = b64[v >> 18 & 63];
-		out[o++] = b64[v >> 12 & 63];
-		out[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
-		out[o++] = i + 2 < n ? b64[v & 63] : '=';
-	}
-	out[o++] = '\a';
-	out[o] = 0;
-	return out;
-}

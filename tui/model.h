@@ -27,10 +27,6 @@ char *fmt_dim3(const int32_t v[3], char *out, size_t cap);
 /* [557496,1,1] (tables) */
 char *fmt_dim3_compact(const int32_t v[3], char *out, size_t cap);
 
-/* The OSC 52 sequence that asks the terminal to put s on the clipboard
- * (base64 of s inside ESC ] 52 ; c ; ... BEL).  NULL when cap is too small. */
-char *osc52(const char *s, char *out, size_t cap);
-
 /* Escapes s for a POSIX ERE that matches it literally. */
 char *regex_escape(const char *s, char *out, size_t cap);
 

@@ -381,6 +381,7 @@ void app_request(struct app *a, enum req r)
 	case REQ_EXPORT: app_export(a, v); break;
 	case REQ_COPY:
 	case REQ_COPY_ROW: app_copy(a, v, r == REQ_COPY_ROW); break;
+	case REQ_COPY_SHOW: app_copy_show(a, v); break;
 	case REQ_MOUSE: app_mouse(a, v); break;
 	case REQ_COMPARE: {
 		if (a->ntraces < 2) {
@@ -778,6 +779,7 @@ int tui_run(const struct tui_trace *traces, int ntraces, const struct tui_opts *
 	}
 	if (a->has_search)
 		pattern_free(&a->search_re);
+	free(a->copied);
 	free(a->traces);
 	return 0;
 }

@@ -187,6 +187,7 @@ struct app {
 	struct tix_rank_set *ranks_ready; /* built at start for the Ranks view it opens on */
 	struct timespec t_key;         /* when the key being handled arrived (or its prompt ended) */
 	const char *peak_bw, *peak_flops; /* --peak-bw, --peak-flops (NULL: the device table's) */
+	char *copied;                  /* what y / Y copied last (malloc'd, made safe), or NULL */
 };
 
 /* ---- framework (tui.c) ---- */
@@ -221,7 +222,10 @@ void app_resize(struct app *a);
 /* :N, e, y / Y and the mouse (actions.c). */
 void app_goto(struct app *a, struct view *v);
 void app_export(struct app *a, struct view *v);
+/* y / Y / v (copy.c): y the selection's full name, Y its row, onto the
+ * clipboard (OSC 52) and into a->copied; v shows a->copied on a page. */
 void app_copy(struct app *a, struct view *v, int whole_row);
+void app_copy_show(struct app *a, struct view *v);
 void app_mouse(struct app *a, struct view *v);
 struct view_args view_args_none(void);
 /* The display name of a kernel/op name string (short unless t was pressed). */
@@ -317,5 +321,8 @@ void draw_bar(const struct app *a, int y, int x, int width, double frac);
 void draw_fill(int y, int attr);
 /* Screen columns s takes (UTF-8 aware). */
 int text_width(const struct app *a, const char *s);
+/* The screen width of the character at s (n bytes there) as draw_text
+ * draws it, and its length in *len. */
+int draw_char_width(const struct app *a, const char *s, size_t n, size_t *len);
 
 #endif /* TIX_TUI_VIEW_H */

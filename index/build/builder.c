@@ -17,12 +17,13 @@
 
 /* ---- collectors ---- */
 
-static int collector_init(struct collector *c, const char *dir, const char *source_path,
+static int collector_init(struct collector *c, const char *dir, struct temp_budget *tb, const char *source_path,
                           const char *out_path, struct tix_error *err)
 {
 	memset(c, 0, sizeof(*c));
 	c->rows.fd = c->flows.fd = -1;
 	c->dir = dir;
+	c->budget = tb;
 	c->source_path = source_path;
 	c->out_path = out_path;
 	c->last_track = TIX_NONE;
@@ -37,8 +38,8 @@ static int collector_init(struct collector *c, const char *dir, const char *sour
 		return tix_error_env(err, "%s: out of memory", source_path);
 	for (int i = 0; i < DETAIL_MEMO_SIZE; i++)
 		c->memo[i].name = TIX_NONE;
-	if (spill_init(&c->rows, dir, out_path, sizeof(struct brow), err) ||
-	    spill_init(&c->flows, dir, out_path, sizeof(struct bflow), err))
+	if (spill_init(&c->rows, dir, out_path, sizeof(struct brow), tb, err) ||
+	    spill_init(&c->flows, dir, out_path, sizeof(struct bflow), tb, err))
 		return -1;
 	return 0;
 }
@@ -533,42 +534,32 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 	if (opts)
 		b->opts = *opts;
 	b->out_path = strdup(out_path);
-	char *tmp = strdup(out_path);
-	b->dir = tmp ? strdup(dirname(tmp)) : NULL;
-	free(tmp);
 	b->source_path = strdup(opts && opts->source_path ? opts->source_path : "");
 	b->step_marker = strdup(opts && opts->step_marker ? opts->step_marker : "");
 	b->base_time_ns = opts ? opts->base_time_ns : 0;
-	if (!b->out_path || !b->dir || !b->source_path || !b->step_marker) {
+	if (!b->out_path || !b->source_path || !b->step_marker) {
 		tix_error_env(err, "%s: out of memory", out_path);
 		tix_builder_abort(b);
 		return NULL;
 	}
-	size_t n = strlen(out_path) + 16;
-	b->tmp_path = malloc(n);
-	if (!b->tmp_path) {
+	/* The index file through index/outfile.c: an unnamed temporary in the
+	 * folder, named and renamed at the end; never over the trace itself. */
+	struct tix_file_id source = {b->opts.source_dev, b->opts.source_ino};
+	struct tix_out_opts oo = {.follow = b->opts.out_given, .index = 1, .from_mode = b->opts.source_mode,
+	                          .inputs = &source, .ninputs = b->opts.source_ino ? 1 : 0};
+	if (tix_outfile_open(&b->out, out_path, &oo, err) != 0) {
+		tix_builder_abort(b);
+		return NULL;
+	}
+	b->opened = 1;
+	b->out_fd = b->out.fd;
+	if (!(b->dir = strdup(b->out.dir))) {
 		tix_error_env(err, "%s: out of memory", out_path);
 		tix_builder_abort(b);
 		return NULL;
 	}
-	snprintf(b->tmp_path, n, "%s.tmpXXXXXX", out_path);
-	/* An unnamed file first: a build killed at any moment leaves nothing
-	 * behind.  It gets its temporary name only when complete (finish).
-	 * Where O_TMPFILE is not supported, a named temporary from the start. */
-	b->out_fd = open(b->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
-	if (b->out_fd >= 0)
-		b->unnamed = 1;
-	else
-		b->out_fd = mkostemp(b->tmp_path, O_CLOEXEC);
-	if (b->out_fd < 0) {
-		tix_error_errno(err, errno, "%s: cannot create the index", out_path);
-		free(b->tmp_path);
-		b->tmp_path = NULL;
-		tix_builder_abort(b);
-		return NULL;
-	}
-	fchmod(b->out_fd, 0644);
-	if (collector_init(&b->c, b->dir, b->source_path, b->out_path, err) != 0) {
+	temp_budget_init(&b->budget, b->dir, b->opts.max_temp);
+	if (collector_init(&b->c, b->dir, &b->budget, b->source_path, b->out_path, err) != 0) {
 		tix_builder_abort(b);
 		return NULL;
 	}
@@ -579,10 +570,8 @@ void tix_builder_abort(struct tix_builder *b)
 {
 	if (!b)
 		return;
-	if (b->out_fd >= 0)
-		close(b->out_fd);
-	if (b->tmp_path && !b->unnamed)
-		unlink(b->tmp_path);
+	if (b->opened)
+		tix_outfile_abort(&b->out);
 	collector_done(&b->c);
 	if (b->extra) {
 		collector_done(b->extra);
@@ -592,7 +581,6 @@ void tix_builder_abort(struct tix_builder *b)
 	free(b->xmap_detail);
 	free(b->xmap_track);
 	free(b->out_path);
-	free(b->tmp_path);
 	free(b->dir);
 	free(b->source_path);
 	free(b->step_marker);
@@ -633,27 +621,6 @@ void tix_builder_set_base_time(struct tix_builder *b, int64_t base_ns)
 int tix_builder_warn(struct tix_builder *b, const char *msg, struct tix_error *err)
 {
 	return collect_warn(&b->c, msg, strlen(msg), err);
-}
-
-/* Gives the unnamed index file its temporary name (mkstemp's pattern,
- * linked through /proc), ready for the rename. */
-static int name_tmpfile(struct tix_builder *b)
-{
-	char proc[64];
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", b->out_fd);
-	size_t n = strlen(b->tmp_path);
-	for (int tries = 0; tries < 100; tries++) {
-		memcpy(b->tmp_path + n - 6, "XXXXXX", 6);
-		for (int i = 0; i < 6; i++)
-			b->tmp_path[n - 6 + i] = "abcdefghijklmnopqrstuvwxyz0123456789"[(unsigned)rand() % 36];
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, b->tmp_path, AT_SYMLINK_FOLLOW) == 0) {
-			b->unnamed = 0; /* a name now: removed like any temporary on failure */
-			return 0;
-		}
-		if (errno != EEXIST)
-			return -1;
-	}
-	return -1;
 }
 
 /* What the ingest boundary (collect_event) changed, said once. */
@@ -697,18 +664,8 @@ int builder_merge(struct tix_builder *b, struct tix_error *err)
 
 int builder_commit(struct tix_builder *b, struct tix_error *err)
 {
-	int rc = 0;
-	if (b->unnamed && name_tmpfile(b) != 0) {
-		rc = tix_error_env(err, "%s: cannot name the new index: %s", b->out_path, strerror(errno));
-	} else if (close(b->out_fd) != 0) {
-		rc = tix_error_env(err, "%s: %s", b->out_path, strerror(errno));
-	} else if (rename(b->tmp_path, b->out_path) != 0) {
-		rc = tix_error_env(err, "%s: cannot rename the index into place: %s", b->out_path,
-		                   strerror(errno));
-	} else {
-		free(b->tmp_path);
-		b->tmp_path = NULL; /* nothing left to remove */
-	}
+	b->opened = 0; /* the door closes, names and renames it (or removes it) */
+	int rc = tix_outfile_commit(&b->out, err);
 	b->out_fd = -1;
 	return rc;
 }
@@ -747,9 +704,10 @@ static void sink_discard(void *ctx)
 {
 	struct collector *c = ctx;
 	const char *dir = c->dir, *path = c->source_path, *out = c->out_path;
+	struct temp_budget *tb = c->budget;
 	struct tix_error ignored;
 	collector_done(c);
-	collector_init(c, dir, path, out, &ignored);
+	collector_init(c, dir, tb, path, out, &ignored);
 }
 
 static void fill_sink(struct collector *c, struct tix_sink *sink)
@@ -775,7 +733,7 @@ int tix_builder_sink_extra(struct tix_builder *b, struct tix_sink *sink, struct 
 		b->extra = malloc(sizeof(*b->extra));
 		if (!b->extra)
 			return tix_error_env(err, "%s: out of memory", b->source_path);
-		if (collector_init(b->extra, b->dir, b->source_path, b->out_path, err) != 0) {
+		if (collector_init(b->extra, b->dir, &b->budget, b->source_path, b->out_path, err) != 0) {
 			collector_done(b->extra);
 			free(b->extra);
 			b->extra = NULL;

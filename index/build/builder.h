@@ -28,6 +28,9 @@ struct tix_build_opts {
 	uint64_t source_hash;
 	uint64_t source_dev, source_ino;
 	int64_t source_ctime_ns;
+	uint32_t source_mode;      /* its st_mode: the index is never more readable (0: unknown) */
+	int out_given;             /* out_path is the user's (-o): index.h's tix_out_opts.follow */
+	uint64_t max_temp;         /* the disk the build may take, bytes (0: the free space less a margin) */
 	const char *step_marker;   /* user regex (POSIX ERE) or NULL for the defaults */
 	int64_t base_time_ns;      /* added to every time to make it epoch ns; 0 if unknown */
 	/* The capture traces of a CUDA-graph replay trace, already indexed and

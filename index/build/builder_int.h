@@ -15,6 +15,7 @@
 #ifndef TIX_INDEX_BUILDER_INT_H
 #define TIX_INDEX_BUILDER_INT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,9 +23,28 @@
 #include "index/format.h"
 #include "index/index.h"
 
+/* The disk a build may take: its spills and the index itself, counted as
+ * they are reserved (file_reserve), against a bound set when the build
+ * starts: the free space of the index's file system less a margin kept for
+ * others (5% of it, at most 1 GB), or tix_build_opts.max_temp (--max-temp)
+ * instead.  A reservation past it fails with a message that says so,
+ * before the disk fills.  Shared by both parse threads. */
+struct temp_budget {
+	_Atomic uint64_t used;     /* bytes reserved now */
+	uint64_t limit;            /* UINT64_MAX: none (the free space unknown, no --max-temp) */
+	uint64_t margin;           /* what the default bound leaves free (for the message) */
+	int given;                 /* limit is --max-temp's */
+	int on;                    /* set by temp_budget_init (a zeroed one bounds nothing) */
+	const char *dir;           /* where, for the message */
+};
+/* Sets the bound of a build whose files go into dir (statvfs), or max
+ * (0: none given). */
+void temp_budget_init(struct temp_budget *tb, const char *dir, uint64_t max);
+
 /* A growable array backed by an unlinked temporary file. */
 struct spill {
 	const char *label;  /* the index being built, for messages */
+	struct temp_budget *budget; /* counts its blocks (NULL: not counted) */
 	int fd;
 	unsigned char *base;
 	size_t elem;        /* element size */
@@ -32,8 +52,9 @@ struct spill {
 	size_t cap;         /* elements mapped */
 };
 
-/* A spill in dir (an unlinked file); label names the index in messages. */
-int spill_init(struct spill *s, const char *dir, const char *label, size_t elem,
+/* A spill in dir (an unlinked file); label names the index in messages;
+ * its blocks count against tb (may be NULL). */
+int spill_init(struct spill *s, const char *dir, const char *label, size_t elem, struct temp_budget *tb,
                struct tix_error *err);
 /* Returns a pointer to n fresh elements at the end (zeroed on first use of
  * the file's pages) or NULL with err set. */
@@ -42,10 +63,13 @@ void *spill_push(struct spill *s, size_t n, struct tix_error *err);
 int spill_resize(struct spill *s, size_t n, struct tix_error *err);
 void spill_done(struct spill *s);
 /* Grows fd from `from` to `to` bytes with real blocks (fallocate; where the
- * file system has none, a byte written in each new block).  0 or -1 with
- * errno (ENOSPC on a full disk).  TIX_NO_FALLOCATE=1 takes the fallback
+ * file system has none, a byte written in each new block), the growth
+ * counted against tb (may be NULL).  0, or -1 with err set: past tb's bound
+ * (a message that says so), or "WHAT: strerror" (ENOSPC on a full disk),
+ * WHAT formatted from fmt.  TIX_NO_FALLOCATE=1 takes the fallback
  * everywhere (tests). */
-int file_reserve(int fd, size_t from, size_t to);
+int file_reserve(struct temp_budget *tb, int fd, size_t from, size_t to, struct tix_error *err, const char *fmt,
+                 ...) __attribute__((format(printf, 6, 7)));
 /* Re-types a spill for elements of another size, emptied.  Its pages stay
  * mapped and touched, which is the point: fresh pages cost ~0.3 GB/s here. */
 void spill_retype(struct spill *s, size_t elem);
@@ -163,6 +187,7 @@ struct detail_memo {
 struct collector {
 	const char *source_path;   /* for messages */
 	const char *dir;           /* for spill files */
+	struct temp_budget *budget; /* ... which count against it */
 	const char *out_path;      /* the index, for messages */
 	struct intern strings;
 	struct dedup details;      /* struct tix_detail_disk */
@@ -198,10 +223,11 @@ struct collector {
 
 struct tix_builder {
 	char *out_path;
-	char *tmp_path;
-	char *dir;
-	int out_fd;
-	int unnamed;               /* out_fd is an O_TMPFILE with no name yet */
+	char *dir;                 /* the index's folder: the spills go there */
+	struct tix_outfile out;    /* the index file (index/outfile.c) */
+	struct temp_budget budget; /* the disk it may take */
+	int opened;                /* out is open, not yet committed */
+	int out_fd;                /* out.fd */
 	struct tix_build_opts opts;
 	char *source_path, *step_marker;
 	struct collector c;        /* the primary one; tix_builder_add_* feed it */

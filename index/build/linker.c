@@ -54,7 +54,7 @@ int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_erro
 		if (best < 0 || L->pool[i].cap * L->pool[i].elem > L->pool[best].cap * L->pool[best].elem)
 			best = i;
 	if (best < 0)
-		return spill_init(s, L->b->dir, L->b->out_path, elem, err);
+		return spill_init(s, L->b->dir, L->b->out_path, elem, &L->b->budget, err);
 	*s = L->pool[best];
 	L->pool[best] = L->pool[--L->npool];
 	spill_retype(s, elem);

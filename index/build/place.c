@@ -129,9 +129,9 @@ static int map_out_rows(struct linker *L, uint32_t n, struct tix_error *err)
 	if (n == 0)
 		return linker_spill(L, &L->rows, sizeof(struct tix_row_disk), err);
 	size_t bytes = (size_t)n * sizeof(struct tix_row_disk);
-	if (file_reserve(b->out_fd, 0, ROWS_OFFSET + bytes) != 0)
-		return tix_error_env(err, "%s: cannot grow the index to %zu MB: %s", b->out_path,
-		                     bytes >> 20, strerror(errno));
+	if (file_reserve(&b->budget, b->out_fd, 0, ROWS_OFFSET + bytes, err, "%s: cannot grow the index to %zu MB",
+	                 b->out_path, bytes >> 20) != 0)
+		return -1;
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, b->out_fd, ROWS_OFFSET);
 	if (p == MAP_FAILED)
 		return tix_error_env(err, "%s: cannot map the index: %s", b->out_path, strerror(errno));

@@ -4,24 +4,87 @@
 #include "index/index.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "index/build/builder_int.h"
 
+#define TEMP_MARGIN_MAX 1000000000ull /* 1 GB */
+
 /* ---- spill arrays ---- */
 
-int file_reserve(int fd, size_t from, size_t to)
+void temp_budget_init(struct temp_budget *tb, const char *dir, uint64_t max)
+{
+	atomic_init(&tb->used, 0);
+	tb->limit = UINT64_MAX;
+	tb->margin = 0;
+	tb->given = 0;
+	tb->on = 1;
+	tb->dir = dir;
+	struct statvfs v;
+	if (statvfs(dir, &v) == 0 && v.f_frsize) {
+		uint64_t avail = (uint64_t)v.f_bavail * v.f_frsize, size = (uint64_t)v.f_blocks * v.f_frsize;
+		/* kept free for the others on the host: 5% of the file system, at most 1 GB */
+		tb->margin = size / 20 < TEMP_MARGIN_MAX ? size / 20 : TEMP_MARGIN_MAX;
+		tb->limit = avail > tb->margin ? avail - tb->margin : 0;
+	}
+	if (max) { /* the user's bound, whatever the free space says */
+		tb->limit = max;
+		tb->given = 1;
+	}
+}
+
+static const char *mb(uint64_t bytes, char *buf, size_t cap)
+{
+	snprintf(buf, cap, bytes >= 1000000000 ? "%.3g GB" : "%.3g MB", bytes >= 1000000000 ? bytes / 1e9 : bytes / 1e6);
+	return buf;
+}
+
+/* The growth from here to `to` against tb's bound: 0, or -1 (err set). */
+static int budget_take(struct temp_budget *tb, uint64_t grow, const char *label, struct tix_error *err)
+{
+	if (!tb || !tb->on || !grow)
+		return 0;
+	uint64_t now = atomic_fetch_add(&tb->used, grow) + grow;
+	if (now <= tb->limit)
+		return 0;
+	atomic_fetch_sub(&tb->used, grow);
+	char need[32], bound[32], keep[32];
+	mb(now, need, sizeof need);
+	mb(tb->limit, bound, sizeof bound);
+	if (tb->given)
+		return tix_error_env(err, "%s: the build would take more than %s of disk in %s, past --max-temp (%s): "
+		                     "stopped there", label, need, tb->dir, bound);
+	return tix_error_env(err, "%s: the build would take more than %s of disk in %s, past its free space less %s "
+	                     "kept for others (%s): stopped before the disk fills (--max-temp SIZE bounds it lower, -o "
+	                     "puts the index elsewhere)", label, need, tb->dir, mb(tb->margin, keep, sizeof keep), bound);
+}
+
+int file_reserve(struct temp_budget *tb, int fd, size_t from, size_t to, struct tix_error *err, const char *fmt, ...)
 {
 	/* Blocks for real, not a sparse hole: a full disk is then an error
 	 * here, not a SIGBUS when a mapped page is first written. */
 	if (to <= from)
 		return 0;
+	char what[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return tix_error_env(err, "%s: %s", what, strerror(errno));
+	size_t have = (size_t)st.st_size > from ? (size_t)st.st_size : from;
+	if (budget_take(tb, to > have ? to - have : 0, what, err) != 0)
+		return -1;
 	/* Tests take the fallback on any file system.  Both parse threads may
 	 * ask first: they store the same value, atomically. */
 	static int no_fallocate_state = -1;
@@ -33,27 +96,27 @@ int file_reserve(int fd, size_t from, size_t to)
 	if (!no_fallocate && fallocate(fd, 0, (off_t)from, (off_t)(to - from)) == 0)
 		return 0;
 	if (!no_fallocate && errno != EOPNOTSUPP && errno != ENOSYS)
-		return -1;
+		return tix_error_env(err, "%s: %s", what, strerror(errno));
 	/* No fallocate (ext2, some network file systems): a byte written in
 	 * every block past the end allocates it, so a full disk is ENOSPC
 	 * here too (what glibc's posix_fallocate does there). */
-	struct stat st;
-	if (fstat(fd, &st) != 0)
-		return -1;
 	size_t blk = st.st_blksize > 0 ? (size_t)st.st_blksize : 4096;
 	size_t start = (size_t)st.st_size > from ? (size_t)st.st_size : from;
 	for (size_t off = start; off < to; off = (off / blk + 1) * blk)
 		if (pwrite(fd, "", 1, (off_t)off) != 1)
-			return -1;
-	return ftruncate(fd, (off_t)to);
+			return tix_error_env(err, "%s: %s", what, strerror(errno));
+	if (ftruncate(fd, (off_t)to) != 0)
+		return tix_error_env(err, "%s: %s", what, strerror(errno));
+	return 0;
 }
 
-int spill_init(struct spill *s, const char *dir, const char *label, size_t elem,
+int spill_init(struct spill *s, const char *dir, const char *label, size_t elem, struct temp_budget *tb,
                struct tix_error *err)
 {
 	memset(s, 0, sizeof(*s));
 	s->elem = elem;
 	s->label = label;
+	s->budget = tb;
 	s->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (s->fd < 0) {
 		/* O_TMPFILE is not supported everywhere (some network file
@@ -77,9 +140,9 @@ static int spill_reserve(struct spill *s, size_t need, struct tix_error *err)
 	while (cap < need)
 		cap *= 2;
 	size_t bytes = cap * s->elem;
-	if (file_reserve(s->fd, s->cap * s->elem, bytes) != 0)
-		return tix_error_env(err, "%s: cannot grow a temporary file to %zu MB: %s",
-		                     s->label, (bytes + (1 << 20) - 1) >> 20, strerror(errno));
+	if (file_reserve(s->budget, s->fd, s->cap * s->elem, bytes, err, "%s: cannot grow a temporary file to %zu MB",
+	                 s->label, (bytes + (1 << 20) - 1) >> 20) != 0)
+		return -1;
 	void *p;
 	if (s->base)
 		p = mremap(s->base, s->cap * s->elem, bytes, MREMAP_MAYMOVE);
@@ -119,6 +182,11 @@ void spill_retype(struct spill *s, size_t elem)
 
 void spill_done(struct spill *s)
 {
+	if (s->budget && s->fd > 0) { /* its blocks go back with it */
+		struct stat st;
+		if (fstat(s->fd, &st) == 0)
+			atomic_fetch_sub(&s->budget->used, (uint64_t)st.st_size);
+	}
 	if (s->base)
 		munmap(s->base, s->cap * s->elem);
 	if (s->fd > 0)

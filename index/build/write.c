@@ -219,9 +219,9 @@ int linker_write(struct linker *L, struct tix_error *err)
 	for (int i = 0; i < NSEC; i++)
 		if (!(secs[i].id == TIX_SEC_ROWS && L->out_rows_mapped))
 			end = ((end + TIX_SECTION_ALIGN - 1) & ~(uint64_t)(TIX_SECTION_ALIGN - 1)) + secs[i].size;
-	if (file_reserve(b->out_fd, 0, end) != 0) {
+	if (file_reserve(&b->budget, b->out_fd, 0, end, err, "%s: cannot write the index", b->out_path) != 0) {
 		free(sums);
-		return tix_error_env(err, "%s: cannot write the index: %s", b->out_path, strerror(errno));
+		return -1;
 	}
 	for (int i = 0; i < NSEC; i++) {
 		int in_place = secs[i].id == TIX_SEC_ROWS && L->out_rows_mapped;

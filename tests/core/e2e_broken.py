@@ -42,15 +42,16 @@ def one_line(err):
     return len(lines) == 1, lines
 
 
-def expect_error(args, chk, path, label, must=(), byte=False):
+def expect_error(args, chk, path, label, must=(), byte=False, strict=False):
     """`tix summary PATH --no-cache`: exit 2, one line naming the file."""
-    rc, out, err = tixtest.tix(args, "summary", path, "--no-cache")
+    rc, out, err = tixtest.tix(args, "summary", path, "--no-cache", *(["--strict"] if strict else []))
     ok1, lines = one_line(err)
     msg = lines[0] if lines else ""
     crash = tixtest.describe_crash(rc)
     chk.check(rc == 2 and ok1 and path in msg and all(m in msg for m in must)
               and (not byte or re.search(r"\bbyte \d+", msg)),
-              "%s: exit 2, one line naming the file%s%s" % (label, " and a byte offset" if byte else "",
+              "%s%s: exit 2, one line naming the file%s%s" % (label, ", --strict" if strict else "",
+                                                            " and a byte offset" if byte else "",
                                                           (" with %s" % list(must)) if must else ""),
               "rc %d %s stderr %r" % (rc, crash, err[:400]))
     return msg
@@ -100,12 +101,17 @@ def errors(args, chk, d):
     expect_error(args, chk, write(os.path.join(d, "notarr2.json"), b'{"traceEvents": {"a": 1}}'),
                  "traceEvents an object", must=("traceEvents",))
     expect_error(args, chk, write(os.path.join(d, "scalar.json"), b'42'), "a bare number", byte=True)
+    # a malformed event: skipped with a warning naming its byte, the others
+    # kept (issue 19); --strict: the error
     for label, item in (("event is a number", "7"), ("event is a string", '"s"'), ("event is null", "null"),
-                        ("event is an array", "[1, 2]")):
-        expect_error(args, chk, write(os.path.join(d, re.sub(r"\W+", "_", label) + ".json"),
-                                      '{"traceEvents": [' + GOOD + ', ' + item + ']}'), label, byte=True)
-    expect_error(args, chk, write(os.path.join(d, "syntax.json"), '{"traceEvents": [' + GOOD + ', {"ph": "X",, }]}'),
-                 "syntax error inside an event", byte=True)
+                        ("event is an array", "[1, 2]"), ("syntax error inside an event", '{"ph": "X",, }')):
+        path = write(os.path.join(d, re.sub(r"\W+", "_", label) + ".json"),
+                     '{"traceEvents": [' + GOOD + ', ' + item + ', ' + GOOD.replace('"k1"', '"k3"').replace('"correlation":5', '"correlation":6') + ']}')
+        expect_error(args, chk, path, label, byte=True, strict=True)
+        expect_indexed(args, chk, path, label + ", without --strict", ["k1", "k3"])
+        rc, out, err = tixtest.tix(args, "summary", path, "--no-cache")
+        chk.check(re.search(r"1 malformed event skipped.*the first at byte \d+", err) is not None,
+                  "%s: the warning names the byte" % label, err[:300])
     # text after the closing brace: an error or ignored, but never a crash
     path = write(os.path.join(d, "garbage-after.json"), trace_of() + ' trailing garbage {')
     rc, out, err = tixtest.tix(args, "summary", path, "--no-cache")

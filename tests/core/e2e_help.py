@@ -201,7 +201,7 @@ def main():
         "--step": "0", "--top": "3", "--limit": "2", "--jobs": "2", "--sort": sort_key,
         "--kernel": ".", "--range": "0:1000", "--step-marker": "ProfilerStep",
         "--graph-capture": cap, "--delay": "0", "--duration": "1", "--nvtx": "step",
-        "--flush-ms": "100", "--wait": "0", "--peak-bw": "4.8T", "--peak-flops": "bf16=989T",
+        "--flush-ms": "100", "--wait": "0", "--peak-bw": "4.8T", "--peak-flops": "bf16=989T", "--max-temp": "4G",
     }
     sample["--section"] = "STEPS"  # tix dump
     pending_seen = set()

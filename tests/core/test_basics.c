@@ -1,8 +1,9 @@
 /*
  * Unit tests of the small pure functions of the core: parse_us_to_ns
  * (parse/events.h), tix_short_name, tix_fmt_dur, tix_hash64 (stable: the
- * .tix checksums and the cache key depend on it), the kind table, and
- * tix_printable with the error messages built on it.
+ * .tix checksums and the cache key depend on it), the kind table,
+ * tix_printable with the error messages built on it, the JSON and CSV
+ * string writers, and the random temporary names.
  *
  *   test_basics [SRC_DIR BIN_DIR]   (both ignored)
  */
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "index/index.h"
 #include "parse/events.h"
@@ -301,6 +304,10 @@ static void test_printable(void)
 		{"\xed\xa0\x80", "\\xed\\xa0\\x80"},
 		{"\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80"},
 		{"cut\xe2\x82", "cut\\xe2\\x82"},
+		{"rlo\xe2\x80\xaegnp", "rlo\\xe2\\x80\\xaegnp"},     /* U+202E */
+		{"iso\xe2\x81\xa6x\xe2\x81\xa9", "iso\\xe2\\x81\\xa6x\\xe2\\x81\\xa9"}, /* U+2066, U+2069 */
+		{"zwj\xe2\x80\x8d", "zwj\xe2\x80\x8d"},              /* U+200D is not a bidi control */
+		{"del\x7f", "del\\x7f"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char buf[64];
@@ -321,6 +328,72 @@ static void test_printable(void)
 	CHECK(E.cls == TIX_ERR_INPUT, "ENOENT is bad input");
 }
 
+/* The JSON and CSV strings of every face (index/text.c). */
+static void test_json_csv(void)
+{
+	static const struct {
+		const char *in, *json, *csv;
+	} cases[] = {
+		{"plain", "\"plain\"", "\"plain\""},
+		{"q\"b\\", "\"q\\\"b\\\\\"", "\"q\"\"b\\\""},
+		{"\x1b]0;t\a", "\"\\u001b]0;t\\u0007\"", "\"\\x1b]0;t\\x07\""},
+		{"c1\xc2\x9b", "\"c1\\u009b\"", "\"c1\\xc2\\x9b\""},
+		{"\xe2\x80\xae", "\"\\u202e\"", "\"\\xe2\\x80\\xae\""},
+		{"bad\xff", "\"bad\\ufffd\"", "\"bad\\xff\""},
+		{"\xc2\xb5s", "\"\xc2\xb5s\"", "\"\xc2\xb5s\""},
+		{"=1+2", "\"=1+2\"", "\"'=1+2\""},
+		{"+x", "\"+x\"", "\"'+x\""},
+		{"-x", "\"-x\"", "\"'-x\""},
+		{"@x", "\"@x\"", "\"'@x\""},
+		{"\tx", "\"\\u0009x\"", "\"'\\x09x\""},
+		{"\rx", "\"\\u000dx\"", "\"'\\x0dx\""},
+		{"a=b", "\"a=b\"", "\"a=b\""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		tix_json_str(f, cases[i].in, strlen(cases[i].in));
+		fclose(f);
+		CHECK(strcmp(buf, cases[i].json) == 0, "tix_json_str case %zu: %s (want %s)", i, buf, cases[i].json);
+		free(buf);
+		f = open_memstream(&buf, &len);
+		tix_csv_str(f, cases[i].in);
+		fclose(f);
+		CHECK(strcmp(buf, cases[i].csv) == 0, "tix_csv_str case %zu: %s (want %s)", i, buf, cases[i].csv);
+		free(buf);
+	}
+}
+
+/* Temporary names come from getrandom: two processes forked from one (whose
+ * unseeded rand() would agree) get different names. */
+static void test_random_name(void)
+{
+	char a[13] = "";
+	int ok = tix_random_name(a, 12) == 0;
+	for (int i = 0; i < 12 && ok; i++)
+		ok = (a[i] >= 'a' && a[i] <= 'z') || (a[i] >= 'A' && a[i] <= 'Z') || (a[i] >= '0' && a[i] <= '9');
+	CHECK(ok, "tix_random_name: 12 letters and digits (%s)", a);
+	char kids[2][13] = {"", ""};
+	for (int k = 0; k < 2; k++) {
+		int fd[2];
+		if (pipe(fd) != 0)
+			break;
+		pid_t pid = fork();
+		if (pid == 0) {
+			char n[12];
+			_exit(tix_random_name(n, 12) != 0 || write(fd[1], n, 12) != 12);
+		}
+		close(fd[1]);
+		if (read(fd[0], kids[k], 12) != 12)
+			kids[k][0] = 0;
+		close(fd[0]);
+		waitpid(pid, NULL, 0);
+	}
+	CHECK(kids[0][0] && kids[1][0] && strcmp(kids[0], kids[1]) != 0,
+	      "two forked processes draw different names (%s, %s)", kids[0], kids[1]);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -330,5 +403,7 @@ int main(void)
 	test_hash();
 	test_kinds();
 	test_printable();
+	test_json_csv();
+	test_random_name();
 	return checks_done("test_basics");
 }

@@ -133,7 +133,9 @@ def main():
         path = os.path.join(d, "ctl-%d.json" % len(data))
         with open(path, "wb") as f:
             f.write(data)
-        proc = subprocess.run([args.tix, "summary", path, "--no-cache"], stdout=subprocess.PIPE,
+        # --strict: the junk after an event is an error too (without it, the
+        # trace is salvaged as cut short there)
+        proc = subprocess.run([args.tix, "summary", path, "--no-cache", "--strict"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, timeout=20)
         raw = proc.stderr
         text = raw.decode("utf-8", "replace")
@@ -159,11 +161,16 @@ def main():
         path = write(os.path.join(d, "nan-%s.json" % "".join(c for c in label if c.isalnum() or c == "-")),
                      '{"traceEvents": [%s, {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":%s,"dur":%s}]}'
                      % (KERNEL, v, v))
-        rc, out, err = tixtest.tix(args, "summary", path, "--no-cache")
+        rc, out, err = tixtest.tix(args, "summary", path, "--no-cache", *(["--strict"] if want == 2 else []))
         one, line = reltest.one_line(err)
-        if want == 2:
+        if want == 2:  # not JSON: a malformed event, an error with --strict, else skipped
             chk.check(rc == 2 and one and path in line and "byte" in line,
-                      "ts and dur %s (not JSON): exit 2, one line with the byte offset" % label,
+                      "ts and dur %s (not JSON), --strict: exit 2, one line with the byte offset" % label,
+                      "rc %d %s %r" % (rc, tixtest.describe_crash(rc), err[:200]))
+            rc, out, err = tixtest.tix(args, "summary", path, "--no-cache")
+            one, line = reltest.one_line(err)
+            chk.check(rc == 0 and one and "1 malformed event skipped" in line and "byte 88" in line and "k1" in out,
+                      "ts and dur %s (not JSON): indexed, that event skipped with one warning" % label,
                       "rc %d %s %r" % (rc, tixtest.describe_crash(rc), err[:200]))
         else:
             chk.check(rc == 0 and one and "1 events skipped" in line and "k1" in out,

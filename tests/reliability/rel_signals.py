@@ -133,6 +133,23 @@ def main():
                           s.strip()[-300:])
                 good, what = cooked(stty)
                 chk.check(good, "%s: the terminal is back in cooked mode" % sig.name, what)
+            # SIGTERM to a TUI that built its index itself: the handlers that
+            # remove a named temporary (index/outfile.c) are gone once it is
+            # renamed, so that ncurses' own restores the terminal (issue 19)
+            fresh = os.path.join(d, "fresh.json")
+            shutil.copyfile(src, fresh)
+            for f in (fresh + ".tix",):
+                if os.path.exists(f):
+                    os.remove(f)
+            stty = os.path.join(d, "stty-term.txt")
+            ok, s = run_tui(tm, 3, d, args, fresh, stty)
+            pid = tix_pid(tm)
+            if chk.check(ok and pid, "SIGTERM: the TUI starts on a trace it indexes", s[-300:]):
+                os.kill(pid, signal.SIGTERM)
+                ok, s = tm.wait(lambda s: "TIX-EXITED" in s, 20)
+                good, what = cooked(stty)
+                chk.check(ok and good, "SIGTERM after the TUI built its index: it ends, the terminal in cooked mode",
+                          what + " " + s.strip()[-200:])
         finally:
             tm("kill-server")
     else:
@@ -154,7 +171,9 @@ def main():
                 pass
         out = os.path.join(fs, "out.tix")
         env = dict(os.environ, TIX_NO_FALLOCATE="1")
-        rc, o, err = tixtest.run([args.tix, "index", src, "-o", out], env=env, timeout=120)
+        # --max-temp past the free space: the build meets the full disk itself
+        # (by default it stops at its bound first: rel_temp)
+        rc, o, err = tixtest.run([args.tix, "index", src, "-o", out, "--max-temp", "1T"], env=env, timeout=120)
         one, line = reltest.one_line(err)
         chk.check(rc == 3 and one and "No space left on device" in line,
                   "without fallocate, a full disk: exit 3, one line, no SIGBUS",

@@ -2,10 +2,12 @@
  * keymap's consistency, short names. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "index/index.h"
 #include "tui/keys.h"
+#include "tui/clip.h"
 #include "tui/model.h"
 #include "tui/table.h"
 
@@ -128,6 +130,24 @@ static void test_osc52(void)
 	EXPECT(osc52("foobar", b, 12) == NULL);
 }
 
+/* What y / Y copy: each cell made safe as text output is (ESC, C1, the
+ * bidi overrides, bytes not UTF-8 as \xNN), cells joined by tabs, valid
+ * UTF-8 kept; an empty first cell still gets its tab. */
+static void test_copy_text(void)
+{
+	char *t = NULL;
+	EXPECT(copy_text_add(&t, "k\033]0;title\a\xc2\x9b\xe2\x80\xae\xff-\xc2\xb5s") == 0);
+	EXPECT_STR(t, "k\\x1b]0;title\\x07\\xc2\\x9b\\xe2\\x80\\xae\\xff-\xc2\xb5s");
+	EXPECT(copy_text_add(&t, "a\tb") == 0);
+	EXPECT(strcmp(strchr(t, '\t'), "\ta\\x09b") == 0);
+	EXPECT(text_chars("\xc2\xb5s\t") == 3);
+	free(t);
+	t = NULL;
+	EXPECT(copy_text_add(&t, "") == 0 && copy_text_add(&t, "x") == 0);
+	EXPECT_STR(t, "\tx");
+	free(t);
+}
+
 /* name_fit: never cut silently; the name before its template arguments
  * stays whole when it fits; what fits is returned as is. */
 static void test_name_fit(void)
@@ -167,6 +187,7 @@ int main(void)
 	test_keys();
 	test_short_name();
 	test_osc52();
+	test_copy_text();
 	test_name_fit();
 	if (failures)
 		fprintf(stderr, "test_model: %d failure(s)\n", failures);
