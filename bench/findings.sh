@@ -51,21 +51,32 @@ fi
 now() { date +%s.%N; }
 secs() { python3 -c "import sys; print('%.3f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$2"; }
 
-tb=() tn=() phase=()
+tb=() tn=() cb=() cn=() phase=()
+# CPU seconds (user + system) of the last command run through cpu_of: on a
+# loaded machine wall time spreads, CPU time much less
+cpu_of() {
+	/usr/bin/time -f '%U %S' -o "$BENCH_DIR/cpu.txt" "$@"
+}
+cpu_last() { awk '{printf "%.3f", $1 + $2}' "$BENCH_DIR/cpu.txt"; }
 for i in $(seq "$RUNS"); do
 	for side in base new; do
 		bin=$TIX out=$BENCH_DIR/findings-new.tix
 		[ $side = base ] && bin=$base out=$BENCH_DIR/findings-base.tix
 		t0=$(now)
-		TIX_TIMING=1 "$bin" index "$trace" -o "$out" >/dev/null 2>"$BENCH_DIR/timing-$side.txt"
+		TIX_TIMING=1 cpu_of "$bin" index "$trace" -o "$out" >/dev/null 2>"$BENCH_DIR/timing-$side.txt"
 		t1=$(now)
-		if [ $side = base ]; then tb+=("$(secs "$t0" "$t1")"); else tn+=("$(secs "$t0" "$t1")"); fi
+		if [ $side = base ]; then
+			tb+=("$(secs "$t0" "$t1")") cb+=("$(cpu_last)")
+		else
+			tn+=("$(secs "$t0" "$t1")") cn+=("$(cpu_last)")
+		fi
 	done
 	phase+=("$(awk '/timing: (breakdown|op-shapes)/ {s += $(NF-1)} END {printf "%.3f", s}' "$BENCH_DIR/timing-new.txt")")
 done
 best() { printf '%s\n' "$@" | sort -n | head -1; }
 med() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 b=$(best "${tb[@]}") n=$(best "${tn[@]}")
+bc=$(best "${cb[@]}") nc=$(best "${cn[@]}")
 
 tf=() tj=() to=()
 for i in $(seq "$RUNS"); do
@@ -81,6 +92,9 @@ printf '  %-44s %8s %8s\n' "" "best" "median"
 printf '  %-44s %7ss %7ss\n' "tix index, before the findings phases" "$b" "$(med "${tb[@]}")"
 printf '  %-44s %7ss %7ss\n' "tix index, with them" "$n" "$(med "${tn[@]}")"
 printf '  %-44s %8s\n' "ratio (target <= 1.05)" "$(python3 -c "print('%.3fx' % ($n / $b))")"
+printf '  %-44s %7ss %7ss\n' "CPU time (user + system), before" "$bc" "$(med "${cb[@]}")"
+printf '  %-44s %7ss %7ss\n' "CPU time, with them" "$nc" "$(med "${cn[@]}")"
+printf '  %-44s %8s\n' "CPU ratio (target <= 1.05)" "$(python3 -c "print('%.3fx' % ($nc / $bc))")"
 printf '  %-44s %7ss %7ss\n' "the two phases (breakdown, op-shapes)" "$(best "${phase[@]}")" "$(med "${phase[@]}")"
 printf '  %-44s %7ss %7ss\n' "tix findings (target < 0.200 s)" "$(best "${tf[@]}")" "$(med "${tf[@]}")"
 printf '  %-44s %7ss %7ss\n' "tix findings --format json" "$(best "${tj[@]}")" "$(med "${tj[@]}")"
