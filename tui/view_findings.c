@@ -475,7 +475,7 @@ __attribute__((format(printf, 5, 6))) static struct item *add_item(struct item *
 	return p;
 }
 
-/* The selected finding's pane: its heading, how, ops, kernel, overlaps,
+/* The selected finding's pane: its heading, its title, how, ops, kernel, overlaps,
  * evidence, what Enter opens; then the notes. */
 static int pane_items(struct app *a, const struct view *v, struct item *it, int max)
 {
@@ -488,6 +488,7 @@ static int pane_items(struct app *a, const struct view *v, struct item *it, int 
 		struct item *h = ITEM(NULL, "#%u %s: %s", row + 1, tix_rule_name(f->rule), tix_rule_what(f->rule));
 		if (h)
 			h->attr = draw_attr(a, CR_HEADER);
+		ITEM("finding:", "%s", f->title); /* whole: the table's column cuts it */
 		ITEM("how:", "%s", f->basis);
 		if (f->nops) {
 			struct item *o = ITEM("ops:", "%s", "");
