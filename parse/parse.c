@@ -325,6 +325,9 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 		fprintf(stderr, "tix: timing: first half %.3f s, second half %.3f s\n",
 		        (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
 		        (h->done_at.tv_sec - t0.tv_sec) + (h->done_at.tv_nsec - t0.tv_nsec) / 1e9);
+	if (getenv("TIX_TIMING")) /* each growth frees simdjson's buffers and touches new ones */
+		fprintf(stderr, "tix: timing: simdjson's buffers grew %u times (first half), %u (second half)\n",
+		        r->shim_grew, h->r.shim_grew);
 	r->share = NULL;
 	int rc;
 	if (s == SCAN_BAD) {
