@@ -570,6 +570,7 @@ void tix_builder_abort(struct tix_builder *b)
 {
 	if (!b)
 		return;
+	spill_reap_join(&b->reaper);
 	if (b->opened)
 		tix_outfile_abort(&b->out);
 	collector_done(&b->c);

@@ -46,6 +46,17 @@ static int drop_correlations(struct linker *L, struct tix_error *err)
 	return 0;
 }
 
+/* Nothing after op-shapes takes a spill from the pool: its pages (the
+ * collectors' rows among them) are freed on another thread while the index
+ * is written and committed (tix_builder_abort joins it). */
+static int reap_pool(struct linker *L, struct tix_error *err)
+{
+	(void)err;
+	spill_reap(&L->b->reaper, L->pool, L->npool);
+	L->npool = 0;
+	return 0;
+}
+
 struct phase {
 	const char *name;   /* its TIX_TIMING line; NULL: not timed (counted in the next) */
 	int (*run)(struct linker *L, struct tix_error *err);
@@ -66,6 +77,7 @@ static const struct phase phases[] = {
 	{"name-rows", linker_name_rows, NULL},
 	{"breakdown", linker_breakdown, NULL},
 	{"op-shapes", linker_op_shapes, NULL},
+	{NULL, reap_pool, NULL},
 	{"write", linker_write, NULL},
 };
 
