@@ -247,7 +247,9 @@ struct tix_builder {
 	char *source_path, *step_marker;
 	struct collector c;        /* the primary one; tix_builder_add_* feed it */
 	struct collector *extra;   /* a second producer's, see tix_builder_sink_extra */
-	struct spill_reaper reaper; /* the finish's spills, freed while the index is committed */
+	/* the finish's spills, freed while the index is written ([0]: before
+	 * write, finish.c) and committed ([1]: linker_done) */
+	struct spill_reaper reapers[2];
 	int64_t base_time_ns;
 	/* After the merge: extra's dictionaries are folded into c, and these
 	 * map extra's string, detail and track numbers to c's.  Its rows and
