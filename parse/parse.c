@@ -14,7 +14,9 @@
  * one reused buffer and goes through the same windows; a large one is
  * parsed by two threads too (gzip.c: "two threads over one gzip stream").
  * Memory: one window buffer per gzip thread, simdjson's buffers for one
- * window per thread, whatever the file size.
+ * window per thread, whatever the file size.  Those are sized by the first
+ * window and never grown: later windows are cut to fit them (windows.c,
+ * window_room), as growing frees them and first-touches bigger ones.
  *
  * Known limits:
  * - Invalid UTF-8 inside an event is replaced, byte for byte, by '?', and
