@@ -437,8 +437,12 @@ static void release_soon(void *p, size_t len, struct shim_parser *shim)
 	if (u && pthread_attr_init(&at) == 0) {
 		*u = (struct unmapping){p, len, shim};
 		pthread_t th;
+		sigset_t all, old; /* signals stay with the threads that parse (it only frees) */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		started = pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED) == 0 &&
 		          pthread_create(&th, &at, unmap_area, u) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		pthread_attr_destroy(&at);
 	}
 	if (!started) {

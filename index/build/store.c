@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,11 +217,15 @@ void spill_reap(struct spill_reaper *r, struct spill *s, int n)
 		memset(&s[i], 0, sizeof(s[i]));
 		s[i].fd = -1;
 	}
-	if (r->n && pthread_create(&r->th, NULL, reap_all, r) == 0) {
-		r->running = 1;
-	} else {
+	/* Signals go to the threads that asked (curses' SIGWINCH, ^C), as
+	 * for the index checker (check.c): this one only frees. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r->running = r->n && pthread_create(&r->th, NULL, reap_all, r) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!r->running)
 		reap_all(r);
-	}
 }
 
 void spill_reap_join(struct spill_reaper *r)
