@@ -14,7 +14,9 @@
  * one reused buffer and goes through the same windows; a large one is
  * parsed by two threads too (gzip.c: "two threads over one gzip stream").
  * Memory: one window buffer per gzip thread, simdjson's buffers for one
- * window per thread, whatever the file size.
+ * window per thread, whatever the file size.  Those are sized by the first
+ * window and never grown: later windows are cut to fit them (windows.c,
+ * window_room), as growing frees them and first-touches bigger ones.
  *
  * Known limits:
  * - Invalid UTF-8 inside an event is replaced, byte for byte, by '?', and
@@ -203,6 +205,10 @@ static void *run_second(void *arg)
 	h->used = s == SCAN_MORE && p >= h->size ? p : parse_consume(r, h->b, p, h->size, 1, h->opts, h->size);
 	bus_jump = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &h->done_at);
+	/* simdjson's buffers (~46 MB) are freed here, while the first thread
+	 * still parses, not after the join on the build's path */
+	shim_free(r->shim);
+	r->shim = NULL;
 	return NULL;
 }
 
@@ -325,6 +331,9 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 		fprintf(stderr, "tix: timing: first half %.3f s, second half %.3f s\n",
 		        (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
 		        (h->done_at.tv_sec - t0.tv_sec) + (h->done_at.tv_nsec - t0.tv_nsec) / 1e9);
+	if (getenv("TIX_TIMING")) /* each growth frees simdjson's buffers and touches new ones */
+		fprintf(stderr, "tix: timing: simdjson's buffers grew %u times (first half), %u (second half)\n",
+		        r->shim_grew, h->r.shim_grew);
 	r->share = NULL;
 	int rc;
 	if (s == SCAN_BAD) {
@@ -400,6 +409,49 @@ static int parse_mapped_in(struct reader *r, char *b, size_t size, const struct 
 	return rc;
 }
 
+/* The trace's mapping and the parser, released beside the caller:
+ * dropping the page table of a 480 MB file and freeing simdjson's touched
+ * buffers take ~35 ms that the build need not wait for (the finish's
+ * faults go on meanwhile: munmap holds the map's lock for reading while it
+ * zaps).  At once when no thread starts. */
+struct unmapping {
+	void *p;
+	size_t len;
+	struct shim_parser *shim;
+};
+
+static void *unmap_area(void *arg)
+{
+	struct unmapping *u = arg;
+	munmap(u->p, u->len);
+	shim_free(u->shim);
+	free(u);
+	return NULL;
+}
+
+static void release_soon(void *p, size_t len, struct shim_parser *shim)
+{
+	struct unmapping *u = malloc(sizeof(*u));
+	pthread_attr_t at;
+	int started = 0;
+	if (u && pthread_attr_init(&at) == 0) {
+		*u = (struct unmapping){p, len, shim};
+		pthread_t th;
+		sigset_t all, old; /* signals stay with the threads that parse (it only frees) */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		started = pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED) == 0 &&
+		          pthread_create(&th, &at, unmap_area, u) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&at);
+	}
+	if (!started) {
+		free(u);
+		munmap(p, len);
+		shim_free(shim);
+	}
+}
+
 static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_parse_opts *opts,
                         struct tix_parse_result *res)
 {
@@ -421,7 +473,8 @@ static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_
 	}
 	bus_jump = NULL;
 	sigaction(SIGBUS, &old_bus, NULL);
-	munmap(b, maplen);
+	release_soon(b, maplen, r->shim);
+	r->shim = NULL;
 	return rc;
 }
 

@@ -190,12 +190,23 @@ static void sanitize(char *b, size_t n)
 	}
 }
 
+/* simdjson is about to be given len bytes (reader.h, shim_len). */
+static void note_shim_len(struct reader *r, size_t len)
+{
+	if (len <= r->shim_len)
+		return;
+	if (r->shim_len > r->window / 2) /* (a first event alone costs nothing to free) */
+		r->shim_grew++;
+	r->shim_len = len;
+}
+
 /* One event b[s..e) on its own; the slow path.  0; -1 when the sink
  * failed (r->err set); -2 when simdjson refused the event (parse_bad). */
 static int parse_one(struct reader *r, char *b, size_t s, size_t e)
 {
 	size_t at;
 	const char *msg;
+	note_shim_len(r, e - s);
 	int rc = shim_parse_one(r->shim, b + s, e - s, on_event, r, &at, &msg);
 	if (rc == -1) {
 		sanitize(b + s, e - s);
@@ -230,6 +241,7 @@ static int parse_run(struct reader *r, char *b, size_t s, size_t e, size_t *resu
 	const char *msg;
 	uint64_t count = r->conv.events;
 	r->last_start = NULL;
+	note_shim_len(r, e - s + 2);
 	int rc = shim_parse_events(r->shim, open, e - s + 2, on_event, r, &at, &msg);
 	*open = before;
 	b[e] = after;
@@ -384,6 +396,15 @@ size_t parse_guess_cut(const char *b, size_t from, size_t limit)
 	return 0;
 }
 
+/* How far past q a window may end: the window size, or less where that
+ * fits the buffers simdjson already holds (r->shim_len, set by a window
+ * longer than half of one), so that it never frees and grows them. */
+static size_t window_room(const struct reader *r)
+{
+	size_t fits = r->shim_len > 2 ? r->shim_len - 2 : 0;
+	return fits > r->window / 2 + 1 && fits < r->window ? fits : r->window;
+}
+
 /* Events from b[*p] on.  Returns SCAN_OK when the array closed (then *p is
  * past its ']'), SCAN_MORE when more data is needed (or, at eof, the trace
  * was cut), SCAN_BAD on an error. */
@@ -396,8 +417,11 @@ enum scan parse_take_events(struct reader *r, char *b, size_t *p, size_t n, int 
 			*p = q + 1;
 			return SCAN_OK;
 		}
-		if (n - q > r->window + r->window / 4) {
-			size_t cut = parse_guess_cut(b, q + r->window / 2, q + r->window);
+		size_t room = window_room(r);
+		/* At the end, what is past the room is cut off first, so that the
+		 * last window fits it too. */
+		if (n - q > r->window + r->window / 4 || (eof && n - q > room && room < r->window)) {
+			size_t cut = parse_guess_cut(b, q + r->window / 2, q + room);
 			if (cut) {
 				size_t end = cut; /* just past the '}' */
 				while (b[end - 1] != '}')

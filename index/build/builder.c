@@ -570,6 +570,8 @@ void tix_builder_abort(struct tix_builder *b)
 {
 	if (!b)
 		return;
+	for (int i = 0; i < 2; i++)
+		spill_reap_join(&b->reapers[i]);
 	if (b->opened)
 		tix_outfile_abort(&b->out);
 	collector_done(&b->c);

@@ -17,6 +17,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* The parents phase runs the launches' links by correlation alongside, on
@@ -46,6 +47,30 @@ static int drop_correlations(struct linker *L, struct tix_error *err)
 	return 0;
 }
 
+/* Nothing after op-shapes takes a spill from the pool, and nothing after
+ * by-flow reads the collectors' flows: their pages (the collectors' rows
+ * among them) are freed on another thread while the index is written and
+ * committed (tix_builder_abort joins it). */
+static int reap_spills(struct linker *L, struct tix_error *err)
+{
+	(void)err;
+	struct spill done[sizeof(L->pool) / sizeof(L->pool[0]) + 2];
+	int n = 0;
+	for (int i = 0; i < L->npool; i++)
+		done[n++] = L->pool[i];
+	L->npool = 0;
+	struct collector *c[2] = {&L->b->c, L->b->extra};
+	for (int k = 0; k < 2; k++) {
+		if (!c[k])
+			continue;
+		done[n++] = c[k]->flows;
+		memset(&c[k]->flows, 0, sizeof(c[k]->flows));
+		c[k]->flows.fd = -1;
+	}
+	spill_reap(&L->b->reapers[0], done, n);
+	return 0;
+}
+
 struct phase {
 	const char *name;   /* its TIX_TIMING line; NULL: not timed (counted in the next) */
 	int (*run)(struct linker *L, struct tix_error *err);
@@ -66,6 +91,7 @@ static const struct phase phases[] = {
 	{"name-rows", linker_name_rows, NULL},
 	{"breakdown", linker_breakdown, NULL},
 	{"op-shapes", linker_op_shapes, NULL},
+	{NULL, reap_spills, NULL},
 	{"write", linker_write, NULL},
 };
 

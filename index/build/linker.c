@@ -19,15 +19,17 @@ void linker_init(struct linker *L, struct tix_builder *b)
 void linker_done(struct linker *L)
 {
 	free(L->track_remap);
+	/* freed beside the commit (builder_int.h, spill_reaper); the rows are
+	 * the index's own pages, written already: only their mapping goes */
+	struct spill done[sizeof(L->pool) / sizeof(L->pool[0]) + 7];
+	int n = 0;
 	for (int i = 0; i < L->npool; i++)
-		spill_done(&L->pool[i]);
-	spill_done(&L->rows);
-	spill_done(&L->corr);
-	spill_done(&L->members);
-	spill_done(&L->chains);
-	spill_done(&L->chain_rows);
-	spill_done(&L->names);
-	spill_done(&L->name_rows);
+		done[n++] = L->pool[i];
+	L->npool = 0;
+	struct spill *own[] = {&L->rows, &L->corr, &L->members, &L->chains, &L->chain_rows, &L->names, &L->name_rows};
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		done[n++] = *own[i];
+	spill_reap(&L->b->reapers[1], done, n);
 	free(L->tracks);
 	free(L->long_durs);
 	free(L->steps);

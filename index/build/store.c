@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +195,44 @@ void spill_done(struct spill *s)
 		close(s->fd);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+}
+
+static void *reap_all(void *arg)
+{
+	struct spill_reaper *r = arg;
+	for (int i = 0; i < r->n; i++)
+		spill_done(&r->spills[i]);
+	r->n = 0;
+	return NULL;
+}
+
+void spill_reap(struct spill_reaper *r, struct spill *s, int n)
+{
+	spill_reap_join(r);
+	for (int i = 0; i < n; i++) {
+		if (r->n < REAP_MAX && s[i].base)
+			r->spills[r->n++] = s[i];
+		else
+			spill_done(&s[i]);
+		memset(&s[i], 0, sizeof(s[i]));
+		s[i].fd = -1;
+	}
+	/* Signals go to the threads that asked (curses' SIGWINCH, ^C), as
+	 * for the index checker (check.c): this one only frees. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r->running = r->n && pthread_create(&r->th, NULL, reap_all, r) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!r->running)
+		reap_all(r);
+}
+
+void spill_reap_join(struct spill_reaper *r)
+{
+	if (r->running)
+		pthread_join(r->th, NULL);
+	r->running = 0;
 }
 
 /* ---- interned strings ---- */
