@@ -67,7 +67,7 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-// Maps SIZE bytes of FD followed by at least one zero page.
+// Maps SIZE bytes of FD followed by at least one zero page, as tix index does.
 static char *map_padded(int fd, size_t size, size_t *maplen)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -81,6 +81,7 @@ static char *map_padded(int fd, size_t size, size_t *maplen)
 		munmap(area, len);
 		return nullptr;
 	}
+	madvise(area, size, MADV_SEQUENTIAL); // as tix maps it (parse/parse.c): fewer faults
 	*maplen = len;
 	return (char *)area;
 }
