@@ -111,8 +111,8 @@ if [ "${FLOOR_PERF:-1}" = 1 ] && command -v perf >/dev/null; then
 	profile() { # NAME BIN
 		perf record -q -e cpu-clock -F 1999 -o "$OUT/$1.perf" -- "$2" index "$TRACE" -o "$OUT/p.tix" \
 			>/dev/null 2>&1 || { log "perf record failed: no profile of $1"; return 0; }
-		perf report -i "$OUT/$1.perf" --no-children --sort symbol --stdio 2>/dev/null |
-			grep -E '^ +[0-9.]+%' | head -n 15 >"$OUT/$1.top"
+		perf report -i "$OUT/$1.perf" --no-children --sort symbol --stdio >"$OUT/$1.report" 2>/dev/null || true
+		grep -E '^ +[0-9.]+%' "$OUT/$1.report" | sed -n '1,15p' >"$OUT/$1.top" || true
 		PROFILES="$PROFILES $1"
 	}
 	profile tix "$TIX"
@@ -155,12 +155,14 @@ if "tix index, 1 thread" in best:
     r = best["tix index, 1 thread"][0] / walk1["seconds"]
     checks.append(("1-thread index / walk's best pass", r, 2.5, r <= 2.5))
 ratio(".json.gz / plain, wall", "tix index .json.gz", "tix index", 0, 1.25)
+against = []  # TIX against TIX_BASE: what a change did, no target
 if e.get("TIX_BASE"):
-    ratio("tix / base, wall", "tix index", "base: tix index", 0, 1.0)
-    ratio("tix / base, CPU", "tix index", "base: tix index", 1, 1.0)
-    ratio("tix / base, 1 thread, wall", "tix index, 1 thread", "base: tix index, 1 thread", 0, 1.0)
-    ratio("tix / base, 1 thread, CPU", "tix index, 1 thread", "base: tix index, 1 thread", 1, 1.0)
-    ratio("tix / base, minor faults", "tix index", "base: tix index", 2, 1.0)
+    for name, a, b, i in (("wall", "tix index", "base: tix index", 0),
+                          ("CPU", "tix index", "base: tix index", 1),
+                          ("minor faults", "tix index", "base: tix index", 2),
+                          ("1 thread, wall", "tix index, 1 thread", "base: tix index, 1 thread", 0),
+                          ("1 thread, CPU", "tix index, 1 thread", "base: tix index, 1 thread", 1)):
+        against.append((name, best[a][i] / best[b][i]))
 print()
 for l in open(mem):
     d = json.loads(l)
@@ -171,15 +173,21 @@ for l in open(mem):
 print(f"\n  {'target':<40} {'measured':>9} {'target':>7}")
 for name, v, t, ok in checks:
     print(f"  {name:<40} {v:9.2f} {'<= ' + str(t):>7}   {'met' if ok else 'MISSED'}")
+if against:
+    print(f"\n  tix / TIX_BASE ({e['TIX_BASE']}), best against best:")
+    for name, r in against:
+        print(f"  {name:<40} {r:9.2f}x")
 if e.get("SAME"):
     print(f"\n  WARNING: {e['SAME']}")
 for p in e.get("PROFILES", "").split():
     print(f"\n  top symbols by self time, {p} (perf record -e cpu-clock, one run):")
     for l in open(os.path.join(e["OUT"], p + ".top")):
-        print("   " + " ".join(l.split()[:1] + l.split()[2:]))
+        w = l.split()
+        print(f"   {w[0]:>7}  {' '.join(x for x in w[2:] if x != '-')}")
 json.dump({"best": {k: {"wall_s": w, "cpu_s": c, "minflt": f} for k, (w, c, f) in best.items()},
            "walk_best_pass_1thread_s": walk1["seconds"], "implementation": walk2["implementation"],
            "walk_compiler": walk2["compiler"], "shim_compiler": e["SHIM_CXX"],
+           "against_base": dict(against),
            "checks": {n: {"value": round(v, 3), "target": t, "met": ok} for n, v, t, ok in checks}},
           open(os.path.join(e["OUT"], "results.json"), "w"), indent=1)
 print(f"\n  (every run in {rows}; results in {e['OUT']}/results.json)")

@@ -15,6 +15,11 @@ build_helpers() {
 	cache=$(cd "$(dirname "$tix")/.." 2>/dev/null && pwd)/CMakeCache.txt
 	if [ -f "$cache" ]; then
 		cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$cache")
+		if grep -q '^TIX_SHIM_CLANG:BOOL=ON$' "$cache" && ! grep -q '^TIX_SANITIZE:BOOL=ON$' "$cache"; then
+			local clangxx # the shim's own compiler (parse/CMakeLists.txt)
+			clangxx=$(sed -n 's/^TIX_CLANGXX:[A-Z]*=//p' "$cache")
+			case $clangxx in "" | *NOTFOUND) ;; *) cxx=$clangxx ;; esac
+		fi
 		type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$cache")
 		[ -n "$type" ] || type=Release
 	else

@@ -497,9 +497,10 @@ static shim_event blank_event(void)
 	return ev;
 }
 
-// Every event starts as a copy of one blank event, in 32-byte stores: gcc 12
-// cleared it with `rep stosq` (memset of ~340 bytes), whose start-up cost
-// was ~3% of tix index's CPU (issue 23); clang used vector stores.
+// Every event starts as a copy of one blank event, in fixed 32-byte chunks
+// that compile to vector loads and stores: gcc 12 cleared it with `rep
+// stosq` (a memset of 400 bytes), whose start-up cost was ~3% of tix
+// index's CPU (issue 23); clang used vector stores.
 static void reset(shim_event &ev)
 {
 	static const shim_event blank = blank_event();
