@@ -75,6 +75,19 @@ command -v python3 >/dev/null || die "python3 is needed"
 mkdir -p "$W"
 now_ns() { date +%s%N; }
 secs() { python3 -c "print(f'{($2 - $1) / 1e9:.3f}')"; }
+# child_cpu VAR: VAR = the CPU times (user, sys) of every child this shell has
+# waited for so far, grandchildren reaped by them included, as bash's times
+# prints them (run in this shell, not a subshell); cpu_between A B: the CPU
+# seconds between two of them (a python3 run after B, so not counted in it)
+child_cpu() {
+	times >"$W/times.txt"
+	printf -v "$1" '%s' "$(tail -n 1 "$W/times.txt")"
+}
+cpu_between() {
+	python3 -c "import re,sys
+t = lambda x: sum(float(m) * 60 + float(s) for m, s in re.findall(r'([0-9]+)m([0-9.]+)s', x))
+print(f'{t(sys.argv[2]) - t(sys.argv[1]):.3f}')" "$1" "$2"
+}
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg) # other work on the machine shows in every time
 
@@ -107,15 +120,18 @@ if [ "${MULTI_SKIP_TP8:-0}" != 1 ]; then
 fi
 
 # -- 2. indexes ------------------------------------------------------------------
-IDX_ROWS=$W/index.tsv # what \t seconds \t bytes of JSON
+IDX_ROWS=$W/index.tsv # what \t seconds \t bytes of JSON \t CPU seconds
 : >"$IDX_ROWS"
 index_one() { # TRACE: tix index beside it, timed
 	cat "$1" >/dev/null # page cache warm
-	local t0 t1
+	local t0 t1 c0 c1
+	child_cpu c0
 	t0=$(now_ns)
 	"$TIX" index "$1" >/dev/null 2>"$W/index.err" || { cat "$W/index.err" >&2; die "tix index $1 failed"; }
 	t1=$(now_ns)
-	printf 'tix index %s\t%s\t%s\n' "$(basename "$1")" "$(secs "$t0" "$t1")" "$(stat -c %s "$1")" >>"$IDX_ROWS"
+	child_cpu c1
+	printf 'tix index %s\t%s\t%s\t%s\n' "$(basename "$1")" "$(secs "$t0" "$t1")" "$(stat -c %s "$1")" \
+		"$(cpu_between "$c0" "$c1")" >>"$IDX_ROWS"
 }
 ALL=()
 [ "${MULTI_SKIP_CMP:-0}" = 1 ] || ALL+=("$BEFORE" "$AFTER")
@@ -130,12 +146,15 @@ if [ ${#TP_FILES[@]} -gt 0 ] && [ "${MULTI_REINDEX:-1}" = 1 ]; then
 	log "tix summary --by rank --jobs 2 of the $RANKS ranks, their indexes deleted first"
 	cat "${TP_FILES[@]}" >/dev/null
 	rm -f "$TPDIR"/*.tix
+	child_cpu c0
 	t0=$(now_ns)
 	"$TIX" summary "${TP_FILES[@]}" --by rank --jobs 2 >"$W/ranks-summary.txt" 2>"$W/index.err" ||
 		{ cat "$W/index.err" >&2; die "tix summary --by rank failed"; }
 	t1=$(now_ns)
+	child_cpu c1
 	bytes=$(cat "${TP_FILES[@]}" | wc -c)
-	printf 'tix summary --by rank --jobs 2 (builds %s)\t%s\t%s\n' "$RANKS" "$(secs "$t0" "$t1")" "$bytes" >>"$IDX_ROWS"
+	printf 'tix summary --by rank --jobs 2 (builds %s)\t%s\t%s\t%s\n' "$RANKS" "$(secs "$t0" "$t1")" "$bytes" \
+		"$(cpu_between "$c0" "$c1")" >>"$IDX_ROWS"
 	t0=$(now_ns)
 	"$TIX" summary "${TP_FILES[@]}" --by rank >/dev/null 2>&1 || die "tix summary --by rank (indexes built) failed"
 	t1=$(now_ns)
@@ -374,12 +393,12 @@ print(f"load average {load0} at the start, {load1} at the end (2 cores)\n")
 for line in open(info):
     name, ev = line.rstrip("\n").split("\t")
     print(f"  {name:<26} {ev}")
-rows = [l.rstrip("\n").split("\t") for l in open(idx) if l.strip()]
-ranks = [(float(s), int(b)) for what, s, b in rows if what.startswith("tix index tp")]
-jobs = [float(s) for what, s, b in rows if what.startswith("tix summary --by rank --jobs 2")]
+rows = [(l.rstrip("\n").split("\t") + [""])[:4] for l in open(idx) if l.strip()]
+ranks = [(float(s), float(c)) for what, s, b, c in rows if what.startswith("tix index tp")]
+jobs = [(float(s), float(c)) for what, s, b, c in rows if what.startswith("tix summary --by rank --jobs 2")]
 if rows:
     print()
-    for what, s, b in rows:
+    for what, s, b, c in rows:
         if what.startswith("tix index tp") and len(ranks) > 8:
             continue  # summed below
         print(f"  {what:<44} {float(s):7.3f} s  {int(b)/1e6:7.1f} MB of JSON")
@@ -387,11 +406,14 @@ scaling = None
 if ranks and jobs:
     cpus = min(os.cpu_count() or 1, 2, len(ranks))  # --jobs 2
     one = sum(t for t, _ in ranks)
-    scaling = jobs[0] / (one / cpus)
+    one_cpu = sum(c for _, c in ranks)
+    scaling = jobs[0][0] / (one / cpus)
     print(f"  {len(ranks)} one-rank indexes, one after another: {one:.3f} s in all "
-          f"({one/len(ranks):.3f} s a rank)")
+          f"({one/len(ranks):.3f} s a rank), {one_cpu:.3f} CPU-s")
     print(f"  --jobs 2 build / (that sum / {cpus} CPUs): {scaling:.2f}x (target <= 1.1): "
           + ("met" if scaling <= 1.1 else "MISSED"))
+    print(f"  --jobs 2 build: {jobs[0][1]:.3f} CPU-s, {jobs[0][1]/one_cpu:.2f}x the one-rank sum's; "
+          f"{jobs[0][1]/jobs[0][0]:.2f} CPUs busy on average (the rest went to other work on the machine)")
 by = collections.defaultdict(list)
 for l in open(opn):
     what, ms = l.rstrip("\n").split("\t")
@@ -418,6 +440,6 @@ missed = [t for t in table if not t["met"]]
 print(f"\n  all {n} keys: max {worst:.2f} ms (target < 50 ms): "
       + ("met" if not missed else f"MISSED by {len(missed)} of {len(table)} kinds"))
 json.dump({"keys": table, "open_ms": by, "jobs_scaling": scaling, "index": [{"what": w, "seconds": float(s), "json_bytes": int(b)}
-           for w, s, b in rows]}, open(out, "w"), indent=1)
+           for w, s, b, _ in rows]}, open(out, "w"), indent=1)
 print(f"\n  (every key in {res}; results in {out})")
 PY
