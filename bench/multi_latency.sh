@@ -1,26 +1,32 @@
 #!/usr/bin/env bash
 # Keystroke latency of the TUI's compare and ranks views on large traces
 # (issue 11): a before/after pair of ~485 MB traces (`tix --diff BEFORE AFTER`)
-# and a TP8 set of 8 x ~485 MB (`tix DIR`, which opens on the Ranks view).
+# and a TP8 set of 8 x ~485 MB (`tix DIR`, which opens on the Ranks view);
+# MULTI_RANKS=64 (or 256) makes it a set of that many ranks (issue 23).
 # Every key's time, from the key to the redrawn screen, as the TUI itself logs
 # it (TIX_TUI_TIMING); the target (DESIGN.md) is 50 ms for every key.
 #
 #   bench/multi_latency.sh                     # generates the traces once
 #   TIX=... BENCH_DIR=... bench/multi_latency.sh
 #   MULTI_TP_STEPS=7 bench/multi_latency.sh    # a smaller TP8 set (~130 MB a rank)
+#   MULTI_RANKS=64 MULTI_TP_STEPS=2 MULTI_SKIP_CMP=1 bench/multi_latency.sh
+#                                              # 64 ranks of ~37 MB (2.4 GB)
 #
 # What it does:
 #  1. generates, once (kept in BENCH_DIR/multi): cmp-before.json and
 #     cmp-after.json (tests/gen/gen_trace.py --target-mb MULTI_MB
 #     --python-frames --stack-depth 12, the second with --fixed: the story's
 #     density, as bench/run.sh makes its trace), and tp8-sS/tp8-rank0..7.json
-#     (--ranks 8 --slow-rank 3 --steps S, the same frames).  --target-mb does
+#     (--ranks 8 --slow-rank 3 --steps S, the same frames; tpN-sS/tpN-rank*.json
+#     with MULTI_RANKS=N).  --target-mb does
 #     not combine with --ranks: 26 steps of 78 layers are 479 MB a rank
 #     (18.4 MB a step; the single trace's --target-mb 485 picks 26 too);
 #  2. indexes them, timed: `tix index` of each (the index beside the trace,
 #     where `tix TRACE` and `tix DIR` find it), then, the TP8 indexes deleted,
 #     `tix summary DIR/*.json --by rank --jobs 2`, which builds them two at a
-#     time (MULTI_REINDEX=0 skips both when the indexes exist);
+#     time (MULTI_REINDEX=0 skips both when the indexes exist); the report
+#     puts that build against the sum of the one-rank indexes divided by the
+#     CPUs (target <= 1.1x: the --jobs scheduling loses nothing);
 #  3. times how long the TUI takes to show the compare view of the pair and
 #     the Ranks view of the TP8 set, indexes built (from the launch inside the
 #     tmux pane to the screen showing the view's header line; best and median
@@ -40,7 +46,9 @@
 #
 # Environment: TIX (default REPO/build/cli/tix), BENCH_DIR (default
 # /tmp/tix-bench), MULTI_MB (485), MULTI_TP_STEPS (26), MULTI_ROUNDS (3),
-# MULTI_OPEN_RUNS (5), MULTI_REINDEX (1), MULTI_SKIP_CMP=1 / MULTI_SKIP_TP8=1.
+# MULTI_OPEN_RUNS (5), MULTI_REINDEX (1), MULTI_RANKS (8), MULTI_TP_EXTRA (more
+# generator arguments for the rank set, e.g. "--layers 40"), MULTI_SKIP_CMP=1 /
+# MULTI_SKIP_TP8=1 (no rank set).
 # Needs tmux and python3.  Exits non-zero only on errors; missed targets are
 # reported, not failed.
 set -euo pipefail
@@ -55,7 +63,8 @@ OPEN_RUNS=${MULTI_OPEN_RUNS:-5}
 W=$BENCH_DIR/multi
 BEFORE=$W/cmp-before.json
 AFTER=$W/cmp-after.json
-TPDIR=$W/tp8-s$TP_STEPS
+RANKS=${MULTI_RANKS:-8}
+TPDIR=$W/tp$RANKS-s$TP_STEPS
 GEN_ARGS=(--python-frames --stack-depth 12)
 
 die() { echo "multi_latency: $*" >&2; exit 2; }
@@ -66,6 +75,19 @@ command -v python3 >/dev/null || die "python3 is needed"
 mkdir -p "$W"
 now_ns() { date +%s%N; }
 secs() { python3 -c "print(f'{($2 - $1) / 1e9:.3f}')"; }
+# child_cpu VAR: VAR = the CPU times (user, sys) of every child this shell has
+# waited for so far, grandchildren reaped by them included, as bash's times
+# prints them (run in this shell, not a subshell); cpu_between A B: the CPU
+# seconds between two of them (a python3 run after B, so not counted in it)
+child_cpu() {
+	times >"$W/times.txt"
+	printf -v "$1" '%s' "$(tail -n 1 "$W/times.txt")"
+}
+cpu_between() {
+	python3 -c "import re,sys
+t = lambda x: sum(float(m) * 60 + float(s) for m, s in re.findall(r'([0-9]+)m([0-9.]+)s', x))
+print(f'{t(sys.argv[2]) - t(sys.argv[1]):.3f}')" "$1" "$2"
+}
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg) # other work on the machine shows in every time
 
@@ -82,28 +104,34 @@ if [ "${MULTI_SKIP_CMP:-0}" != 1 ]; then
 	gen_one "$BEFORE" --target-mb "$MB"
 	gen_one "$AFTER" --target-mb "$MB" --fixed
 fi
-if [ "${MULTI_SKIP_TP8:-0}" != 1 ] && [ ! -s "$TPDIR/tp8-rank7.json" ]; then
-	log "generating $TPDIR (8 ranks x $TP_STEPS steps)"
+if [ "${MULTI_SKIP_TP8:-0}" != 1 ] && [ ! -s "$TPDIR/tp$RANKS-rank$((RANKS - 1)).json" ]; then
+	log "generating $TPDIR ($RANKS ranks x $TP_STEPS steps)"
 	rm -rf "$TPDIR.part"
 	mkdir -p "$TPDIR.part"
-	python3 "$REPO/tests/gen/gen_trace.py" -q "${GEN_ARGS[@]}" --ranks 8 --slow-rank 3 \
-		--steps "$TP_STEPS" -o "$TPDIR.part/tp8.json" || die "generator failed"
+	# shellcheck disable=SC2086 # MULTI_TP_EXTRA: more generator arguments, e.g. "--layers 40"
+	python3 "$REPO/tests/gen/gen_trace.py" -q "${GEN_ARGS[@]}" --ranks "$RANKS" --slow-rank 3 \
+		--steps "$TP_STEPS" ${MULTI_TP_EXTRA:-} -o "$TPDIR.part/tp$RANKS.json" || die "generator failed"
 	rm -rf "$TPDIR"
 	mv "$TPDIR.part" "$TPDIR"
 fi
 TP_FILES=()
-[ "${MULTI_SKIP_TP8:-0}" = 1 ] || TP_FILES=("$TPDIR"/tp8-rank?.json)
+if [ "${MULTI_SKIP_TP8:-0}" != 1 ]; then
+	for ((r = 0; r < RANKS; r++)); do TP_FILES+=("$TPDIR/tp$RANKS-rank$r.json"); done
+fi
 
 # -- 2. indexes ------------------------------------------------------------------
-IDX_ROWS=$W/index.tsv # what \t seconds \t bytes of JSON
+IDX_ROWS=$W/index.tsv # what \t seconds \t bytes of JSON \t CPU seconds
 : >"$IDX_ROWS"
 index_one() { # TRACE: tix index beside it, timed
 	cat "$1" >/dev/null # page cache warm
-	local t0 t1
+	local t0 t1 c0 c1
+	child_cpu c0
 	t0=$(now_ns)
 	"$TIX" index "$1" >/dev/null 2>"$W/index.err" || { cat "$W/index.err" >&2; die "tix index $1 failed"; }
 	t1=$(now_ns)
-	printf 'tix index %s\t%s\t%s\n' "$(basename "$1")" "$(secs "$t0" "$t1")" "$(stat -c %s "$1")" >>"$IDX_ROWS"
+	child_cpu c1
+	printf 'tix index %s\t%s\t%s\t%s\n' "$(basename "$1")" "$(secs "$t0" "$t1")" "$(stat -c %s "$1")" \
+		"$(cpu_between "$c0" "$c1")" >>"$IDX_ROWS"
 }
 ALL=()
 [ "${MULTI_SKIP_CMP:-0}" = 1 ] || ALL+=("$BEFORE" "$AFTER")
@@ -115,19 +143,22 @@ for f in "${ALL[@]}"; do
 	fi
 done
 if [ ${#TP_FILES[@]} -gt 0 ] && [ "${MULTI_REINDEX:-1}" = 1 ]; then
-	log "tix summary --by rank --jobs 2 of the 8 ranks, their indexes deleted first"
+	log "tix summary --by rank --jobs 2 of the $RANKS ranks, their indexes deleted first"
 	cat "${TP_FILES[@]}" >/dev/null
 	rm -f "$TPDIR"/*.tix
+	child_cpu c0
 	t0=$(now_ns)
 	"$TIX" summary "${TP_FILES[@]}" --by rank --jobs 2 >"$W/ranks-summary.txt" 2>"$W/index.err" ||
 		{ cat "$W/index.err" >&2; die "tix summary --by rank failed"; }
 	t1=$(now_ns)
+	child_cpu c1
 	bytes=$(cat "${TP_FILES[@]}" | wc -c)
-	printf 'tix summary --by rank --jobs 2 (builds 8)\t%s\t%s\n' "$(secs "$t0" "$t1")" "$bytes" >>"$IDX_ROWS"
+	printf 'tix summary --by rank --jobs 2 (builds %s)\t%s\t%s\t%s\n' "$RANKS" "$(secs "$t0" "$t1")" "$bytes" \
+		"$(cpu_between "$c0" "$c1")" >>"$IDX_ROWS"
 	t0=$(now_ns)
 	"$TIX" summary "${TP_FILES[@]}" --by rank >/dev/null 2>&1 || die "tix summary --by rank (indexes built) failed"
 	t1=$(now_ns)
-	printf 'tix summary --by rank (8 indexes built)\t%s\t%s\n' "$(secs "$t0" "$t1")" "$bytes" >>"$IDX_ROWS"
+	printf 'tix summary --by rank (%s indexes built)\t%s\t%s\n' "$RANKS" "$(secs "$t0" "$t1")" "$bytes" >>"$IDX_ROWS"
 fi
 for f in "${ALL[@]}"; do
 	[ -s "$f.tix" ] || die "no index beside $f"
@@ -305,7 +336,7 @@ fi
 # -- 3 and 4: the ranks view -----------------------------------------------------
 if [ ${#TP_FILES[@]} -gt 0 ]; then
 	log "ranks: open time (best of $OPEN_RUNS)"
-	open_time "tix DIR (TP8): ranks view" "straggler:" "$TIX" "$TPDIR"
+	open_time "tix DIR (TP$RANKS): ranks view" "straggler:" "$TIX" "$TPDIR"
 	log "ranks: $ROUNDS rounds of keys"
 	start "$TIX" "$TPDIR"
 	wait_for "straggler:"
@@ -355,18 +386,34 @@ for f in "${ALL[@]}"; do
 		"$(sed -n 's/^steps: *\([0-9]*\).*/\1/p' "$W/info.one")" "$(( $(stat -c %s "$f.tix") / 1000000 ))" >>"$INFO"
 done
 python3 - "$RES" "$OPEN" "$IDX_ROWS" "$INFO" "$W/results.json" "$TIX" "$LOAD_START" "$LOAD_END" <<'PY'
-import collections, json, statistics, sys
+import collections, json, os, statistics, sys
 res, opn, idx, info, out, tix, load0, load1 = sys.argv[1:]
 print(f"\ntix compare and ranks views: {tix}")
 print(f"load average {load0} at the start, {load1} at the end (2 cores)\n")
 for line in open(info):
     name, ev = line.rstrip("\n").split("\t")
     print(f"  {name:<26} {ev}")
-rows = [l.rstrip("\n").split("\t") for l in open(idx) if l.strip()]
+rows = [(l.rstrip("\n").split("\t") + [""])[:4] for l in open(idx) if l.strip()]
+ranks = [(float(s), float(c)) for what, s, b, c in rows if what.startswith("tix index tp")]
+jobs = [(float(s), float(c)) for what, s, b, c in rows if what.startswith("tix summary --by rank --jobs 2")]
 if rows:
     print()
-    for what, s, b in rows:
+    for what, s, b, c in rows:
+        if what.startswith("tix index tp") and len(ranks) > 8:
+            continue  # summed below
         print(f"  {what:<44} {float(s):7.3f} s  {int(b)/1e6:7.1f} MB of JSON")
+scaling = None
+if ranks and jobs:
+    cpus = min(os.cpu_count() or 1, 2, len(ranks))  # --jobs 2
+    one = sum(t for t, _ in ranks)
+    one_cpu = sum(c for _, c in ranks)
+    scaling = jobs[0][0] / (one / cpus)
+    print(f"  {len(ranks)} one-rank indexes, one after another: {one:.3f} s in all "
+          f"({one/len(ranks):.3f} s a rank), {one_cpu:.3f} CPU-s")
+    print(f"  --jobs 2 build / (that sum / {cpus} CPUs): {scaling:.2f}x (target <= 1.1): "
+          + ("met" if scaling <= 1.1 else "MISSED"))
+    print(f"  --jobs 2 build: {jobs[0][1]:.3f} CPU-s, {jobs[0][1]/one_cpu:.2f}x the one-rank sum's; "
+          f"{jobs[0][1]/jobs[0][0]:.2f} CPUs busy on average (the rest went to other work on the machine)")
 by = collections.defaultdict(list)
 for l in open(opn):
     what, ms = l.rstrip("\n").split("\t")
@@ -392,7 +439,7 @@ n = sum(len(v) for v in keys.values())
 missed = [t for t in table if not t["met"]]
 print(f"\n  all {n} keys: max {worst:.2f} ms (target < 50 ms): "
       + ("met" if not missed else f"MISSED by {len(missed)} of {len(table)} kinds"))
-json.dump({"keys": table, "open_ms": by, "index": [{"what": w, "seconds": float(s), "json_bytes": int(b)}
-           for w, s, b in rows]}, open(out, "w"), indent=1)
+json.dump({"keys": table, "open_ms": by, "jobs_scaling": scaling, "index": [{"what": w, "seconds": float(s), "json_bytes": int(b)}
+           for w, s, b, _ in rows]}, open(out, "w"), indent=1)
 print(f"\n  (every key in {res}; results in {out})")
 PY

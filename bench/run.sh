@@ -48,14 +48,14 @@ log() { echo "bench: $*" >&2; }
 command -v python3 >/dev/null || die "python3 is needed (generator, json.load)"
 mkdir -p "$BENCH_DIR"
 
-# -- helpers: the bare walk and the memory sampler, built on their own ------
+# -- helpers: the bare walk and the memory sampler, built as the shim is ------
+# (bench/helpers.sh; bench/floor.sh times the walk as a fresh process, the
+# floor issue 23 states its targets against)
 HELPERS=$BENCH_DIR/build
 log "building bench helpers in $HELPERS"
-cmake -S "$REPO/bench" -B "$HELPERS" -DCMAKE_BUILD_TYPE=Release >"$BENCH_DIR/cmake.log" 2>&1 ||
-	die "cmake failed, see $BENCH_DIR/cmake.log"
-cmake --build "$HELPERS" -j2 >>"$BENCH_DIR/cmake.log" 2>&1 || die "build failed, see $BENCH_DIR/cmake.log"
-WALK=$HELPERS/tix_bench_walk
-PEAK=$HELPERS/tix_bench_peak
+# shellcheck source=bench/helpers.sh
+. "$REPO/bench/helpers.sh"
+build_helpers "$REPO" "$TIX" "$HELPERS" || die "building the helpers failed"
 
 # -- traces ------------------------------------------------------------------
 gen() { # MB OUT
@@ -133,6 +133,7 @@ W=$("$WALK" "$TRACE" 3) || die "walk failed"
 T_WALK=$(jget "$W" seconds)
 WALK_EVENTS=$(jget "$W" events)
 WALK_IMPL=$(jget "$W" implementation)
+WALK_CXX=$(jget "$W" compiler)
 
 log "the floor: two-thread walk that also takes every args value's text"
 WF=$("$WALK" "$TRACE" 3 --threads 2 --args) || die "walk --args failed"
@@ -251,7 +252,7 @@ done
 # -- report ----------------------------------------------------------------------
 export T_FLOOR T_GZ T_ZCAT T_IGZIP GZ_BYTES ANON_GZ T_INDEX_TURNS REOPEN_ROWS TUI_MAX TUI_TABLE
 export MEM_ROWS T_INDEX T_WALK T_PY PY_KB ANON1 HWM1 ANON2 T2 JSON_BYTES JSON2_BYTES TIX_BYTES \
-	T_REOPEN WALK_EVENTS WALK_IMPL INDEX_MSG INDEX2_MSG T_REAL REAL_MSG REAL_BYTES ANON_REAL \
+	T_REOPEN WALK_EVENTS WALK_IMPL WALK_CXX INDEX_MSG INDEX2_MSG T_REAL REAL_MSG REAL_BYTES ANON_REAL \
 	TIX REAL_TRACE BENCH_DIR
 python3 - <<'EOF'
 import json, os, re
@@ -270,7 +271,7 @@ main = t_index is not None  # not with `bench/run.sh memory`
 if main:
   row("trace", f"{jb/1e6:.1f} MB", f"{int(e['WALK_EVENTS']):,} events in traceEvents")
   row("tix index (best of 3)", f"{t_index:.3f} s", f"{jb/1e6/t_index:.0f} MB/s; {e['INDEX_MSG'].strip()}")
-  row("bare simdjson walk (best of 3)", f"{t_walk:.3f} s", f"{jb/1e6/t_walk:.0f} MB/s, On-Demand {e['WALK_IMPL']}")
+  row("bare simdjson walk (best of 3)", f"{t_walk:.3f} s", f"{jb/1e6/t_walk:.0f} MB/s, On-Demand {e['WALK_IMPL']}, {e['WALK_CXX']}")
   if t_py is not None:
       row("python3 json.load (once)", f"{t_py:.1f} s", f"peak RSS {f('PY_KB')/1024:.0f} MB")
   row("tix index peak anon memory", f"{anon1:.1f} MB", f"VmHWM {f('HWM1')/1024:.0f} MB (counts the mapped file)")

@@ -15,9 +15,14 @@
 // key's ':' to the ',' before the next key; the last to the '}' before the
 // location after the object), none asked of simdjson.
 //
+// With --args alone: the same on one thread, the whole traceEvents array.
+//
 //   tix_bench_walk TRACE.json [PASSES] [--args] [--threads 2]
 // prints one JSON line: {"file":..., "bytes":..., "events":..., "seconds":
-// best, "passes":[...], "checksum":...}.  Plain JSON only (no .gz).
+// best, "implementation": the simdjson kernel, "compiler":..., "threads",
+// "args", "passes":[...], "checksum":...}.  Plain JSON only (no .gz).  With
+// PASSES 1 the process is what tix index is: one fresh pass, its buffers
+// allocated and faulted in as it goes (bench/run.sh times it from outside).
 #include <simdjson.h>
 
 #include <fcntl.h>
@@ -36,6 +41,25 @@
 
 using namespace simdjson;
 
+// What the walk was built as: the On-Demand kernel (fixed at compile time
+// by -march, parse/shim_flags.cmake) and the compiler, since both decide
+// the floor; "(checks on)" when simdjson's development checks or its
+// asserts are on (no optimisation, no NDEBUG), a build the floor must not
+// be measured with.
+#ifdef __clang__
+#define COMPILER "clang " __clang_version__
+#else
+#define COMPILER "gcc " __VERSION__
+#endif
+static const char *kernel_built(void)
+{
+#if defined(SIMDJSON_DEVELOPMENT_CHECKS) || !defined(NDEBUG)
+	return SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION) " (checks on)";
+#else
+	return SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION);
+#endif
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -43,7 +67,7 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-// Maps SIZE bytes of FD followed by at least one zero page.
+// Maps SIZE bytes of FD followed by at least one zero page, as tix index does.
 static char *map_padded(int fd, size_t size, size_t *maplen)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -57,6 +81,7 @@ static char *map_padded(int fd, size_t size, size_t *maplen)
 		munmap(area, len);
 		return nullptr;
 	}
+	madvise(area, size, MADV_SEQUENTIAL); // as tix maps it (parse/parse.c): fewer faults
 	*maplen = len;
 	return (char *)area;
 }
@@ -86,51 +111,6 @@ struct walk_result {
 	uint64_t events = 0;
 	uint64_t checksum = 0;
 };
-
-static error_code walk(ondemand::parser &parser, const char *buf, size_t len, walk_result &r)
-{
-	ondemand::document doc;
-	auto err = parser.iterate(padded_string_view(buf, len, len + SIMDJSON_PADDING)).get(doc);
-	if (err)
-		return err;
-	ondemand::object top;
-	if ((err = doc.get_object().get(top)))
-		return err;
-	ondemand::array events;
-	if ((err = top.find_field_unordered("traceEvents").get_array().get(events)))
-		return err;
-	uint64_t n = 0, sum = 0;
-	for (auto item : events) {
-		ondemand::object obj;
-		if ((err = item.get_object().get(obj)))
-			return err;
-		for (auto field : obj) {
-			ondemand::raw_json_string key;
-			if ((err = field.key().get(key)))
-				return err;
-			ondemand::value v = field.value();
-			if (key == "ph" || key == "name") {
-				std::string_view s;
-				if ((err = v.get_string().get(s)))
-					return err;
-				sum += s.size() + (s.empty() ? 0 : (unsigned char)s[0]);
-			} else if (key == "ts" || key == "dur") {
-				double d;
-				if ((err = v.get_double().get(d)))
-					return err;
-				sum += (uint64_t)d;
-			} else if (key == "pid" || key == "tid") {
-				if ((err = read_id(v, sum)))
-					return err;
-			}
-			// anything else (args, cat, id, ...) is skipped by the iterator
-		}
-		n++;
-	}
-	r.events = n;
-	r.checksum = sum;
-	return SUCCESS;
-}
 
 static inline bool is_ws(char c)
 {
@@ -170,17 +150,12 @@ static error_code walk_args(ondemand::document &doc, ondemand::object &args, uin
 	return SUCCESS;
 }
 
-// One half: buf[0, len) is a JSON array of events.
-static error_code walk_half(ondemand::parser &parser, const char *buf, size_t len, bool with_args,
-                            walk_result &r)
+// The events of one array: ph, name, ts, dur, pid, tid and (with_args)
+// every args value's text.
+static error_code walk_events(ondemand::document &doc, ondemand::array &events, bool with_args,
+                              walk_result &r)
 {
-	ondemand::document doc;
-	auto err = parser.iterate(padded_string_view(buf, len, len + SIMDJSON_PADDING)).get(doc);
-	if (err)
-		return err;
-	ondemand::array events;
-	if ((err = doc.get_array().get(events)))
-		return err;
+	error_code err;
 	uint64_t n = 0, sum = 0;
 	for (auto item : events) {
 		ondemand::object obj;
@@ -217,6 +192,29 @@ static error_code walk_half(ondemand::parser &parser, const char *buf, size_t le
 	r.events = n;
 	r.checksum = sum;
 	return SUCCESS;
+}
+
+// buf[0, len): a whole trace (its traceEvents array found in the top
+// object) or, for one half, a JSON array of events.
+static error_code walk(ondemand::parser &parser, const char *buf, size_t len, bool whole,
+                       bool with_args, walk_result &r)
+{
+	ondemand::document doc;
+	auto err = parser.iterate(padded_string_view(buf, len, len + SIMDJSON_PADDING)).get(doc);
+	if (err)
+		return err;
+	ondemand::array events;
+	if (whole) {
+		ondemand::object top;
+		if ((err = doc.get_object().get(top)))
+			return err;
+		err = top.find_field_unordered("traceEvents").get_array().get(events);
+	} else {
+		err = doc.get_array().get(events);
+	}
+	if (err)
+		return err;
+	return walk_events(doc, events, with_args, r);
 }
 
 // The halves of the traceEvents array of buf[0, size): [a0, a1) and
@@ -283,8 +281,8 @@ static int walk_two(const char *path, char *buf, size_t size, int passes, bool w
 	error_code ea = SUCCESS, eb = SUCCESS;
 	for (int i = 0; i < passes; i++) {
 		double t0 = now();
-		std::thread tb([&] { eb = walk_half(pb, buf + h.b0, h.b1 - h.b0, with_args, rb); });
-		ea = walk_half(pa, buf + h.a0, h.a1 - h.a0, with_args, ra);
+		std::thread tb([&] { eb = walk(pb, buf + h.b0, h.b1 - h.b0, false, with_args, rb); });
+		ea = walk(pa, buf + h.a0, h.a1 - h.a0, false, with_args, ra);
 		tb.join();
 		double t = now() - t0;
 		if (ea || eb) {
@@ -296,9 +294,10 @@ static int walk_two(const char *path, char *buf, size_t size, int passes, bool w
 			best = t;
 	}
 	printf("{\"file\": \"%s\", \"bytes\": %zu, \"events\": %llu, \"seconds\": %.4f, "
-	       "\"implementation\": \"%s\", \"threads\": 2, \"args\": %s, \"passes\": [",
-	       path, size, (unsigned long long)(ra.events + rb.events), best,
-	       SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION), with_args ? "true" : "false");
+	       "\"implementation\": \"%s\", \"compiler\": \"%s\", \"threads\": 2, \"args\": %s, "
+	       "\"passes\": [",
+	       path, size, (unsigned long long)(ra.events + rb.events), best, kernel_built(),
+	       COMPILER, with_args ? "true" : "false");
 	for (int i = 0; i < passes; i++)
 		printf("%s%.4f", i ? ", " : "", times[i]);
 	printf("], \"checksum\": %llu}\n", (unsigned long long)(ra.checksum + rb.checksum));
@@ -343,7 +342,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	close(fd);
-	if (threads == 2 || with_args) {
+	if (threads == 2) {
 		int rc = walk_two(path, buf, size, passes, with_args);
 		munmap(buf, maplen);
 		return rc;
@@ -356,7 +355,7 @@ int main(int argc, char **argv)
 		passes = 16;
 	for (int i = 0; i < passes; i++) {
 		double t0 = now();
-		auto err = walk(parser, buf, size, r);
+		auto err = walk(parser, buf, size, true, with_args, r);
 		double t = now() - t0;
 		if (err) {
 			fprintf(stderr, "%s: simdjson: %s\n", path, error_message(err));
@@ -367,9 +366,10 @@ int main(int argc, char **argv)
 			best = t;
 	}
 	printf("{\"file\": \"%s\", \"bytes\": %zu, \"events\": %llu, \"seconds\": %.4f, "
-	       "\"implementation\": \"%s\", \"passes\": [",
-	       path, size, (unsigned long long)r.events, best,
-	       SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION));
+	       "\"implementation\": \"%s\", \"compiler\": \"%s\", \"threads\": 1, \"args\": %s, "
+	       "\"passes\": [",
+	       path, size, (unsigned long long)r.events, best, kernel_built(), COMPILER,
+	       with_args ? "true" : "false");
 	for (int i = 0; i < passes; i++)
 		printf("%s%.4f", i ? ", " : "", times[i]);
 	printf("], \"checksum\": %llu}\n", (unsigned long long)r.checksum);

@@ -419,11 +419,11 @@ static error_code read_args(shim_parser *p, ondemand::document &doc, ondemand::o
 	bool first = true;
 	std::string_view pkey;       // the field whose value's end is not known yet
 	const char *pval = nullptr;  // its value's first byte
-	for (auto f : args) {
-		ondemand::field field;
-		auto err = std::move(f).get(field);
+	for (auto f : args) { /* the field where it was built, as in read_event */
+		error_code err = f.error();
 		if (err)
 			return err;
+		ondemand::field &field = f.value_unsafe();
 		const char *k = field.key().raw();
 		if (pval) { /* the previous value ends before the ',' before this key */
 			const char *e = k - 1;
@@ -443,7 +443,7 @@ static error_code read_args(shim_parser *p, ondemand::document &doc, ondemand::o
 			v0++;
 		while (is_ws(*v0))
 			v0++;
-		ondemand::value v = field.value();
+		ondemand::value &v = field.value();
 		char c = *v0;
 		bool starts_value = c == '"' || c == '-' || (c >= '0' && c <= '9') || c == '[' || c == '{' ||
 		                    c == 't' || c == 'f' || c == 'n';
@@ -484,8 +484,9 @@ static error_code read_args(shim_parser *p, ondemand::document &doc, ondemand::o
 	return SUCCESS;
 }
 
-static void reset(shim_event &ev)
+static shim_event blank_event(void)
 {
+	shim_event ev;
 	/* cppcheck-suppress memsetClassFloat ; its floats are set below, and zero bits are 0.0f in IEEE 754 */
 	memset(&ev, 0, sizeof(ev));
 	ev.correlation = -1;
@@ -493,6 +494,24 @@ static void reset(shim_event &ev)
 	ev.blocks_per_sm = ev.warps_per_sm = ev.occupancy = -1;
 	ev.device = ev.context = ev.stream = -1;
 	ev.bytes = -1;
+	return ev;
+}
+
+// Every event starts as a copy of one blank event, in fixed 32-byte chunks
+// that compile to vector loads and stores: gcc 12 cleared it with `rep
+// stosq` (a memset of 400 bytes), whose start-up cost was ~3% of tix
+// index's CPU (issue 23); clang used vector stores.
+static void reset(shim_event &ev)
+{
+	static const shim_event blank = blank_event();
+	static_assert(sizeof(shim_event) % 8 == 0, "copied in 8-byte words");
+	const unsigned char *from = (const unsigned char *)&blank;
+	unsigned char *to = (unsigned char *)&ev;
+	size_t i = 0;
+	for (; i + 32 <= sizeof ev; i += 32)
+		memcpy(to + i, from + i, 32);
+	for (; i < sizeof ev; i += 8)
+		memcpy(to + i, from + i, 8);
 }
 
 static error_code read_id(ondemand::value &v, shim_id &id)
@@ -567,15 +586,20 @@ static error_code read_string(ondemand::value &v, shim_str &out)
 	return SUCCESS;
 }
 
+// The field loop works on the field where the object iterator built it (a
+// reference into f), never on a copy: `ondemand::field field;
+// std::move(f).get(field)` and `ondemand::value v = field.value()` made gcc 12
+// copy the value iterator with narrow stores and a 16-byte reload, a
+// store-to-load forward that fails (~10% of tix index's CPU, issue 23).
 static error_code read_event(shim_parser *p, ondemand::document &doc, ondemand::object &obj, shim_event &ev)
 {
 	for (auto f : obj) {
-		ondemand::field field;
-		auto err = std::move(f).get(field);
+		error_code err = f.error();
 		if (err)
 			return err;
+		ondemand::field &field = f.value_unsafe();
 		const char *k = field.key().raw();
-		ondemand::value v = field.value();
+		ondemand::value &v = field.value();
 		if (key_is(k, "ph")) {
 			err = read_string(v, ev.ph);
 		} else if (key_is(k, "cat")) {
