@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +64,12 @@ static void crc_init(void)
 
 uint32_t tixj_crc32c(uint32_t crc, const void *data, size_t len)
 {
-	/* Tables are built once; a benign race builds identical tables. */
-	static volatile int ready;
-	if (!ready) {
-		crc_init();
-		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-	}
+	/* The tables are built once, by whichever thread comes first; the
+	 * others wait for it.  (A flag stored with release but read plainly let
+	 * a thread see it set before the tables it guards, and two threads
+	 * could write the tables at once.) */
+	static pthread_once_t built = PTHREAD_ONCE_INIT;
+	pthread_once(&built, crc_init);
 	const uint8_t *p = data;
 	crc = ~crc;
 	while (len >= 8) {
