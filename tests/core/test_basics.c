@@ -17,6 +17,7 @@
 
 #include "index/index.h"
 #include "parse/events.h"
+#include "parse/json_shim.h"
 #include "tests/check.h"
 
 static struct tix_error E;
@@ -394,9 +395,37 @@ static void test_random_name(void)
 	      "two forked processes draw different names (%s, %s)", kids[0], kids[1]);
 }
 
+/* ---- the shim's failures: simdjson's code, not its English ---- */
+
+static int no_event(void *ctx, const struct shim_event *ev)
+{
+	(void)ctx, (void)ev;
+	return 0;
+}
+
+/* A refusal carries simdjson's code; parse/windows.c decides on it (the
+ * code for nesting too deep, SHIM_DEPTH_ERROR, is checked against
+ * simdjson's enum when the shim compiles), never on the message. */
+static void test_shim_codes(void)
+{
+	const char *json = "{\"ph\":\"X\" \"ts\":1}"; /* a comma missing */
+	struct shim_parser *p = shim_new();
+	size_t n = strlen(json);
+	char *buf = calloc(n + shim_padding(), 1);
+	memcpy(buf, json, n);
+	struct shim_fail f = {0, 0, NULL};
+	int rc = p && buf ? shim_parse_one(p, buf, n, no_event, NULL, &f) : 0;
+	CHECK(rc == -1 && f.code != 0 && f.code != SHIM_DEPTH_ERROR && f.msg && f.msg[0] && f.at <= n,
+	      "shim: a comma missing: simdjson's code %d at byte %zu (%s)", f.code, f.at,
+	      f.msg ? f.msg : "-");
+	free(buf);
+	shim_free(p);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_shim_codes();
 	test_us_to_ns();
 	test_short_name();
 	test_fmt_dur();
