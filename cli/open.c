@@ -138,15 +138,15 @@ static int add_capture_file(struct open_opts *o, const char *path, struct tix_er
 		return tix_error_errno(err, errno, "%s", path);
 	char **c = realloc(o->captures, (size_t)(o->ncaptures + 1) * sizeof(*c));
 	if (!c)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	o->captures = c;
 	if (!(c[o->ncaptures] = strdup(real)))
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	o->ncaptures++;
 	size_t old = o->capture_sources ? strlen(o->capture_sources) : 0;
 	char *srcs = realloc(o->capture_sources, old + strlen(real) + 3);
 	if (!srcs)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	if (old)
 		memcpy(srcs + old, "; ", 2), old += 2;
 	strcpy(srcs + old, real);
@@ -180,7 +180,7 @@ int cli_add_graph_capture(struct open_opts *o, const char *path, struct tix_erro
 		char **p = realloc(names, (n + 1) * sizeof(*p));
 		if (!p || asprintf(&p[n], "%s/%s", path, de->d_name) < 0) {
 			names = p ? p : names;
-			rc = tix_error_env(err, "out of memory");
+			rc = tix_error_oom(err, NULL);
 			break;
 		}
 		names = p;
@@ -417,11 +417,11 @@ static int private_place(const struct open_opts *o, char *place, char *priv, str
 {
 	char dir[PATH_MAX - 64], why[160], rnd[13];
 	if (tix_random_name(rnd, 12) != 0)
-		return tix_error_env(err, "no random bytes for a temporary name: %s", strerror(errno));
+		return tix_error_sys(err, errno, "no random bytes for a temporary name");
 	rnd[12] = 0;
 	if (!o->no_cache || cli_cache_dir(dir, sizeof dir, why, sizeof why) != 0) {
 		if (cli_private_dir(priv, PATH_MAX - 64) != 0)
-			return tix_error_env(err, "cannot make a private folder for the index: %s", strerror(errno));
+			return tix_error_sys(err, errno, "cannot make a private folder for the index");
 		snprintf(dir, sizeof dir, "%s", priv);
 	}
 	snprintf(place, PATH_MAX, "%s/nocache-%ld-%s.tix", dir, (long)getpid(), rnd);

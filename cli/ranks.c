@@ -70,8 +70,12 @@ static int expand(int argc, char **argv, struct ropts *r)
 {
 	r->paths = calloc(MAX_RANKS, sizeof(*r->paths));
 	r->owned = calloc(MAX_RANKS, sizeof(*r->owned));
-	if (!r->paths || !r->owned)
-		return usage_error("out of memory%s", NULL);
+	if (!r->paths || !r->owned) {
+		struct tix_error err;
+		tix_error_oom(&err, NULL);
+		fprintf(stderr, "tix: %s\n", err.msg);
+		return cli_exit_status(&err);
+	}
 	for (int i = 0; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -279,12 +283,16 @@ static int index_parallel(const struct ropts *r, struct job *jobs, long njobs, c
 			if (tmpdir)
 				snprintf(j->tmp, sizeof(j->tmp), "%s/%d.tix", tmpdir, next - 1);
 			if (!(j->err = tmpfile()) || !(j->res = tmpfile())) {
-				fprintf(stderr, "tix: a temporary file: %s\n", strerror(errno));
+				struct tix_error err;
+				tix_error_sys(&err, errno, "a temporary file");
+				fprintf(stderr, "tix: %s\n", err.msg);
 				return -1;
 			}
 			j->pid = fork();
 			if (j->pid < 0) {
-				fprintf(stderr, "tix: fork: %s\n", strerror(errno));
+				struct tix_error err;
+				tix_error_sys(&err, errno, "fork");
+				fprintf(stderr, "tix: %s\n", err.msg);
 				return -1;
 			}
 			if (j->pid == 0)
@@ -502,9 +510,11 @@ static int print_rows(const struct tix_rank_set *rs, const struct ropts *r, uint
 	uint32_t n = tix_rank_count(rs), m = count * n;
 	uint32_t *order = v ? malloc(((size_t)m + 1) * sizeof *order) : NULL;
 	if (!order) {
-		fprintf(stderr, "tix: out of memory\n");
+		if (v)
+			tix_error_oom(&err, NULL);
+		fprintf(stderr, "tix: %s\n", err.msg);
 		tix_view_free(v);
-		return EXIT_ENV;
+		return cli_exit_status(&err);
 	}
 	for (uint32_t k = 0; k < m; k++)
 		order[k] = first * n + k;
@@ -589,7 +599,9 @@ static int summary_ranks(struct ropts *rp)
 			const char *t = getenv("TMPDIR");
 			snprintf(tmpdir, sizeof(tmpdir), "%s/tix-ranks-XXXXXX", t && *t ? t : "/tmp");
 			if (!mkdtemp(tmpdir)) {
-				fprintf(stderr, "tix: %s: %s\n", tmpdir, strerror(errno));
+				struct tix_error err;
+				tix_error_sys(&err, errno, "%s", tmpdir);
+				fprintf(stderr, "tix: %s\n", err.msg);
 				rc = EXIT_ENV;
 			}
 		}

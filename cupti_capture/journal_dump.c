@@ -193,7 +193,7 @@ static void print_buffers(FILE *out, struct buffer_summary *bs)
 static int dump(struct rd *r, FILE *out, unsigned rows)
 {
 	if (tixjr_scan(r) != 0)
-		return tix_error_set(r->err, "%s: out of memory", r->path);
+		return tix_error_oom(r->err, r->path);
 	if (r->chunks == 0)
 		return tix_error_set(r->err, "%s: not a tix capture journal, or its header is damaged",
 		                     r->path);
@@ -256,7 +256,7 @@ int tixcap_journal_dump(const char *path, FILE *out, unsigned rows, struct tix_e
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return tix_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s: cannot open", path);
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size == 0) {
 		close(fd);
@@ -265,7 +265,7 @@ int tixcap_journal_dump(const char *path, FILE *out, unsigned rows, struct tix_e
 	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
-		return tix_error_set(err, "%s: cannot map: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s: cannot map", path);
 	struct rd r = {.p = m, .n = (size_t)st.st_size, .path = path, .err = err};
 	int rc = dump(&r, out, rows);
 	tixjr_free(&r);

@@ -457,7 +457,7 @@ int tixcap_journal_read_mem(const void *data, size_t n, const char *path,
 	memset(res, 0, sizeof *res);
 	int rc = -1;
 	if (tixjr_scan(&r) != 0) {
-		tix_error_set(err, "%s: out of memory reading the journal", r.path);
+		tix_error_oom(err, r.path);
 		goto out;
 	}
 	if (r.chunks == 0) {
@@ -475,7 +475,7 @@ int tixcap_journal_read_mem(const void *data, size_t n, const char *path,
 	if (sink->base_time)
 		sink->base_time(sink->ctx, r.base);
 	if (pair_markers(&r) != 0 || tixjr_graph_index(&r) != 0) {
-		tix_error_set(err, "%s: out of memory reading the journal", r.path);
+		tix_error_oom(err, r.path);
 		goto out;
 	}
 	if (stream_rows(&r) != 0 || emit_ranges(&r) != 0 || tixjr_emit_meta(&r) != 0 ||
@@ -507,7 +507,7 @@ int tixcap_journal_read(const char *path, const struct tix_sink *sink,
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return tix_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s: cannot open", path);
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size == 0) {
 		close(fd);
@@ -516,7 +516,7 @@ int tixcap_journal_read(const char *path, const struct tix_sink *sink,
 	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
-		return tix_error_set(err, "%s: cannot map: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s: cannot map", path);
 	int rc = tixcap_journal_read_mem(m, (size_t)st.st_size, path, sink, res, err);
 	munmap(m, (size_t)st.st_size);
 	return rc;

@@ -198,14 +198,14 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 	uint32_t n = tix_event_count(ix);
 	uint8_t *bits = calloc(((size_t)n + 7) / 8 + 1, 1);
 	if (!bits)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	if (select_rows(ix, sel, bits, err) != 0) {
 		free(bits);
 		return -1;
 	}
 	if (close_over_parents(ix, bits) != 0) {
 		free(bits);
-		return tix_error_set(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	}
 
 	/* index.h's output door: never over the index or the trace it came
@@ -329,7 +329,7 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 	free(bits);
 	int bad = ferror(f);
 	if (fclose(f) != 0 || bad) {
-		tix_error_env(err, "%s: cannot write: %s", out_path, strerror(errno));
+		tix_error_sys(err, errno, "%s: cannot write", out_path);
 		tix_outfile_abort(&out);
 		return -1;
 	}

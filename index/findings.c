@@ -767,7 +767,7 @@ int tix_findings_compute(const struct tix_index *ix, const struct tix_findings_o
 {
 	struct tix_findings *F = calloc(1, sizeof(*F));
 	if (!F)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	F->step = o->step;
 	tix_index_device(ix, -1, &F->device);
 	const char *why;
@@ -793,7 +793,7 @@ int tix_findings_compute(const struct tix_index *ix, const struct tix_findings_o
 		time_rules(&l, ix, &bd);
 	if (l.oom) {
 		tix_findings_free(F);
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	}
 	trace_notes(ix, F, unknown_dtype);
 	rank_and_total(F);

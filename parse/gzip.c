@@ -37,7 +37,7 @@ static int gz_text_init(struct gz_text *t, struct reader *r, const unsigned char
 	t->buf = malloc(t->cap + t->pad);
 	t->g = gz_open(in, size);
 	if (!t->buf || !t->g)
-		return tix_error_env(r->err, "%s: out of memory", r->path);
+		return tix_error_oom(r->err, r->path);
 	t->len = 1;
 	t->buf[0] = ' ';
 	return 0;
@@ -79,7 +79,7 @@ static int gz_keep_tail(struct gz_text *t, struct reader *r, size_t used)
 		size_t ncap = t->cap * 2;
 		char *nb = realloc(t->buf, ncap + t->pad);
 		if (!nb)
-			return tix_error_env(r->err, "%s: out of memory", r->path);
+			return tix_error_oom(r->err, r->path);
 		t->buf = nb;
 		t->cap = ncap;
 	}
@@ -358,7 +358,7 @@ int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_parse_opt
 {
 	unsigned char *in = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
 	if (size && in == MAP_FAILED)
-		return tix_error_env(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
+		return tix_error_errno(r->err, errno, "%s: cannot map the file", r->path);
 	if (in)
 		madvise(in, size, MADV_SEQUENTIAL);
 	struct gz_text t;

@@ -406,7 +406,7 @@ static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_
 	size_t maplen;
 	char *b = map_padded(fd, size, &maplen);
 	if (!b)
-		return tix_error_env(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
+		return tix_error_errno(r->err, errno, "%s: cannot map the file", r->path);
 	struct sigaction old_bus;
 	catch_sigbus(&old_bus);
 	sigjmp_buf jb;
@@ -460,7 +460,7 @@ int tix_parse_trace(const char *path, const struct tix_sink *sink,
 	if (parse_reader_init(&r, path, sink, err) != 0) {
 		parse_reader_done(&r);
 		close(fd);
-		return tix_error_env(err, "%s: out of memory", path);
+		return tix_error_oom(err, path);
 	}
 	r.gzip = magic[0] == 0x1f && magic[1] == 0x8b;
 	r.strict = opts && opts->strict;

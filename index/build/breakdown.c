@@ -163,7 +163,7 @@ static int list_syncs(struct state *st, struct tix_error *err)
 	st->sync_first = calloc((size_t)L->ntracks + 1, sizeof(uint32_t));
 	st->sync_count = calloc((size_t)L->ntracks + 1, sizeof(uint32_t));
 	if (!st->sync_first || !st->sync_count)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	const struct tix_names_disk *names = (const struct tix_names_disk *)L->names.base;
 	const uint32_t *name_rows = (const uint32_t *)L->name_rows.base;
 	for (size_t k = 0; k < L->names.n; k++) {
@@ -178,7 +178,7 @@ static int list_syncs(struct state *st, struct tix_error *err)
 				cap = cap ? cap * 2 : 64;
 				struct sync_call *p = realloc(st->syncs, cap * sizeof(*p));
 				if (!p)
-					return tix_error_env(err, "out of memory");
+					return tix_error_oom(err, NULL);
 				st->syncs = p;
 			}
 			st->syncs[st->nsyncs++] = (struct sync_call){i, r->track, r->start_ns, 0, TIX_NONE, TIX_NONE};
@@ -202,7 +202,7 @@ static int list_syncs(struct state *st, struct tix_error *err)
 		if (step != TIX_NONE)
 			sc->rec_step = sync_rec(st, step, r->name, op);
 		if (sc->rec_trace == TIX_NONE || (step != TIX_NONE && sc->rec_step == TIX_NONE))
-			return tix_error_env(err, "out of memory");
+			return tix_error_oom(err, NULL);
 		uint32_t recs[2] = {sc->rec_trace, sc->rec_step};
 		for (int j = 0; j < 2; j++) {
 			if (recs[j] == TIX_NONE)
@@ -269,7 +269,7 @@ static uint32_t stream_rec(struct state *st, uint32_t track, uint32_t step, stru
 	uint32_t before = st->stream_recs.n, id = dedup_add(&st->stream_recs, &k);
 	if (id == TIX_NONE ||
 	    acc_fit((void **)&st->stream_acc, &st->stream_cap, id, sizeof(*st->stream_acc))) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		return TIX_NONE;
 	}
 	if (st->stream_recs.n > before)
@@ -480,7 +480,7 @@ static int sweep(struct state *st, struct tix_error *err)
 	struct span_acc *acc = calloc((size_t)L->nsteps + 1, sizeof(*acc));
 	int rc = -1;
 	if (!h || !ss || !acc) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		goto out;
 	}
 	uint32_t n = 0;
@@ -591,15 +591,15 @@ int linker_breakdown(struct linker *L, struct tix_error *err)
 	st.name_class = calloc((size_t)L->b->c.strings.n + 1, 1);
 	if (dedup_init(&st.sync_recs, sizeof(struct sync_key)) != 0) {
 		free(st.name_class);
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	}
 	if (dedup_init(&st.stream_recs, sizeof(struct stream_key)) != 0) {
 		dedup_done(&st.sync_recs);
 		free(st.name_class);
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	}
 	if (!L->breakdowns || !st.name_class) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		goto out;
 	}
 	if (list_syncs(&st, err) != 0 || sweep(&st, err) != 0)

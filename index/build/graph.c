@@ -318,7 +318,7 @@ int linker_graph(struct linker *L, struct tix_error *err)
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_set(err, "%s: out of memory while attributing graph replays", b->out_path);
+	rc = tix_error_oom(err, b->out_path);
 out:
 	for (uint32_t w = 0; w < nw; w++) {
 		free(ws[w].names);

@@ -326,7 +326,7 @@ static int attribute(struct state *st, struct tix_error *err)
 	const uint32_t *members = (const uint32_t *)L->members.base;
 	uint32_t *covered = calloc((size_t)L->ngroups + 1, sizeof(*covered)); /* end of its step runs */
 	if (!covered)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	for (uint32_t g = 0; g < L->ngroups; g++)
 		covered[g] = L->groups[g].members_first;
 	int rc = 0;
@@ -342,7 +342,7 @@ static int attribute(struct state *st, struct tix_error *err)
 		rc = attribute_run(st, g, TIX_NONE, members + covered[g], end - covered[g]);
 	}
 	free(covered);
-	return rc == 0 ? 0 : tix_error_env(err, "out of memory");
+	return rc == 0 ? 0 : tix_error_oom(err, NULL);
 }
 
 /* OP_MODELS: each op's modelled instances with GPU work beneath them. */
@@ -354,7 +354,7 @@ static int op_models(struct state *st, struct tix_error *err)
 	L->op_models = calloc((size_t)L->nops + 1, sizeof(*L->op_models));
 	if (!op_of_name || !L->op_models) {
 		free(op_of_name);
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	}
 	memset(op_of_name, 0xff, ((size_t)nstr + 1) * sizeof(*op_of_name));
 	for (uint32_t i = 0; i < L->nops; i++) {
@@ -528,7 +528,7 @@ static int write_records(struct state *st, struct tix_error *err)
 oom:
 	free(order);
 	free(rank);
-	return tix_error_env(err, "out of memory");
+	return tix_error_oom(err, NULL);
 }
 
 int linker_op_shapes(struct linker *L, struct tix_error *err)
@@ -542,7 +542,7 @@ int linker_op_shapes(struct linker *L, struct tix_error *err)
 	if (!st.name_class || dedup_init(&st.shapes, sizeof(struct shape_key)) != 0 ||
 	    dedup_init(&st.groups, sizeof(struct pair_key)) != 0 ||
 	    dedup_init(&st.steps, sizeof(struct pair_key)) != 0) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		goto out;
 	}
 	st.nma = linker_buf(L, &st.b_nma, L->nrows, sizeof(uint32_t), err);
@@ -552,13 +552,13 @@ int linker_op_shapes(struct linker *L, struct tix_error *err)
 	st.detail_name = malloc((nd + 1) * sizeof(uint32_t));
 	st.detail_shape = malloc((nd + 1) * sizeof(uint32_t));
 	if (!st.detail_name || !st.detail_shape) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		goto out;
 	}
 	memset(st.detail_name, 0xff, (nd + 1) * sizeof(uint32_t));
 	st.canon_of = calloc((size_t)L->b->c.strings.n + 1, sizeof(uint32_t));
 	if (!st.canon_of || intern_init(&st.canon) != 0) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		goto out;
 	}
 	memset(st.nma, 0xfe, (size_t)L->nrows * sizeof(uint32_t));

@@ -353,7 +353,7 @@ int linker_aggregate(struct linker *L, struct tix_error *err)
 	if (rc != 0 || ol.rc != 0) {
 		free(ol.op_of_name);
 		free(ol.acc);
-		return rc != 0 ? rc : tix_error_env(err, "out of memory");
+		return rc != 0 ? rc : tix_error_oom(err, NULL);
 	}
 
 	/* The GPU time beneath them, the groups' events in two shares; the
@@ -366,7 +366,7 @@ int linker_aggregate(struct linker *L, struct tix_error *err)
 	rc = beneath_prepare(L, &bn, err);
 	for (int k = 0; k < nw; k++)
 		if (dedup_init(&w[k].pairs, sizeof(struct opg_key)) != 0 && rc == 0)
-			rc = tix_error_env(err, "out of memory");
+			rc = tix_error_oom(err, NULL);
 	threaded = rc == 0 && nw == 2 && pthread_create(&th, NULL, run_walk, &w[1]) == 0;
 	if (rc == 0 && !threaded)
 		count_beneath(L, &bn);
@@ -384,13 +384,13 @@ int linker_aggregate(struct linker *L, struct tix_error *err)
 	struct pair_acc *pacc = NULL;
 	uint32_t np = 0;
 	if (rc == 0 && (w[0].rc || (nw == 2 && w[1].rc)))
-		rc = tix_error_env(err, "out of memory");
+		rc = tix_error_oom(err, NULL);
 	if (rc == 0) {
 		uint32_t n = w[0].pairs.n + (nw == 2 ? w[1].pairs.n : 0);
 		pk = malloc((n + 1) * sizeof(*pk));
 		pacc = malloc((n + 1) * sizeof(*pacc));
 		if (!pk || !pacc)
-			rc = tix_error_env(err, "out of memory");
+			rc = tix_error_oom(err, NULL);
 		for (int k = 0; rc == 0 && k < nw; k++) {
 			if (w[k].pairs.n) {
 				memcpy(pk + np, w[k].pairs.recs, w[k].pairs.n * sizeof(*pk));
@@ -404,7 +404,7 @@ int linker_aggregate(struct linker *L, struct tix_error *err)
 		}
 	}
 	if (rc == 0 && rank_ops(L, ol.acc, ol.n, pk, pacc, np) != 0)
-		rc = tix_error_env(err, "out of memory");
+		rc = tix_error_oom(err, NULL);
 	for (int k = 0; k < nw; k++)
 		walk_done(&w[k]);
 	free(pk);

@@ -315,14 +315,14 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 		}
 		m->seeded_for = 0;
 		if (sr != 0)
-			return sr < 0 ? tix_error_env(err, "out of memory") : 1;
+			return sr < 0 ? tix_error_oom(err, NULL) : 1;
 		for (end = end < r1 ? end : r1; i < end; i++) {
 			struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 			if (tix_kind_is_gpu((enum tix_kind)r->kind))
 				continue;
 			int64_t rs = r->start_ns, rd = row_dur(L, i), re;
 			if (grow((void **)&m->anc, &m->anc_cap, o->n + 1, sizeof(*m->anc)) != 0)
-				return tix_error_env(err, "out of memory");
+				return tix_error_oom(err, NULL);
 			/* A stack first: the rows closed at its top go; when no other
 			 * is closed and all contain this one, they are its ancestors
 			 * (m->anc is then filled only where it is read). */
@@ -354,7 +354,7 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 				if (seeded) /* the walk would reach the other run's rows */
 					return 1;
 				if ((same = walk_gives(L, i, nanc, chains, chain_rows, m)) < 0)
-					return tix_error_env(err, "out of memory");
+					return tix_error_oom(err, NULL);
 			}
 			if (!same) {
 				fill_anc(m, nanc, &filled);
@@ -376,7 +376,7 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 				if (nanc <= LIST_DEPTH)
 					fill_anc(m, nanc, &filled);
 				if (push_open(m, i, rs, rd, nanc) != 0)
-					return tix_error_env(err, "out of memory");
+					return tix_error_oom(err, NULL);
 			}
 		}
 	}

@@ -73,7 +73,7 @@ static int mark_before_trace(struct linker *L, struct tix_error *err)
 	memset(s, 0, sizeof(*s));
 	s->name = intern_add(&L->b->c.strings, "(before the trace)", 18);
 	if (s->name == TIX_NONE)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	s->marker_row = TIX_NONE;
 	s->start_ns = lo;
 	s->dur_ns = hi - lo;
@@ -93,7 +93,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 	uint8_t *is_name = calloc(nstr + 1, 1);   /* 1: a CPU-side name, 2: a marker name */
 	uint32_t *markers = NULL;
 	if (!is_name)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (tix_kind_is_marker(r->kind))
@@ -193,13 +193,13 @@ static int find_steps(struct linker *L, struct tix_error *err)
 		s->top_group = TIX_NONE;
 		L->step_rule = "none found: one step";
 		if (s->name == TIX_NONE)
-			return tix_error_env(err, "out of memory");
+			return tix_error_oom(err, NULL);
 	}
 	return 0;
 oom:
 	free(is_name);
 	free(markers);
-	return tix_error_env(err, "out of memory");
+	return tix_error_oom(err, NULL);
 }
 
 int linker_steps(struct linker *L, struct tix_error *err)

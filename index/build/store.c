@@ -81,7 +81,7 @@ int file_reserve(struct temp_budget *tb, int fd, size_t from, size_t to, struct 
 	va_end(ap);
 	struct stat st;
 	if (fstat(fd, &st) != 0)
-		return tix_error_env(err, "%s: %s", what, strerror(errno));
+		return tix_error_sys(err, errno, "%s", what);
 	size_t have = (size_t)st.st_size > from ? (size_t)st.st_size : from;
 	if (budget_take(tb, to > have ? to - have : 0, what, err) != 0)
 		return -1;
@@ -96,7 +96,7 @@ int file_reserve(struct temp_budget *tb, int fd, size_t from, size_t to, struct 
 	if (!no_fallocate && fallocate(fd, 0, (off_t)from, (off_t)(to - from)) == 0)
 		return 0;
 	if (!no_fallocate && errno != EOPNOTSUPP && errno != ENOSYS)
-		return tix_error_env(err, "%s: %s", what, strerror(errno));
+		return tix_error_sys(err, errno, "%s", what);
 	/* No fallocate (ext2, some network file systems): a byte written in
 	 * every block past the end allocates it, so a full disk is ENOSPC
 	 * here too (what glibc's posix_fallocate does there). */
@@ -104,9 +104,9 @@ int file_reserve(struct temp_budget *tb, int fd, size_t from, size_t to, struct 
 	size_t start = (size_t)st.st_size > from ? (size_t)st.st_size : from;
 	for (size_t off = start; off < to; off = (off / blk + 1) * blk)
 		if (pwrite(fd, "", 1, (off_t)off) != 1)
-			return tix_error_env(err, "%s: %s", what, strerror(errno));
+			return tix_error_sys(err, errno, "%s", what);
 	if (ftruncate(fd, (off_t)to) != 0)
-		return tix_error_env(err, "%s: %s", what, strerror(errno));
+		return tix_error_sys(err, errno, "%s", what);
 	return 0;
 }
 
@@ -125,8 +125,7 @@ int spill_init(struct spill *s, const char *dir, const char *label, size_t elem,
 		snprintf(path, sizeof(path), "%s/.tix-spill-XXXXXX", dir);
 		s->fd = mkostemp(path, O_CLOEXEC);
 		if (s->fd < 0)
-			return tix_error_env(err, "%s: cannot create a temporary file in %s: %s",
-			                     label, dir, strerror(errno));
+			return tix_error_sys(err, errno, "%s: cannot create a temporary file in %s", label, dir);
 		unlink(path);
 	}
 	return 0;
@@ -149,7 +148,7 @@ static int spill_reserve(struct spill *s, size_t need, struct tix_error *err)
 	else
 		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
 	if (p == MAP_FAILED)
-		return tix_error_env(err, "%s: cannot map a temporary file: %s", s->label, strerror(errno));
+		return tix_error_sys(err, errno, "%s: cannot map a temporary file", s->label);
 	s->base = p;
 	s->cap = cap;
 	return 0;

@@ -49,7 +49,7 @@ static int cl_open(struct tix_view *v, struct tix_error *err)
 {
 	struct cl *p = calloc(1, sizeof *p);
 	if (!p)
-		return tix_error_env(err, "out of memory comparing the launches");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	p->ix[0] = v->ix;
 	p->ix[1] = v->other;
 	uint32_t st = v->cmp.step;

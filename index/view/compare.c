@@ -384,7 +384,7 @@ static int cmp_open(struct tix_view *v, struct tix_error *err)
 	struct cmp_view *p = calloc(1, sizeof *p);
 	struct cmp side[2] = {{0}};
 	if (!p)
-		return tix_error_env(err, "out of memory comparing the traces");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	view_cmp_totals(ix, v->kind == TIX_VIEW_CMP_KERNELS ? step : TIX_NONE, &p->c.t);
 	if (v->kind == TIX_VIEW_CMP_STEPS)
 		p->c.t.normalised = 0; /* a row is one step of each side */
@@ -427,7 +427,7 @@ oom:
 	cmp_done(&side[1]);
 	cmp_done(&p->c);
 	free(p);
-	return tix_error_env(err, "out of memory comparing the traces");
+	return tix_error_oom(err, tix_index_path(v->ix));
 }
 
 static void cmp_close(struct tix_view *v)

@@ -60,7 +60,7 @@ static int findings_open(struct tix_view *v, struct tix_error *err)
 	struct findings_rows *p = calloc(1, sizeof *p);
 	if (!p || (F->n && !(p->share = calloc(F->n, sizeof *p->share)))) {
 		free(p);
-		return tix_error_env(err, "out of memory opening the findings");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	}
 	for (uint32_t i = 0; i < F->n; i++)
 		snprintf(p->share[i], sizeof p->share[i], "%.1f%%%s", 100 * F->items[i].share,

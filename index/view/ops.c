@@ -276,7 +276,7 @@ oom:
 	free(a.rows);
 	free(a.slot);
 	free(p);
-	return tix_error_env(err, "out of memory opening the ops");
+	return tix_error_oom(err, tix_index_path(v->ix));
 }
 
 static void ops_close(struct tix_view *v)
