@@ -5,6 +5,7 @@
  * depend on CUPTI so that tests and the reader can share it.
  */
 #include "cupti_capture/journal.h"
+#include "index/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -125,15 +126,7 @@ static int buf_reserve(struct tixj_buf *b, size_t more)
 {
 	if (b->len + more <= b->cap)
 		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more)
-		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
-	if (!p)
-		return -1;
-	b->p = p;
-	b->cap = cap;
-	return 0;
+	return tix_grow(&b->p, &b->cap, b->len + more, 1, 4096);
 }
 
 static int buf_put(struct tixj_buf *b, const void *data, size_t len)

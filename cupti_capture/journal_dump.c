@@ -4,6 +4,7 @@
  * what CUPTI gave, before the index builder sees it).  Owner: cupti_capture.
  */
 #include "cupti_capture/journal_read_int.h"
+#include "index/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -162,14 +163,8 @@ static void summarise_buffer(struct buffer_summary *bs, const struct tixj_buffer
 	int64_t span = b->first_ts ? b->last_ts - b->first_ts : 0;
 	if (span > bs->span_max)
 		bs->span_max = span;
-	if (bs->spans_n == bs->cap) {
-		size_t cap = bs->cap ? bs->cap * 2 : 64;
-		int64_t *p = realloc(bs->spans, cap * sizeof *p);
-		if (!p)
-			return;
-		bs->spans = p;
-		bs->cap = cap;
-	}
+	if (tix_grow(&bs->spans, &bs->cap, bs->spans_n + 1, sizeof *bs->spans, 64) != 0)
+		return;
 	bs->spans[bs->spans_n++] = span;
 }
 

@@ -4,6 +4,7 @@
  * and the small text helpers they use.  Owner: cupti_capture.
  */
 #include "cupti_capture/journal_read_int.h"
+#include "index/grow.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -13,16 +14,8 @@
 
 void tixjr_sb_add(struct sb *b, const char *s, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p)
-			return; /* text is cosmetic: keep what fits */
-		b->p = p;
-		b->cap = cap;
-	}
+	if (tix_grow(&b->p, &b->cap, b->len + n + 1, 1, 256) != 0)
+		return; /* text is cosmetic: keep what fits */
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = 0;

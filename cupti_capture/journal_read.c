@@ -20,6 +20,7 @@
  *   built keeps them.
  */
 #include "cupti_capture/capture.h"
+#include "index/grow.h"
 #include "cupti_capture/journal.h"
 #include "cupti_capture/journal_read_int.h"
 
@@ -36,14 +37,8 @@
 
 #define PUSH(arr, n, cap, val)                                                    \
 	do {                                                                      \
-		if ((n) == (cap)) {                                               \
-			size_t c_ = (cap) ? (cap) * 2 : 64;                       \
-			void *p_ = realloc((arr), c_ * sizeof *(arr));            \
-			if (!p_)                                                  \
-				return -1;                                        \
-			(arr) = p_;                                               \
-			(cap) = c_;                                               \
-		}                                                                 \
+		if (tix_grow(&(arr), &(cap), (n) + 1, sizeof *(arr), 64) != 0)   \
+			return -1;                                                \
 		(arr)[(n)++] = (val);                                             \
 	} while (0)
 

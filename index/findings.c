@@ -3,6 +3,7 @@
  * models, the device's peaks.  Nothing here walks the events: a finding
  * costs the op-shape groups and the steps, never the rows. */
 #include "index/findings.h"
+#include "index/grow.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -328,15 +329,9 @@ struct list {
 
 static struct tix_finding *push(struct list *l, enum tix_rule rule)
 {
-	if (l->f->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 16;
-		struct tix_finding *p = realloc(l->f->items, cap * sizeof(*p));
-		if (!p) {
-			l->oom = 1;
-			return NULL;
-		}
-		l->f->items = p;
-		l->cap = cap;
+	if (tix_grow32(&l->f->items, &l->cap, (size_t)l->f->n + 1, sizeof(*l->f->items), 16) != 0) {
+		l->oom = 1;
+		return NULL;
 	}
 	struct tix_finding *f = &l->f->items[l->f->n++];
 	memset(f, 0, sizeof(*f));

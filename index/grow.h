@@ -72,4 +72,19 @@ static inline int tix_grow32(void *arr, uint32_t *cap, size_t need, size_t elem,
 	return 0;
 }
 
+/* tix_grow32 to fit index id (need id + 1), the new elements zeroed: for
+ * accumulators indexed by a name or a group. */
+static inline int tix_grow32_zeroed(void *arr, uint32_t *cap, size_t id, size_t elem, uint32_t min)
+{
+	uint32_t was = *cap;
+	if (tix_grow32(arr, cap, id + 1, elem, min) != 0)
+		return -1;
+	if (*cap > was) {
+		char *a;
+		memcpy(&a, arr, sizeof a);
+		memset(a + (size_t)was * elem, 0, (size_t)(*cap - was) * elem);
+	}
+	return 0;
+}
+
 #endif /* TIX_INDEX_GROW_H */

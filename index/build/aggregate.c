@@ -4,6 +4,7 @@
  * time as a union of intervals).  op_totals.c then ranks the CPU ops by the
  * GPU time launched beneath them. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -332,13 +333,8 @@ static int add_step_group(struct linker *L, struct group_work *w, uint32_t *cap,
                           const struct tix_group *G, const struct member *seg, uint32_t first,
                           uint32_t n, struct tix_error *err)
 {
-	if (L->nstep_groups == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
-		struct tix_group *p = realloc(L->step_groups, *cap * sizeof(*p));
-		if (!p)
-			return tix_error_oom(err, NULL);
-		L->step_groups = p;
-	}
+	if (tix_grow32(&L->step_groups, cap, (size_t)L->nstep_groups + 1, sizeof(*L->step_groups), 256) != 0)
+		return tix_error_oom(err, NULL);
 	struct tix_group *S = &L->step_groups[L->nstep_groups++];
 	memset(S, 0, sizeof(*S));
 	S->name = G->name;

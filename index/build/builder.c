@@ -2,6 +2,7 @@
  * their strings, deduplicates what they share, and appends one 40-byte
  * record per event to a spill file.  finish.c does the rest. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,14 +112,8 @@ static uint32_t track_of(struct collector *c, const struct btrack_key *k)
 	} else {
 		if (c->ntracks >= (1u << 24))
 			return TIX_NONE;
-		if (c->ntracks == c->tracks_cap) {
-			uint32_t cap = c->tracks_cap ? c->tracks_cap * 2 : 64;
-			struct btrack *tr = realloc(c->tracks, cap * sizeof(*tr));
-			if (!tr)
-				return TIX_NONE;
-			c->tracks = tr;
-			c->tracks_cap = cap;
-		}
+		if (tix_grow32(&c->tracks, &c->tracks_cap, (size_t)c->ntracks + 1, sizeof(*c->tracks), 64) != 0)
+			return TIX_NONE;
 		t = c->ntracks++;
 		memset(&c->tracks[t], 0, sizeof(c->tracks[t]));
 		c->tracks[t].key = *k;
@@ -330,14 +325,8 @@ static int collect_flow(struct collector *c, const struct tix_flow_in *fl, struc
 
 static int push_meta(struct collector *c, const struct bmeta *m)
 {
-	if (c->nmetas == c->metas_cap) {
-		size_t cap = c->metas_cap ? c->metas_cap * 2 : 64;
-		struct bmeta *p = realloc(c->metas, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		c->metas = p;
-		c->metas_cap = cap;
-	}
+	if (tix_grow(&c->metas, &c->metas_cap, (size_t)c->nmetas + 1, sizeof(*c->metas), 64) != 0)
+		return -1;
 	c->metas[c->nmetas++] = *m;
 	return 0;
 }
@@ -361,14 +350,9 @@ oom:
 
 static int push_top_meta(struct collector *c, uint32_t k, uint32_t v)
 {
-	if (c->ntop_meta == c->top_meta_cap) {
-		size_t cap = c->top_meta_cap ? c->top_meta_cap * 2 : 16;
-		uint32_t *p = realloc(c->top_meta, cap * 2 * sizeof(*p));
-		if (!p)
-			return -1;
-		c->top_meta = p;
-		c->top_meta_cap = cap;
-	}
+	/* pairs: an element is a key and a value */
+	if (tix_grow(&c->top_meta, &c->top_meta_cap, c->ntop_meta + 1, 2 * sizeof(*c->top_meta), 16) != 0)
+		return -1;
 	c->top_meta[2 * c->ntop_meta] = k;
 	c->top_meta[2 * c->ntop_meta + 1] = v;
 	c->ntop_meta++;

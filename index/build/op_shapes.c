@@ -13,6 +13,7 @@
  * ancestor-or-self, so an event costs the modelled ops above it, not the
  * depth of its stack. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -81,22 +82,6 @@ struct state {
 	struct linker_buf b_nma;
 };
 
-static int grow(void **p, uint32_t *cap, uint32_t id, size_t elem)
-{
-	if (id < *cap)
-		return 0;
-	uint32_t n = *cap ? *cap * 2 : 256;
-	while (n <= id)
-		n *= 2;
-	void *q = realloc(*p, (size_t)n * elem);
-	if (!q)
-		return -1;
-	memset((char *)q + (size_t)*cap * elem, 0, (size_t)(n - *cap) * elem);
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static enum tix_op_class class_of_name(struct state *st, uint32_t name)
 {
 	uint8_t *c = &st->name_class[name];
@@ -164,7 +149,7 @@ static int shape_row(struct state *st, uint32_t row, uint32_t *out)
 	if (k.dims == TIX_NONE - 1 || k.types == TIX_NONE - 1 || k.concrete == TIX_NONE - 1)
 		return -1;
 	uint32_t before = st->shapes.n, id = dedup_add(&st->shapes, &k);
-	if (id == TIX_NONE || grow((void **)&st->acc, &st->acc_cap, id, sizeof(*st->acc)))
+	if (id == TIX_NONE || tix_grow32_zeroed(&st->acc, &st->acc_cap, id, sizeof(*st->acc), 256))
 		return -1;
 	if (st->shapes.n > before) {
 		const struct intern *s = &L->b->c.strings;
@@ -207,7 +192,7 @@ static int visit(struct state *st, uint32_t r, uint32_t *id)
 		return -1;
 	if (shape == TIX_NONE)
 		return 0;
-	if (grow((void **)&st->insts, &st->insts_cap, st->ninsts, sizeof(*st->insts)))
+	if (tix_grow32_zeroed(&st->insts, &st->insts_cap, st->ninsts, sizeof(*st->insts), 256))
 		return -1;
 	st->insts[st->ninsts] = (struct inst){.row = r, .shape = shape};
 	*id = st->ninsts++;
@@ -259,7 +244,7 @@ static int pair_add(struct dedup *d, struct pair_acc **acc, uint32_t *cap, struc
 	if (c->shape != shape || c->other != other || id == TIX_NONE) {
 		struct pair_key k = {shape, other};
 		id = dedup_add(d, &k);
-		if (id == TIX_NONE || grow((void **)acc, cap, id, sizeof(**acc)))
+		if (id == TIX_NONE || tix_grow32_zeroed(acc, cap, id, sizeof(**acc), 256))
 			return -1;
 		*c = (struct pair_cache){shape, other, id};
 	}

@@ -11,6 +11,7 @@
  * walk (count_beneath, on the second thread before its share), so the
  * walks only read rows. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -66,13 +67,8 @@ static int list_ops(struct linker *L, struct op_list *ol)
 			continue;
 		uint32_t o = ol->op_of_name[r->name];
 		if (o == TIX_NONE) {
-			if (ol->n == ol->cap) {
-				ol->cap = ol->cap ? ol->cap * 2 : 256;
-				struct op_acc *p = realloc(ol->acc, ol->cap * sizeof(*p));
-				if (!p)
-					return -1;
-				ol->acc = p;
-			}
+			if (tix_grow32(&ol->acc, &ol->cap, (size_t)ol->n + 1, sizeof(*ol->acc), 256) != 0)
+				return -1;
 			o = ol->op_of_name[r->name] = ol->n++;
 			memset(&ol->acc[o], 0, sizeof(ol->acc[o]));
 			ol->acc[o].name = r->name;
@@ -220,15 +216,8 @@ static int walk_groups(struct op_walk *w)
 					last_group[o] = g;
 					last_pair[o] = pi;
 				}
-				if (pi >= w->pcap) {
-					uint32_t ncap = w->pcap ? w->pcap * 2 : 256;
-					void *q = realloc(w->pacc, ncap * sizeof(*w->pacc));
-					if (!q)
-						goto out;
-					w->pacc = q;
-					memset(&w->pacc[w->pcap], 0, (ncap - w->pcap) * sizeof(*w->pacc));
-					w->pcap = ncap;
-				}
+				if (tix_grow32_zeroed(&w->pacc, &w->pcap, pi, sizeof(*w->pacc), 256) != 0)
+					goto out;
 				w->pacc[pi].gpu_ns = tix_sat_add(w->pacc[pi].gpu_ns, dur);
 				w->pacc[pi].count++;
 			}

@@ -2,6 +2,7 @@
  * the rest), rows scattered by track straight into the output file's ROWS
  * section, each track sorted by time. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -265,14 +266,9 @@ static void *scatter_rows(void *arg)
 		r->flags = s->flags;
 		r->gpu_beneath = 0;
 		if (s->dur_ns >= UINT32_MAX) {
-			if (j->nlong == j->long_cap) {
-				j->long_cap = j->long_cap ? j->long_cap * 2 : 64;
-				void *p = realloc(j->longs, j->long_cap * sizeof(*j->longs));
-				if (!p) {
-					j->failed = 1;
-					return NULL;
-				}
-				j->longs = p;
+			if (tix_grow32(&j->longs, &j->long_cap, (size_t)j->nlong + 1, sizeof(*j->longs), 64) != 0) {
+				j->failed = 1;
+				return NULL;
 			}
 			/* The link field is free until linking: it carries the
 			 * duration's index (and whose) while rows move. */

@@ -3,6 +3,7 @@
  * the trace's CPU window, counted in a step of its own (docs/CLI.md,
  * "Steps"; docs/FORMAT.md, "Rules"). */
 #include "index/build/phases.h"
+#include "index/grow.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -128,13 +129,8 @@ static int find_steps(struct linker *L, struct tix_error *err)
 			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 			if (!tix_kind_is_marker(r->kind) || is_name[r->name] != 2)
 				continue;
-			if (nm == cap) {
-				cap = cap ? cap * 2 : 64;
-				uint32_t *p = realloc(markers, cap * sizeof(*p));
-				if (!p)
-					goto oom;
-				markers = p;
-			}
+			if (tix_grow32(&markers, &cap, (size_t)nm + 1, sizeof(*markers), 64) != 0)
+				goto oom;
 			markers[nm++] = i;
 		}
 		qsort_r(markers, nm, sizeof(*markers), cmp_marker, L);

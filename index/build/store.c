@@ -2,6 +2,7 @@
  * what grows with the trace), interned strings and deduplicated records
  * (what grows only with distinct values).  Declared in builder_int.h. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -302,16 +303,8 @@ static uint32_t intern_add_hashed(struct intern *t, const char *p, size_t len)
 	}
 	if (t->n >= UINT32_MAX - 2)
 		return TIX_NONE;
-	if (t->data_len + len + 1 > t->data_cap) {
-		size_t cap = t->data_cap * 2;
-		while (cap < t->data_len + len + 1)
-			cap *= 2;
-		char *d = realloc(t->data, cap);
-		if (!d)
-			return TIX_NONE;
-		t->data = d;
-		t->data_cap = cap;
-	}
+	if (tix_grow(&t->data, &t->data_cap, t->data_len + len + 1, 1, 1) != 0)
+		return TIX_NONE;
 	if (t->n + 1 >= t->cap) {
 		uint64_t *o = realloc(t->offsets, (size_t)(t->cap * 2 + 1) * sizeof(*o));
 		if (!o)
@@ -366,13 +359,8 @@ uint32_t dedup_add(struct dedup *d, const void *rec)
 	uint32_t j = dedup_slot(d, d->slots, d->nslots, rec);
 	if (d->slots[j])
 		return d->slots[j] - 1;
-	if (d->n + 1 >= d->cap) {
-		unsigned char *r = realloc(d->recs, (size_t)d->cap * 2 * d->elem);
-		if (!r)
-			return TIX_NONE;
-		d->recs = r;
-		d->cap *= 2;
-	}
+	if (tix_grow32(&d->recs, &d->cap, (size_t)d->n + 2, d->elem, 1) != 0) /* one spare */
+		return TIX_NONE;
 	uint32_t id = d->n++;
 	memcpy(d->recs + (size_t)id * d->elem, rec, d->elem);
 	d->slots[j] = id + 1;

@@ -13,6 +13,7 @@
  * then the per-step ones (another column table), CSV and JSON carry both.
  */
 #include "index/view/compare_int.h"
+#include "index/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,14 +21,8 @@
 
 struct crow *cmp_add(struct cmp *c)
 {
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct crow *r = realloc(c->rows, cap * sizeof *r);
-		if (!r)
-			return NULL;
-		c->rows = r;
-		c->cap = cap;
-	}
+	if (tix_grow(&c->rows, &c->cap, c->n + 1, sizeof *c->rows, 256) != 0)
+		return NULL;
 	struct crow *r = &c->rows[c->n++];
 	memset(r, 0, sizeof *r);
 	r->total[0] = r->total[1] = -1;
@@ -38,14 +33,8 @@ struct crow *cmp_add(struct cmp *c)
 /* Hands the string d to c (which frees it); 0, or -1 when memory runs out. */
 static int cmp_take(struct cmp *c, char *d)
 {
-	if (c->nowned == c->capowned) {
-		size_t cap = c->capowned ? c->capowned * 2 : 64;
-		char **p = realloc(c->owned, cap * sizeof *p);
-		if (!p)
-			return -1;
-		c->owned = p;
-		c->capowned = cap;
-	}
+	if (tix_grow(&c->owned, &c->capowned, c->nowned + 1, sizeof *c->owned, 64) != 0)
+		return -1;
 	c->owned[c->nowned++] = d;
 	return 0;
 }
