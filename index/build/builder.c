@@ -542,7 +542,7 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 		tix_builder_abort(b);
 		return NULL;
 	}
-	temp_budget_init(&b->budget, b->dir, b->opts.max_temp);
+	temp_budget_init(&b->budget, b->dir, b->opts.max_temp, b->opts.no_fallocate);
 	if (collector_init(&b->c, b->dir, &b->budget, b->source_path, b->out_path, err) != 0) {
 		tix_builder_abort(b);
 		return NULL;

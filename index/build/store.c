@@ -22,9 +22,10 @@
 
 /* ---- spill arrays ---- */
 
-void temp_budget_init(struct temp_budget *tb, const char *dir, uint64_t max)
+void temp_budget_init(struct temp_budget *tb, const char *dir, uint64_t max, int no_fallocate)
 {
 	atomic_init(&tb->used, 0);
+	tb->no_fallocate = no_fallocate;
 	tb->limit = UINT64_MAX;
 	tb->margin = 0;
 	tb->given = 0;
@@ -86,14 +87,7 @@ int file_reserve(struct temp_budget *tb, int fd, size_t from, size_t to, struct 
 	size_t have = (size_t)st.st_size > from ? (size_t)st.st_size : from;
 	if (budget_take(tb, to > have ? to - have : 0, what, err) != 0)
 		return -1;
-	/* Tests take the fallback on any file system.  Both parse threads may
-	 * ask first: they store the same value, atomically. */
-	static int no_fallocate_state = -1;
-	int no_fallocate = __atomic_load_n(&no_fallocate_state, __ATOMIC_RELAXED);
-	if (no_fallocate < 0) {
-		no_fallocate = getenv("TIX_NO_FALLOCATE") != NULL;
-		__atomic_store_n(&no_fallocate_state, no_fallocate, __ATOMIC_RELAXED);
-	}
+	int no_fallocate = tb && tb->no_fallocate; /* tests take the fallback on any file system */
 	if (!no_fallocate && fallocate(fd, 0, (off_t)from, (off_t)(to - from)) == 0)
 		return 0;
 	if (!no_fallocate && errno != EOPNOTSUPP && errno != ENOSYS)
