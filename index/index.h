@@ -631,7 +631,9 @@ struct tix_export_sel {
 	size_t nrows;
 };
 /* Returns the number of traceEvents written (events, flow starts and ends,
- * process and thread names), or -1 with err set. */
+ * process and thread names), or -1 with err set.  The trace's top-level
+ * values are written back as they were when each is one JSON value
+ * (tix_json_valid), else as a JSON string of their text. */
 long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *sel,
                      const char *out_path, struct tix_error *err);
 

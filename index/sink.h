@@ -330,6 +330,12 @@ const char *tix_printable(const char *s, char *buf, size_t cap);
  * characters as \uXXXX (the same string to a JSON reader, no raw control
  * for a terminal), a byte that is not UTF-8 as \ufffd. */
 void tix_json_str(FILE *f, const char *s, size_t n);
+/* Whether s[0..n) is exactly one JSON value (RFC 8259; whitespace around
+ * it allowed): strings of valid UTF-8 without raw controls, nested at most
+ * TIX_JSON_MAX_DEPTH deep (simdjson's limit too).  For JSON text tix passes
+ * on as it is, such as a trace's top-level values that export writes back. */
+#define TIX_JSON_MAX_DEPTH 1024
+int tix_json_valid(const char *s, size_t n);
 /* s as a quoted CSV field: '"' doubled, unsafe characters as tix_printable
  * writes them, and a leading "'" when it would start a formula ('=', '+',
  * '-', '@', tab, CR), as docs/CLI.md says. */

@@ -86,3 +86,161 @@ void tix_csv_str(FILE *f, const char *s)
 	}
 	putc('"', f);
 }
+
+/* ---- one JSON value, checked (RFC 8259), for text tix passes on as JSON ---- */
+
+struct jv {
+	const unsigned char *p, *end;
+	int depth;
+};
+
+static void jv_ws(struct jv *v)
+{
+	while (v->p < v->end && (*v->p == ' ' || *v->p == '\t' || *v->p == '\n' || *v->p == '\r'))
+		v->p++;
+}
+
+static int jv_lit(struct jv *v, const char *lit)
+{
+	size_t n = strlen(lit);
+	if ((size_t)(v->end - v->p) < n || memcmp(v->p, lit, n) != 0)
+		return -1;
+	v->p += n;
+	return 0;
+}
+
+static int jv_digits(struct jv *v)
+{
+	const unsigned char *s = v->p;
+	while (v->p < v->end && *v->p >= '0' && *v->p <= '9')
+		v->p++;
+	return v->p > s ? 0 : -1;
+}
+
+static int jv_number(struct jv *v)
+{
+	if (v->p < v->end && *v->p == '-')
+		v->p++;
+	if (v->p < v->end && *v->p == '0')
+		v->p++;
+	else if (jv_digits(v) != 0)
+		return -1;
+	if (v->p < v->end && *v->p == '.') {
+		v->p++;
+		if (jv_digits(v) != 0)
+			return -1;
+	}
+	if (v->p < v->end && (*v->p == 'e' || *v->p == 'E')) {
+		v->p++;
+		if (v->p < v->end && (*v->p == '+' || *v->p == '-'))
+			v->p++;
+		if (jv_digits(v) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int jv_string(struct jv *v)
+{
+	v->p++; /* the opening quote */
+	while (v->p < v->end) {
+		unsigned char c = *v->p;
+		if (c == '"') {
+			v->p++;
+			return 0;
+		}
+		if (c < 0x20)
+			return -1; /* a raw control: JSON strings hold none */
+		if (c == '\\') {
+			if (v->end - v->p < 2)
+				return -1;
+			unsigned char e = v->p[1];
+			if (e == 'u') {
+				if (v->end - v->p < 6)
+					return -1;
+				for (int i = 2; i < 6; i++) {
+					unsigned char h = v->p[i];
+					if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')))
+						return -1;
+				}
+				v->p += 6;
+			} else if (strchr("\"\\/bfnrt", e) && e) {
+				v->p += 2;
+			} else {
+				return -1;
+			}
+			continue;
+		}
+		size_t len = tix_utf8_len(v->p, (size_t)(v->end - v->p));
+		if (!len)
+			return -1;
+		v->p += len;
+	}
+	return -1;
+}
+
+static int jv_value(struct jv *v);
+
+/* An array or an object: open, close and whether members are key: value. */
+static int jv_container(struct jv *v, unsigned char close, int keyed)
+{
+	if (++v->depth > TIX_JSON_MAX_DEPTH)
+		return -1;
+	v->p++;
+	jv_ws(v);
+	if (v->p < v->end && *v->p == close) {
+		v->p++;
+		v->depth--;
+		return 0;
+	}
+	for (;;) {
+		if (keyed) {
+			if (v->p >= v->end || *v->p != '"' || jv_string(v) != 0)
+				return -1;
+			jv_ws(v);
+			if (v->p >= v->end || *v->p != ':')
+				return -1;
+			v->p++;
+			jv_ws(v);
+		}
+		if (jv_value(v) != 0)
+			return -1;
+		jv_ws(v);
+		if (v->p < v->end && *v->p == ',') {
+			v->p++;
+			jv_ws(v);
+			continue;
+		}
+		if (v->p < v->end && *v->p == close) {
+			v->p++;
+			v->depth--;
+			return 0;
+		}
+		return -1;
+	}
+}
+
+static int jv_value(struct jv *v)
+{
+	if (v->p >= v->end)
+		return -1;
+	switch (*v->p) {
+	case '"': return jv_string(v);
+	case '{': return jv_container(v, '}', 1);
+	case '[': return jv_container(v, ']', 0);
+	case 't': return jv_lit(v, "true");
+	case 'f': return jv_lit(v, "false");
+	case 'n': return jv_lit(v, "null");
+	default: return jv_number(v);
+	}
+}
+
+int tix_json_valid(const char *s, size_t n)
+{
+	struct jv v = {(const unsigned char *)s, (const unsigned char *)s + n, 0};
+	jv_ws(&v);
+	if (jv_value(&v) != 0)
+		return 0;
+	jv_ws(&v);
+	return v.p == v.end;
+}

@@ -422,9 +422,33 @@ static void test_shim_codes(void)
 	shim_free(p);
 }
 
+/* ---- tix_json_valid: exactly one JSON value ---- */
+
+static void test_json_valid(void)
+{
+	static const char *good[] = {"1", " -0.5e+3 ", "\"a\\u00e9\\n\"", "\"\xc3\xa9\"", "[]", "{}",
+	                             "{\"a\": [1, true, false, null, {\"b\": \"c\"}]}", "\t[ 1 , 2 ]\n"};
+	static const char *bad[] = {"", " ", "01", "1.", "-", "1e", "tru", "\"a", "\"\x1b\"", "\"\xff\"",
+	                            "\"\\x\"", "\"\\u12g4\"", "[1,]", "{\"a\"}", "{\"a\":1,}", "{1:2}", "1 2",
+	                            "1}], \"x\": [", "[", "]"};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		CHECK(tix_json_valid(good[i], strlen(good[i])), "tix_json_valid(%s)", good[i]);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		CHECK(!tix_json_valid(bad[i], strlen(bad[i])), "!tix_json_valid(bad #%zu)", i);
+	char deep[2 * TIX_JSON_MAX_DEPTH + 4];
+	memset(deep, '[', TIX_JSON_MAX_DEPTH);
+	memset(deep + TIX_JSON_MAX_DEPTH, ']', TIX_JSON_MAX_DEPTH);
+	CHECK(tix_json_valid(deep, 2 * TIX_JSON_MAX_DEPTH), "%d deep: valid", TIX_JSON_MAX_DEPTH);
+	memmove(deep + 1, deep, 2 * TIX_JSON_MAX_DEPTH);
+	deep[0] = '[';
+	deep[2 * TIX_JSON_MAX_DEPTH + 1] = ']';
+	CHECK(!tix_json_valid(deep, 2 * TIX_JSON_MAX_DEPTH + 2), "one deeper: not");
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_json_valid();
 	test_shim_codes();
 	test_us_to_ns();
 	test_short_name();
