@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/model.h"
 #include "tui/table.h"
 #include "tui/view.h"
 

@@ -155,7 +155,7 @@ static void test_short_name(void)
 static void fmt(int64_t ns, const char *want)
 {
 	char buf[32];
-	tix_fmt_dur(buf, sizeof(buf), ns);
+	tix_fmt_dur(ns, buf, sizeof(buf));
 	CHECK(strcmp(buf, want) == 0, "tix_fmt_dur(%" PRId64 ") = \"%s\" (got \"%s\")", ns, want, buf);
 }
 
@@ -171,12 +171,12 @@ static void test_fmt_dur(void)
 	fmt(5000000000LL, "5.000 s");
 	fmt(-1500, "-1.5 us");
 	char tiny[4];
-	tix_fmt_dur(tiny, sizeof(tiny), 123456789);
+	tix_fmt_dur(123456789, tiny, sizeof(tiny));
 	CHECK(strlen(tiny) == 3, "tix_fmt_dur truncates to its buffer (\"%s\")", tiny);
 	char big[64];
-	tix_fmt_dur(big, sizeof(big), INT64_MAX);
+	tix_fmt_dur(INT64_MAX, big, sizeof(big));
 	CHECK(strlen(big) > 0 && strstr(big, " s"), "tix_fmt_dur(INT64_MAX) = \"%s\"", big);
-	tix_fmt_dur(big, sizeof(big), INT64_MIN);
+	tix_fmt_dur(INT64_MIN, big, sizeof(big));
 	CHECK(strlen(big) > 0, "tix_fmt_dur(INT64_MIN) = \"%s\"", big);
 }
 
