@@ -431,7 +431,7 @@ void tixcap_take_nodes(struct pending_nodes *out)
 	pthread_mutex_unlock(&G.mu);
 }
 
-void tixcap_nodes_free(struct pending_nodes *n)
+void tixcap_nodes_done(struct pending_nodes *n)
 {
 	free(n->row);
 	free(n->frames_off);

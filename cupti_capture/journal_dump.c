@@ -263,7 +263,7 @@ int tixcap_journal_dump(const char *path, FILE *out, unsigned rows, struct tix_e
 		return tix_error_errno(err, errno, "%s: cannot map", path);
 	struct rd r = {.p = m, .n = (size_t)st.st_size, .path = path, .err = err};
 	int rc = dump(&r, out, rows);
-	tixjr_free(&r);
+	tixjr_done(&r);
 	munmap(m, (size_t)st.st_size);
 	return rc;
 }

@@ -426,9 +426,9 @@ static int emit_ranges(struct rd *r)
 	return 0;
 }
 
-void tixjr_free(struct rd *r)
+void tixjr_done(struct rd *r)
 {
-	tixjr_graph_free(r);
+	tixjr_graph_done(r);
 	free(r->str);
 	free(r->mk);
 	free(r->gn);
@@ -481,7 +481,7 @@ out:
 	res->records = r.records;
 	res->truncated = r.damaged;
 	res->salvaged_to = r.good_end;
-	tixjr_free(&r);
+	tixjr_done(&r);
 	return rc;
 }
 

@@ -77,7 +77,7 @@ static void *grow(struct gm_scratch *s, void *p, size_t *cap, size_t need, size_
 	return NULL;
 }
 
-static void memo_free(struct gm_scratch *s)
+static void memo_done(struct gm_scratch *s)
 {
 	s->bytes -= s->memo_cap * sizeof(*s->memo) + s->arena_cap;
 	free(s->memo);
@@ -93,7 +93,7 @@ static void *grow_work(struct gm_scratch *s, void *p, size_t *cap, size_t need, 
 {
 	void *q = grow(s, p, cap, need, elem, s->limit_bytes);
 	if (!q && (s->memo_cap || s->arena_cap)) {
-		memo_free(s);
+		memo_done(s);
 		q = grow(s, p, cap, need, elem, s->limit_bytes);
 	}
 	return q;
