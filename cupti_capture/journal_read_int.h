@@ -15,7 +15,7 @@
 struct sb { char *p; size_t len, cap; }; /* growable text; NULL p until used */
 void tixjr_sb_add(struct sb *b, const char *s, size_t n);
 void tixjr_sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A JSON string literal, control characters escaped. */
+/* A JSON string literal, as tix_json_str writes it. */
 void tixjr_sb_json(struct sb *b, const char *s, size_t n);
 
 struct str { const char *p; uint32_t len; };

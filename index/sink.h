@@ -330,6 +330,10 @@ const char *tix_printable(const char *s, char *buf, size_t cap);
  * characters as \uXXXX (the same string to a JSON reader, no raw control
  * for a terminal), a byte that is not UTF-8 as \ufffd. */
 void tix_json_str(FILE *f, const char *s, size_t n);
+/* The same literal into out (at most cap bytes, NUL included, as snprintf);
+ * returns its whole length, so tix_json_buf(NULL, 0, s, n) + 1 is the room
+ * it needs. */
+size_t tix_json_buf(char *out, size_t cap, const char *s, size_t n);
 /* Whether s[0..n) is exactly one JSON value (RFC 8259; whitespace around
  * it allowed): strings of valid UTF-8 without raw controls, nested at most
  * TIX_JSON_MAX_DEPTH deep (simdjson's limit too).  For JSON text tix passes

@@ -32,28 +32,75 @@ size_t tix_text_char(const unsigned char *p, size_t avail, int *unsafe)
 	return len;
 }
 
-void tix_json_str(FILE *f, const char *s, size_t n)
+/* The one JSON string writer, to wherever put sends its pieces. */
+typedef void (*json_put_fn)(void *ctx, const char *p, size_t n);
+
+static void json_str_to(json_put_fn put, void *ctx, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	putc('"', f);
+	put(ctx, "\"", 1);
 	for (size_t i = 0; i < n;) {
 		int unsafe;
-		size_t len = tix_text_char(p + i, n - i, &unsafe);
+		size_t len = tix_text_char(p + i, n - i, &unsafe), from = i;
+		while (!unsafe && p[i] != '"' && p[i] != '\\') { /* a run that passes as it is */
+			i += len;
+			if (i >= n)
+				break;
+			len = tix_text_char(p + i, n - i, &unsafe);
+		}
+		if (i > from)
+			put(ctx, s + from, i - from);
+		if (i >= n)
+			break;
+		char e[8];
 		if (p[i] == '"' || p[i] == '\\') {
-			putc('\\', f);
-			putc(p[i], f);
-		} else if (!unsafe) {
-			fwrite(p + i, 1, len, f);
+			e[0] = '\\', e[1] = (char)p[i];
+			put(ctx, e, 2);
 		} else if (len == 1 && p[i] >= 0x80) {
-			fputs("\\ufffd", f); /* not UTF-8: JSON text must be */
+			put(ctx, "\\ufffd", 6); /* not UTF-8: JSON text must be */
 		} else {
 			unsigned cp = len == 1 ? p[i] : len == 2 ? (unsigned)(p[i] & 0x1F) << 6 | (p[i + 1] & 0x3F)
 			              : (unsigned)(p[i] & 0x0F) << 12 | (unsigned)(p[i + 1] & 0x3F) << 6 | (p[i + 2] & 0x3F);
-			fprintf(f, "\\u%04x", cp); /* the same string, no raw control in it */
+			snprintf(e, sizeof e, "\\u%04x", cp); /* the same string, no raw control in it */
+			put(ctx, e, 6);
 		}
 		i += len;
 	}
-	putc('"', f);
+	put(ctx, "\"", 1);
+}
+
+static void put_file(void *ctx, const char *p, size_t n)
+{
+	fwrite(p, 1, n, ctx);
+}
+
+void tix_json_str(FILE *f, const char *s, size_t n)
+{
+	json_str_to(put_file, f, s, n);
+}
+
+struct json_buf {
+	char *out;
+	size_t cap, len;
+};
+
+static void put_buf(void *ctx, const char *p, size_t n)
+{
+	struct json_buf *b = ctx;
+	if (b->len < b->cap) {
+		size_t room = b->cap - b->len;
+		memcpy(b->out + b->len, p, n < room ? n : room);
+	}
+	b->len += n;
+}
+
+size_t tix_json_buf(char *out, size_t cap, const char *s, size_t n)
+{
+	struct json_buf b = {out, cap ? cap - 1 : 0, 0};
+	json_str_to(put_buf, &b, s, n);
+	if (cap)
+		out[b.len < b.cap ? b.len : b.cap] = '\0';
+	return b.len;
 }
 
 /* A cell a spreadsheet would run as a formula begins with one of these

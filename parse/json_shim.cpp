@@ -3,6 +3,10 @@
 // or into simdjson's per-document string buffer.
 #include "parse/json_shim.h"
 
+extern "C" {
+#include "index/sink.h" // tix_json_buf
+}
+
 #include <simdjson.h>
 
 #include <cstdlib>
@@ -234,32 +238,13 @@ template <size_t N> static inline bool key_is(const char *k, const char (&lit)[N
 
 static void append_json_string(text_buf &out, std::string_view s)
 {
-	bool plain = true;
-	for (unsigned char c : s)
-		if (c == '"' || c == '\\' || c < 0x20) {
-			plain = false;
-			break;
-		}
-	if (plain) {
-		out.put('"');
-		out.put(s.data(), s.size());
-		out.put('"');
-		return;
+	// index/text.c's writer, the one rule for JSON text (strict UTF-8,
+	// controls escaped): measured, then written in place.
+	size_t need = tix_json_buf(nullptr, 0, s.data(), s.size());
+	if (out.fit(need + 1)) {
+		tix_json_buf(out.p + out.len, need + 1, s.data(), s.size());
+		out.len += need;
 	}
-	out.put('"');
-	for (unsigned char c : s) {
-		if (c == '"' || c == '\\') {
-			out.put('\\');
-			out.put((char)c);
-		} else if (c < 0x20) {
-			char b[8];
-			snprintf(b, sizeof(b), "\\u%04x", c);
-			out.put(b, 6);
-		} else {
-			out.put((char)c);
-		}
-	}
-	out.put('"');
 }
 
 // The args keys tix reads, found by length first: a kernel's args have a

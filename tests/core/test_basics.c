@@ -358,6 +358,13 @@ static void test_json_csv(void)
 		fclose(f);
 		CHECK(strcmp(buf, cases[i].json) == 0, "tix_json_str case %zu: %s (want %s)", i, buf, cases[i].json);
 		free(buf);
+		char jb[64], cut[5];
+		size_t n = tix_json_buf(jb, sizeof jb, cases[i].in, strlen(cases[i].in));
+		size_t m = tix_json_buf(cut, sizeof cut, cases[i].in, strlen(cases[i].in));
+		CHECK(n == strlen(cases[i].json) && strcmp(jb, cases[i].json) == 0 && m == n &&
+		              strncmp(cut, cases[i].json, 4) == 0 && cut[4] == 0 &&
+		              tix_json_buf(NULL, 0, cases[i].in, strlen(cases[i].in)) == n,
+		      "tix_json_buf case %zu: the same literal, its length, cut to its buffer (%s)", i, jb);
 		f = open_memstream(&buf, &len);
 		tix_csv_str(f, cases[i].in);
 		fclose(f);
