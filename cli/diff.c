@@ -127,7 +127,7 @@ int cmd_diff(int argc, char **argv)
 		v[n++] = (char *)paths[0];
 	v[n] = NULL;
 	struct args a;
-	if (args_parse(n, v, &a, ARG_BY | ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_CSV | ARG_SORT | ARG_TIMEUNIT) != 0) {
+	if (args_parse(n, v, &a) != 0) {
 		cli_open_opts_done(&a.open);
 		return EXIT_USAGE;
 	}

@@ -615,7 +615,7 @@ int cmd_findings(int argc, char **argv)
 	if (np)
 		v[n++] = (char *)paths[0]; /* args_parse checks the options over one */
 	struct args a;
-	if (args_parse(n, v, &a, ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_PEAK) != 0) {
+	if (args_parse(n, v, &a) != 0) {
 		rc = EXIT_USAGE;
 		goto out;
 	}

@@ -10,7 +10,7 @@
  * its result (the index's path, or the error) in another; the parent then
  * replays each child's messages in the order the traces were given, so
  * --jobs 4 says what --jobs 1 says, in the same order. */
-#include "cli/cli.h"
+#include "cli/args.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -108,34 +108,23 @@ static void ropts_done(struct ropts *r)
 
 static int parse(int argc, char **argv, struct ropts *r)
 {
-	static const struct option longopts[] = {
-		{"by", required_argument, 0, 'b'},
-		{"jobs", required_argument, 0, 'j'},
-		{"step", required_argument, 0, 's'},
-		{"format", required_argument, 0, 'f'},
-		{"rank-from", required_argument, 0, 'R'},
-		{"timeunit", required_argument, 0, 'u'},
-		{"step-marker", required_argument, 0, 'm'},
-		{"no-cache", no_argument, 0, 'n'},
-		{"strict", no_argument, 0, 'T'},
-		{"max-temp", required_argument, 0, 'M'},
-		{"help", no_argument, 0, 'h'},
-		/* summary's other options, which a rank set does not take */
-		{"top", required_argument, 0, 'X'},
-		{"sort", required_argument, 0, 'X'},
-		{"kernel", required_argument, 0, 'X'},
-		{"limit", required_argument, 0, 'X'},
-		{"range", required_argument, 0, 'X'},
-		{"output", required_argument, 0, 'X'},
-		{"graph-capture", required_argument, 0, 'X'},
-		{0, 0, 0, 0},
+	/* summary's rows (cli/help.c) that a rank set takes; the others are
+	 * refused by name ('X') */
+	static const struct args_key keys[] = {
+		{"--by", 'b'}, {"--jobs", 'j'}, {"--step", 's'}, {"--format", 'f'}, {"--rank-from", 'R'},
+		{"--timeunit", 'u'}, {"--step-marker", 'm'}, {"--no-cache", 'n'}, {"--strict", 'T'},
+		{"--max-temp", 'M'}, {"--help", 'h'},
 	};
+	struct option longopts[ARGS_MAX_OPTS];
+	char shorts[16];
+	args_options(cli_command("summary"), keys, sizeof keys / sizeof keys[0], 'X', longopts, shorts,
+	             sizeof shorts);
 	memset(r, 0, sizeof(*r));
 	r->rule = TIX_RANK_AUTO;
 	optind = 1;
 	opterr = 0;
 	int c, li = -1;
-	while ((c = getopt_long_only(argc, argv, "j:h", longopts, &li)) != -1) {
+	while ((c = getopt_long_only(argc, argv, shorts, longopts, &li)) != -1) {
 		const char *name = li >= 0 ? longopts[li].name : "";
 		li = -1;
 		switch (c) {

@@ -185,7 +185,7 @@ static int cmd_summary_run(struct args *ap)
 int cmd_summary(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_BY | ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_CSV | ARG_SORT | ARG_TIMEUNIT | ARG_PEAK) != 0
+	int rc = args_parse(argc, argv, &a) != 0
 	             ? EXIT_USAGE
 	             : cmd_summary_run(&a);
 	cli_open_opts_done(&a.open);
@@ -274,7 +274,7 @@ static int cmd_info_run(struct args *ap)
 int cmd_info(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_FORMAT) != 0 ? EXIT_USAGE : cmd_info_run(&a);
+	int rc = args_parse(argc, argv, &a) != 0 ? EXIT_USAGE : cmd_info_run(&a);
 	cli_open_opts_done(&a.open);
 	return rc;
 }
@@ -339,7 +339,7 @@ static int cmd_index_run(struct args *ap)
 int cmd_index(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_OUT) != 0 ? EXIT_USAGE : cmd_index_run(&a);
+	int rc = args_parse(argc, argv, &a) != 0 ? EXIT_USAGE : cmd_index_run(&a);
 	cli_open_opts_done(&a.open);
 	return rc;
 }
@@ -442,7 +442,7 @@ static int cmd_export_run(struct args *ap)
 int cmd_export(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_RANGE | ARG_OUT) != 0 ? EXIT_USAGE : cmd_export_run(&a);
+	int rc = args_parse(argc, argv, &a) != 0 ? EXIT_USAGE : cmd_export_run(&a);
 	cli_open_opts_done(&a.open);
 	return rc;
 }
