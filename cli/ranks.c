@@ -71,7 +71,7 @@ static int expand(int argc, char **argv, struct ropts *r)
 	r->paths = calloc(MAX_RANKS, sizeof(*r->paths));
 	r->owned = calloc(MAX_RANKS, sizeof(*r->owned));
 	if (!r->paths || !r->owned) {
-		struct tix_error err;
+		struct tix_error err = {{0}, TIX_ERR_ENV, 0};
 		tix_error_oom(&err, NULL);
 		fprintf(stderr, "tix: %s\n", err.msg);
 		return cli_exit_status(&err);
@@ -326,7 +326,7 @@ static int take(const struct ropts *r, int i, struct job *j, struct tix_rank_tra
 {
 	const char *path = r->paths[i];
 	struct tix_index *ix = NULL;
-	struct tix_error err;
+	struct tix_error err = {{0}, TIX_ERR_INPUT, 0};
 	char pb[300];
 	*out = NULL;
 	if (!j || !j->forked) {

@@ -53,6 +53,7 @@ static inline int tix_grow_to(void *arr, size_t *cap, size_t need, size_t elem, 
 		return -1;
 	memcpy(arr, &p, sizeof p);
 	*cap = c;
+	/* cppcheck-suppress memleak ; p is stored in the caller's pointer, through arr */
 	return 0;
 }
 
