@@ -249,7 +249,9 @@ static int collect_members(struct linker *L, struct group_work *w, struct tix_er
 		if (g == TIX_NONE)
 			return tix_error_oom(err, NULL);
 		if (g >= w->cap) {
-			uint32_t ncap = w->cap ? w->cap * 2 : 256;
+			uint32_t ncap = (uint32_t)tix_grow_cap(w->cap, (size_t)g + 1, 256, UINT32_MAX); /* both */
+			if (!ncap)
+				return tix_error_oom(err, NULL);
 			int64_t *t = realloc(w->totals, ncap * sizeof(*t));
 			if (t)
 				w->totals = t;

@@ -124,7 +124,9 @@ static uint32_t chain_of_launch(struct tix_builder *b, const struct tix_index *c
 static int window_push(struct window_build *w, uint32_t name, uint32_t chain)
 {
 	if (w->n == w->cap) {
-		uint32_t cap = w->cap ? w->cap * 2 : 256;
+		uint32_t cap = (uint32_t)tix_grow_cap(w->cap, (size_t)w->n + 1, 256, UINT32_MAX); /* both */
+		if (!cap)
+			return -1;
 		uint32_t *a = realloc(w->names, cap * sizeof(*a));
 		if (!a)
 			return -1;

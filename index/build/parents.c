@@ -105,7 +105,9 @@ static int open_room(struct open_rows *o)
 {
 	if (o->n < o->cap)
 		return 0;
-	uint32_t c = o->cap ? o->cap * 2 : 64;
+	uint32_t c = (uint32_t)tix_grow_cap(o->cap, (size_t)o->n + 1, 64, UINT32_MAX); /* one for all */
+	if (!c)
+		return -1;
 	int64_t **w64[] = {&o->start, &o->dur, &o->end, &o->reach, &o->min_end, &o->min_reach};
 	uint32_t **w32[] = {&o->row, &o->anc_at, &o->nanc, &o->pushed_at};
 	for (size_t k = 0; k < sizeof(w64) / sizeof(w64[0]); k++) {

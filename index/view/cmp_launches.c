@@ -7,6 +7,7 @@
  * changed reads in one column, base over new.
  */
 #include "index/view/view_int.h"
+#include "index/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,7 +130,9 @@ static const char *one_line(const struct cl *pc, const char *s)
 		if (p->multi[i] == s)
 			return p->one[i];
 	if (p->nmulti == p->capmulti) {
-		size_t cap = p->capmulti ? 2 * p->capmulti : 16;
+		size_t cap = tix_grow_cap(p->capmulti, p->nmulti + 1, 16, SIZE_MAX / sizeof(char *)); /* both */
+		if (!cap)
+			return "(out of memory)";
 		const char **m = realloc(p->multi, cap * sizeof *m);
 		if (m)
 			p->multi = m;
