@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Issue 21, item 3: running out of memory is the environment's fault, never
-the input's.  Under an address-space limit (prlimit --as) swept from half
-of what `tix summary` needs up to it, on a plain and a gzip trace, and on
-`tix export` of a built index, every run either succeeds or exits 3 with one
+the input's.  Under an address-space limit (prlimit --as) swept from the
+least in which tix starts (below it the loader cannot map libc) up to what
+it needs, for summary of a plain and a gzip trace, index -o, and export of
+a built index, every run either succeeds or exits 3 with one
 line that says it ran out ("out of memory", or the errno's "Cannot allocate
 memory"); never 1 or 2 (a usage error, bad input), never a signal, never a
 partial file.  tix_error_oom's class and code are unit-tested in core_oom
