@@ -68,12 +68,14 @@ int cli_parse_size(const char *s, uint64_t *out)
  * takes, and whether each takes a value, is said once, by its rows in
  * cli/help.c (the help, the completions and the man page's source): the
  * getopt table is built from them. */
+/* clang-format off */
 static const struct args_key handlers[] = {
 	{"--by", 'b'}, {"--step", 's'}, {"--top", 't'}, {"--format", 'f'}, {"--kernel", 'k'},
 	{"--limit", 'l'}, {"--range", 'r'}, {"-o", 'o'}, {"--step-marker", 'm'}, {"--no-cache", 'n'},
 	{"--strict", 'T'}, {"--max-temp", 'M'}, {"--graph-capture", 'g'}, {"--sort", 'S'},
 	{"--timeunit", 'u'}, {"--peak-bw", 'B'}, {"--peak-flops", 'F'}, {"--help", 'h'},
 };
+/* clang-format on */
 
 static int key_of(const struct args_key *keys, size_t nkeys, const char *name)
 {
@@ -96,8 +98,8 @@ static int row_is(const struct cli_opt *o, const char *word)
 
 /* Adds row o's spellings with key to the table, once each; its short one
  * (getopt returns its letter, which must be the key) only when shorts. */
-static void add_row(const struct cli_opt *o, int key, struct option *lo, size_t *n, char *shorts, size_t *ns,
-                    size_t scap)
+static void add_row(const struct cli_opt *o, int key, struct option *lo, size_t *n, char *shorts,
+                    size_t *ns, size_t scap)
 {
 	const char *names[2] = {o->name, o->alias};
 	for (int k = 0; k < 2; k++) {
@@ -107,9 +109,10 @@ static void add_row(const struct cli_opt *o, int key, struct option *lo, size_t 
 			while (i < *n && strcmp(lo[i].name, w + 2))
 				i++;
 			if (i == *n && *n + 1 < ARGS_MAX_OPTS)
-				lo[(*n)++] = (struct option){w + 2, o->arg ? required_argument : no_argument, 0, key};
-		} else if (shorts && w && w[0] == '-' && w[1] && !w[2] && !memchr(shorts, w[1], *ns) &&
-		           *ns + 3 < scap) {
+				lo[(*n)++] = (struct option){
+					w + 2, o->arg ? required_argument : no_argument, 0, key};
+		} else if (shorts && w && w[0] == '-' && w[1] && !w[2] &&
+		           !memchr(shorts, w[1], *ns) && *ns + 3 < scap) {
 			shorts[(*ns)++] = w[1];
 			if (o->arg)
 				shorts[(*ns)++] = ':';
@@ -131,7 +134,8 @@ void args_options(const struct cli_cmd *cmd, const struct args_key *keys, size_t
 	int nc;
 	const struct cli_cmd *all = cli_commands(&nc);
 	for (int c = 0; c < nc; c++)
-		for (const struct cli_opt *o = &all[c] == cmd ? NULL : all[c].opts; o && o->name; o++)
+		for (const struct cli_opt *o = &all[c] == cmd ? NULL : all[c].opts; o && o->name;
+		     o++)
 			add_row(o, other, lo, &n, NULL, &ns, scap);
 	lo[n] = (struct option){0, 0, 0, 0};
 	shorts[ns] = '\0';
@@ -157,7 +161,8 @@ int args_parse(int argc, char **argv, struct args *a)
 	const struct cli_cmd *cmd = cli_command(argv[0]);
 	struct option longopts[ARGS_MAX_OPTS];
 	char shorts[16];
-	args_options(cmd, handlers, sizeof handlers / sizeof handlers[0], 'X', longopts, shorts, sizeof shorts);
+	args_options(cmd, handlers, sizeof handlers / sizeof handlers[0], 'X', longopts, shorts,
+	             sizeof shorts);
 	const struct cli_opt *format = row_named(cmd, "--format", 0);
 	int csv = format && format->arg && strstr(format->arg, "csv");
 	memset(a, 0, sizeof(*a));
@@ -281,8 +286,9 @@ int args_parse(int argc, char **argv, struct args *a)
 			const char *bad = argv[optind - 1];
 			const struct cli_opt *other = row_named(cmd, bad, 1);
 			if (other && !row_named(cmd, bad, 0)) { /* an option of another command */
-				fprintf(stderr, "tix %s: option '%.*s' does not apply here\n", argv[0],
-				        (int)strcspn(bad, "="), bad); /* as given: a name another command has */
+				/* as given: a name another command has */
+				fprintf(stderr, "tix %s: option '%.*s' does not apply here\n",
+				        argv[0], (int)strcspn(bad, "="), bad);
 				return -1;
 			}
 			fprintf(stderr, "tix %s: unknown or incomplete option '%s'%s\n", argv[0],

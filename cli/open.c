@@ -310,8 +310,13 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 		rc = tixcap_journal_read(trace, &sink, &jr, err);
 	} else {
 		struct tix_sink extra;
-		struct tix_parse_opts po = {draw_progress, &pr, NULL, k.split_min, o->strict,
-		                            k.parse_window, k.timing, k.inflate_zlib};
+		struct tix_parse_opts po = {.progress = draw_progress,
+		                            .progress_ctx = &pr,
+		                            .split_min = k.split_min,
+		                            .strict = o->strict,
+		                            .window = k.parse_window,
+		                            .timing = k.timing,
+		                            .inflate_zlib = k.inflate_zlib};
 		if (!k.one_thread && tix_builder_sink_extra(b, &extra, err) == 0)
 			po.extra_sink = &extra; /* two threads on large traces */
 		struct tix_parse_result res;
@@ -450,7 +455,8 @@ static int private_place(const struct open_opts *o, char *place, char *priv, str
 	rnd[12] = 0;
 	if (!o->no_cache || cli_cache_dir(dir, sizeof dir, why, sizeof why) != 0) {
 		if (cli_private_dir(priv, PATH_MAX - 64) != 0)
-			return tix_error_sys(err, errno, "cannot make a private folder for the index");
+			return tix_error_sys(err, errno,
+			                     "cannot make a private folder for the index");
 		snprintf(dir, sizeof dir, "%s", priv);
 	}
 	snprintf(place, PATH_MAX, "%s/nocache-%ld-%s.tix", dir, (long)getpid(), rnd);

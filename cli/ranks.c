@@ -110,15 +110,17 @@ static int parse(int argc, char **argv, struct ropts *r)
 {
 	/* summary's rows (cli/help.c) that a rank set takes; the others are
 	 * refused by name ('X') */
+	/* clang-format off */
 	static const struct args_key keys[] = {
 		{"--by", 'b'}, {"--jobs", 'j'}, {"--step", 's'}, {"--format", 'f'}, {"--rank-from", 'R'},
 		{"--timeunit", 'u'}, {"--step-marker", 'm'}, {"--no-cache", 'n'}, {"--strict", 'T'},
 		{"--max-temp", 'M'}, {"--help", 'h'},
 	};
+	/* clang-format on */
 	struct option longopts[ARGS_MAX_OPTS];
 	char shorts[16];
-	args_options(cli_command("summary"), keys, sizeof keys / sizeof keys[0], 'X', longopts, shorts,
-	             sizeof shorts);
+	args_options(cli_command("summary"), keys, sizeof keys / sizeof keys[0], 'X', longopts,
+	             shorts, sizeof shorts);
 	memset(r, 0, sizeof(*r));
 	r->rule = TIX_RANK_AUTO;
 	optind = 1;

@@ -61,7 +61,8 @@ static void json_str_to(json_put_fn put, void *ctx, const char *s, size_t n)
 		} else {
 			unsigned cp = len == 1 ? p[i] : len == 2 ? (unsigned)(p[i] & 0x1F) << 6 | (p[i + 1] & 0x3F)
 			              : (unsigned)(p[i] & 0x0F) << 12 | (unsigned)(p[i + 1] & 0x3F) << 6 | (p[i + 2] & 0x3F);
-			snprintf(e, sizeof e, "\\u%04x", cp); /* the same string, no raw control in it */
+			/* the same string, no raw control in it */
+			snprintf(e, sizeof e, "\\u%04x", cp);
 			put(ctx, e, 6);
 		}
 		i += len;
@@ -207,7 +208,8 @@ static int jv_string(struct jv *v)
 					return -1;
 				for (int i = 2; i < 6; i++) {
 					unsigned char h = v->p[i];
-					if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')))
+					if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') ||
+					      (h >= 'A' && h <= 'F')))
 						return -1;
 				}
 				v->p += 6;

@@ -79,8 +79,8 @@ int shim_parse_events(struct shim_parser *p, const char *buf, size_t len, shim_e
                       void *ctx, struct shim_fail *fail);
 
 /* Same, for exactly one event object buf[0..len). */
-int shim_parse_one(struct shim_parser *p, const char *buf, size_t len, shim_event_fn fn,
-                   void *ctx, struct shim_fail *fail);
+int shim_parse_one(struct shim_parser *p, const char *buf, size_t len, shim_event_fn fn, void *ctx,
+                   struct shim_fail *fail);
 
 #ifdef __cplusplus
 }

@@ -36,21 +36,24 @@ static void test_error_oom(void)
 	CHECK(tix_error_oom(&e, "x.json") == -1 && e.cls == TIX_ERR_ENV && e.code == ENOMEM &&
 	              strcmp(e.msg, "x.json: out of memory") == 0,
 	      "tix_error_oom names the file, class environment, ENOMEM (%s)", e.msg);
-	CHECK(tix_error_oom(&e, NULL) == -1 && strcmp(e.msg, "out of memory") == 0 && e.code == ENOMEM,
+	CHECK(tix_error_oom(&e, NULL) == -1 && strcmp(e.msg, "out of memory") == 0 &&
+	              e.code == ENOMEM,
 	      "tix_error_oom without a file");
 	tix_error_set(&e, "bad");
 	CHECK(e.code == 0 && e.cls == TIX_ERR_INPUT, "tix_error_set has no code");
 	tix_error_errno(&e, EACCES, "y");
 	CHECK(e.code == EACCES && e.cls == TIX_ERR_ENV, "tix_error_errno keeps the errno");
 	tix_error_sys(&e, ENOENT, "tmp");
-	CHECK(e.code == ENOENT && e.cls == TIX_ERR_ENV, "tix_error_sys: the environment's, whatever the errno");
+	CHECK(e.code == ENOENT && e.cls == TIX_ERR_ENV,
+	      "tix_error_sys: the environment's, whatever the errno");
 }
 
 static void test_grow(void)
 {
 	int *a = NULL;
 	size_t cap = 0;
-	CHECK(tix_grow(&a, &cap, 1, sizeof *a, 16) == 0 && cap == 16, "first growth: the first size");
+	CHECK(tix_grow(&a, &cap, 1, sizeof *a, 16) == 0 && cap == 16,
+	      "first growth: the first size");
 	CHECK(tix_grow(&a, &cap, 17, sizeof *a, 16) == 0 && cap == 32, "then doubling");
 	CHECK(tix_grow(&a, &cap, 100, sizeof *a, 16) == 0 && cap == 128, "doubling until it fits");
 	int *before = a;
@@ -104,11 +107,13 @@ static void test_adopt(void)
 		int rc = event_conv_adopt(&first, &second, &e);
 		fail_reallocs = 0;
 		if (fail)
-			CHECK(rc == -1 && e.cls == TIX_ERR_ENV && e.code == ENOMEM && first.nopen == 15 &&
-			              second.nopen == 3,
-			      "adopt without room: out of memory, each half keeps its own (%s)", e.msg);
+			CHECK(rc == -1 && e.cls == TIX_ERR_ENV && e.code == ENOMEM &&
+			              first.nopen == 15 && second.nopen == 3,
+			      "adopt without room: out of memory, each half keeps its own (%s)",
+			      e.msg);
 		else
-			CHECK(rc == 0 && first.nopen == 18 && second.nopen == 0, "adopt: the 3 open events move");
+			CHECK(rc == 0 && first.nopen == 18 && second.nopen == 0,
+			      "adopt: the 3 open events move");
 		event_conv_done(&second); /* before the fix, a double free of the ones moved */
 		event_conv_done(&first);
 	}
