@@ -64,35 +64,107 @@ int cli_parse_size(const char *s, uint64_t *out)
 	return -1;
 }
 
-int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
+/* What args_parse does with each option, by name.  Which options a command
+ * takes, and whether each takes a value, is said once, by its rows in
+ * cli/help.c (the help, the completions and the man page's source): the
+ * getopt table is built from them. */
+/* clang-format off */
+static const struct args_key handlers[] = {
+	{"--by", 'b'}, {"--step", 's'}, {"--top", 't'}, {"--format", 'f'}, {"--kernel", 'k'},
+	{"--limit", 'l'}, {"--range", 'r'}, {"-o", 'o'}, {"--step-marker", 'm'}, {"--no-cache", 'n'},
+	{"--strict", 'T'}, {"--max-temp", 'M'}, {"--graph-capture", 'g'}, {"--sort", 'S'},
+	{"--timeunit", 'u'}, {"--peak-bw", 'B'}, {"--peak-flops", 'F'}, {"--help", 'h'},
+};
+/* clang-format on */
+
+static int key_of(const struct args_key *keys, size_t nkeys, const char *name)
 {
-	static const struct option longopts[] = {
-		{"by", required_argument, 0, 'b'},
-		{"step", required_argument, 0, 's'},
-		{"top", required_argument, 0, 't'},
-		{"format", required_argument, 0, 'f'},
-		{"kernel", required_argument, 0, 'k'},
-		{"limit", required_argument, 0, 'l'},
-		{"range", required_argument, 0, 'r'},
-		{"output", required_argument, 0, 'o'},
-		{"step-marker", required_argument, 0, 'm'},
-		{"no-cache", no_argument, 0, 'n'},
-		{"strict", no_argument, 0, 'T'},
-		{"max-temp", required_argument, 0, 'M'},
-		{"graph-capture", required_argument, 0, 'g'},
-		{"sort", required_argument, 0, 'S'},
-		{"timeunit", required_argument, 0, 'u'},
-		{"peak-bw", required_argument, 0, 'B'},
-		{"peak-flops", required_argument, 0, 'F'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
-	};
-	static const struct {
-		int opt;
-		unsigned flag;
-	} flags[] = {{'b', ARG_BY}, {'s', ARG_STEP}, {'t', ARG_TOP}, {'f', ARG_FORMAT},
-	             {'k', ARG_KERNEL}, {'l', ARG_LIMIT}, {'r', ARG_RANGE}, {'o', ARG_OUT},
-	             {'S', ARG_SORT}, {'u', ARG_TIMEUNIT}, {'B', ARG_PEAK}, {'F', ARG_PEAK}};
+	for (size_t i = 0; i < nkeys; i++)
+		if (!strcmp(keys[i].name, name))
+			return keys[i].key;
+	return 0;
+}
+
+/* Whether row o is spelt word ("--by", "-o"; word may go on with "=value"). */
+static int row_is(const struct cli_opt *o, const char *word)
+{
+	size_t n = strcspn(word, "=");
+	const char *names[2] = {o->name, o->alias};
+	for (int k = 0; k < 2; k++)
+		if (names[k] && strlen(names[k]) == n && !strncmp(names[k], word, n))
+			return 1;
+	return 0;
+}
+
+/* Adds row o's spellings with key to the table, once each; its short one
+ * (getopt returns its letter, which must be the key) only when shorts. */
+static void add_row(const struct cli_opt *o, int key, struct option *lo, size_t *n, char *shorts,
+                    size_t *ns, size_t scap)
+{
+	const char *names[2] = {o->name, o->alias};
+	for (int k = 0; k < 2; k++) {
+		const char *w = names[k];
+		if (w && w[0] == '-' && w[1] == '-') {
+			size_t i = 0;
+			while (i < *n && strcmp(lo[i].name, w + 2))
+				i++;
+			if (i == *n && *n + 1 < ARGS_MAX_OPTS)
+				lo[(*n)++] = (struct option){
+					w + 2, o->arg ? required_argument : no_argument, 0, key};
+		} else if (shorts && w && w[0] == '-' && w[1] && !w[2] &&
+		           !memchr(shorts, w[1], *ns) && *ns + 3 < scap) {
+			shorts[(*ns)++] = w[1];
+			if (o->arg)
+				shorts[(*ns)++] = ':';
+		}
+	}
+}
+
+void args_options(const struct cli_cmd *cmd, const struct args_key *keys, size_t nkeys, int other,
+                  struct option lo[ARGS_MAX_OPTS], char *shorts, size_t scap)
+{
+	size_t n = 0, ns = 0;
+	for (const struct cli_opt *o = cmd ? cmd->opts : NULL; o && o->name; o++) {
+		int key = key_of(keys, nkeys, o->name);
+		add_row(o, key ? key : other, lo, &n, shorts, &ns, scap);
+	}
+	/* every other command's options too, as other: each is refused by its
+	 * name (never taken for an abbreviation of one of cmd's: --step is
+	 * not index's --step-marker) */
+	int nc;
+	const struct cli_cmd *all = cli_commands(&nc);
+	for (int c = 0; c < nc; c++)
+		for (const struct cli_opt *o = &all[c] == cmd ? NULL : all[c].opts; o && o->name;
+		     o++)
+			add_row(o, other, lo, &n, NULL, &ns, scap);
+	lo[n] = (struct option){0, 0, 0, 0};
+	shorts[ns] = '\0';
+}
+
+/* The row of a command's that word names: cmd's own, or (any) another's. */
+static const struct cli_opt *row_named(const struct cli_cmd *cmd, const char *word, int others)
+{
+	int n;
+	const struct cli_cmd *all = cli_commands(&n);
+	for (int c = 0; c < n; c++) {
+		if ((&all[c] == cmd) == !!others)
+			continue;
+		for (const struct cli_opt *o = all[c].opts; o && o->name; o++)
+			if (row_is(o, word))
+				return o;
+	}
+	return NULL;
+}
+
+int args_parse(int argc, char **argv, struct args *a)
+{
+	const struct cli_cmd *cmd = cli_command(argv[0]);
+	struct option longopts[ARGS_MAX_OPTS];
+	char shorts[16];
+	args_options(cmd, handlers, sizeof handlers / sizeof handlers[0], 'X', longopts, shorts,
+	             sizeof shorts);
+	const struct cli_opt *format = row_named(cmd, "--format", 0);
+	int csv = format && format->arg && strstr(format->arg, "csv");
 	memset(a, 0, sizeof(*a));
 	a->by = "kernel";
 	a->format = "text";
@@ -103,19 +175,13 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 	int c, li = -1;
 	/* _only: "-dash.json" is one unknown option, named whole in the error,
 	 * not a cluster of short ones (-d -a -s ...) */
-	while ((c = getopt_long_only(argc, argv, "o:h", longopts, &li)) != -1) {
+	while ((c = getopt_long_only(argc, argv, shorts, longopts, &li)) != -1) {
 		char name[40]; /* the option itself: argv[optind - 1] may be its value */
 		if (li >= 0)
 			snprintf(name, sizeof(name), "--%s", longopts[li].name);
 		else
 			snprintf(name, sizeof(name), "-%c", c);
 		li = -1;
-		for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-			if (flags[i].opt == c && !(allowed & flags[i].flag)) {
-				fprintf(stderr, "tix %s: option '%s' does not apply here\n", argv[0], name);
-				return -1;
-			}
-		}
 		switch (c) {
 		case 'b':
 			a->by = optarg;
@@ -149,7 +215,7 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		case 'f':
 			a->format = optarg;
 			if (strcmp(a->format, "text") && strcmp(a->format, "json") &&
-			    (strcmp(a->format, "csv") || !(allowed & ARG_CSV))) {
+			    (strcmp(a->format, "csv") || !csv)) {
 				char pb[120];
 				fprintf(stderr, "tix %s: unknown --format '%s'\n", argv[0], tix_printable(optarg, pb, sizeof(pb)));
 				return -1;
@@ -212,9 +278,19 @@ int args_parse(int argc, char **argv, struct args *a, unsigned allowed)
 		case 'h':
 			a->help = 1;
 			return 0;
+		case 'X': /* in another command's help, or (--jobs) summary --by rank's */
+			fprintf(stderr, "tix %s: option '%s' does not apply here\n", argv[0], name);
+			return -1;
 		default: /* getopt has stepped past the element it refused */
 			char pb[120];
 			const char *bad = argv[optind - 1];
+			const struct cli_opt *other = row_named(cmd, bad, 1);
+			if (other && !row_named(cmd, bad, 0)) { /* an option of another command */
+				/* as given: a name another command has */
+				fprintf(stderr, "tix %s: option '%.*s' does not apply here\n",
+				        argv[0], (int)strcspn(bad, "="), bad);
+				return -1;
+			}
 			fprintf(stderr, "tix %s: unknown or incomplete option '%s'%s\n", argv[0],
 			        tix_printable(bad, pb, sizeof(pb)),
 			        bad[1] != '-' ? " (a file whose name starts with '-' goes after --)" : "");

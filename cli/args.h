@@ -4,13 +4,7 @@
 
 #include "cli/cli.h"
 
-enum {
-	ARG_BY = 1 << 0, ARG_STEP = 1 << 1, ARG_TOP = 1 << 2, ARG_FORMAT = 1 << 3,
-	ARG_KERNEL = 1 << 4, ARG_LIMIT = 1 << 5, ARG_RANGE = 1 << 6, ARG_OUT = 1 << 7,
-	ARG_CSV = 1 << 8, /* --format csv allowed */
-	ARG_SORT = 1 << 9, ARG_TIMEUNIT = 1 << 10,
-	ARG_PEAK = 1 << 11, /* --peak-bw, --peak-flops */
-};
+#include <getopt.h>
 
 struct args {
 	const char *trace;
@@ -24,9 +18,22 @@ struct args {
 	struct open_opts open;
 };
 
-/* Parses argv (argv[0] is the subcommand) allowing the ARG_ options given;
- * prints one line and returns -1 on a usage error. */
-int args_parse(int argc, char **argv, struct args *a, unsigned allowed);
+/* Parses argv (argv[0] is the subcommand): the options its rows in
+ * cli/help.c list, and no other; prints one line and returns -1 on a usage
+ * error. */
+int args_parse(int argc, char **argv, struct args *a);
+/* The getopt_long table of cmd's option rows (cli/help.c), so that an
+ * option is declared once: each row gets the key keys gives its name, or
+ * other; the other commands' options are there too, as other (a parser
+ * refuses them by name).  Long spellings go in lo (ended by a zero row),
+ * short ones ("-o", "-h") in shorts. */
+#define ARGS_MAX_OPTS 96
+struct args_key {
+	const char *name; /* as the row spells it: "--by", "-o" */
+	int key;          /* what getopt returns for it */
+};
+void args_options(const struct cli_cmd *cmd, const struct args_key *keys, size_t nkeys, int other,
+                  struct option lo[ARGS_MAX_OPTS], char *shorts, size_t scap);
 /* Opens a->trace; prints the error, sets a->exit_status and returns -1 on
  * failure. */
 int args_open(struct args *a, struct tix_index **ix);

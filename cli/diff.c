@@ -27,8 +27,8 @@ static void header(const char *const paths[2], const struct tix_view *cv, const 
 	char x[6][32], pb[2][600];
 	const double *v[3] = {w, b, kn};
 	for (int i = 0; i < 3; i++) {
-		tix_fmt_dur(x[2 * i], 32, (int64_t)v[i][0]);
-		tix_fmt_dur(x[2 * i + 1], 32, (int64_t)v[i][1]);
+		tix_fmt_dur((int64_t)v[i][0], x[2 * i], 32);
+		tix_fmt_dur((int64_t)v[i][1], x[2 * i + 1], 32);
 	}
 	printf("base %s (%u step%s)  ->  new %s (%u step%s)\n", tix_printable(paths[0], pb[0], sizeof pb[0]),
 	       t->steps[0], t->steps[0] == 1 ? "" : "s", tix_printable(paths[1], pb[1], sizeof pb[1]), t->steps[1],
@@ -127,7 +127,7 @@ int cmd_diff(int argc, char **argv)
 		v[n++] = (char *)paths[0];
 	v[n] = NULL;
 	struct args a;
-	if (args_parse(n, v, &a, ARG_BY | ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_CSV | ARG_SORT | ARG_TIMEUNIT) != 0) {
+	if (args_parse(n, v, &a) != 0) {
 		cli_open_opts_done(&a.open);
 		return EXIT_USAGE;
 	}

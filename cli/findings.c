@@ -15,12 +15,6 @@
 
 /* ---- shared words ---- */
 
-static const char *fmt_dur(int64_t ns, char *b, size_t cap)
-{
-	tix_fmt_dur(b, cap, ns);
-	return b;
-}
-
 /* The short label of a kernel group (text), or its full demangled name
  * (JSON: what a program matches on). */
 static const char *group_label(const struct tix_index *ix, uint32_t group)
@@ -68,11 +62,11 @@ static void print_text_header(const struct tix_index *ix, const char *path, cons
 		const struct tix_step *st = tix_step_get(ix, F->step);
 		printf("step      %u, %s, wall %s, GPU time %s\n", F->step,
 		       tix_printable(tix_str(ix, st ? st->name : TIX_NONE), pb, sizeof pb),
-		       fmt_dur(F->basis.wall_ns, a, sizeof a), fmt_dur(F->basis.gpu_ns, b, sizeof b));
+		       tix_fmt_dur(F->basis.wall_ns, a, sizeof a), tix_fmt_dur(F->basis.gpu_ns, b, sizeof b));
 	} else {
 		printf("per step  averaged over %u step%s of %s wall, %s of GPU time each\n", F->basis.steps,
-		       F->basis.steps == 1 ? "" : "s", fmt_dur(F->basis.wall_ns, a, sizeof a),
-		       fmt_dur(F->basis.gpu_ns, b, sizeof b));
+		       F->basis.steps == 1 ? "" : "s", tix_fmt_dur(F->basis.wall_ns, a, sizeof a),
+		       tix_fmt_dur(F->basis.gpu_ns, b, sizeof b));
 	}
 	const struct tix_device *dv = &F->device;
 	if (dv->known)
@@ -87,11 +81,11 @@ static void print_text_header(const struct tix_index *ix, const char *path, cons
 	int64_t span = bd->span_end - bd->span_start;
 	if (span > 0) {
 		printf("GPU time  span %s = compute %s + exposed comm %s + memory %s + idle %s\n",
-		       fmt_dur(span, a, sizeof a), fmt_dur(bd->compute_ns, b, sizeof b), fmt_dur(bd->comm_ns, c, sizeof c),
-		       fmt_dur(bd->memory_ns, d, sizeof d), fmt_dur(bd->idle_ns, e, sizeof e));
+		       tix_fmt_dur(span, a, sizeof a), tix_fmt_dur(bd->compute_ns, b, sizeof b), tix_fmt_dur(bd->comm_ns, c, sizeof c),
+		       tix_fmt_dur(bd->memory_ns, d, sizeof d), tix_fmt_dur(bd->idle_ns, e, sizeof e));
 		printf("idle      host wait %s, kernel wait %s, other %s; %s of it while a synchronising call ran\n",
-		       fmt_dur(bd->idle_host_ns, a, sizeof a), fmt_dur(bd->idle_kernel_ns, b, sizeof b),
-		       fmt_dur(bd->idle_other_ns, c, sizeof c), fmt_dur(bd->idle_sync_ns, d, sizeof d));
+		       tix_fmt_dur(bd->idle_host_ns, a, sizeof a), tix_fmt_dur(bd->idle_kernel_ns, b, sizeof b),
+		       tix_fmt_dur(bd->idle_other_ns, c, sizeof c), tix_fmt_dur(bd->idle_sync_ns, d, sizeof d));
 	}
 }
 
@@ -145,8 +139,8 @@ static void print_text(struct tix_index *ix, const char *path, const struct tix_
 				char lane[160];
 				stream_label(ix, gt, lane, sizeof lane);
 				printf("%30s gap: the longest of step %u, %s at +%s in the step, ended by %s on %s\n", "",
-				       f->gap_step, fmt_dur(f->gap.dur_ns, a, sizeof a),
-				       fmt_dur(gs ? f->gap.start_ns - gs->start_ns : 0, b, sizeof b),
+				       f->gap_step, tix_fmt_dur(f->gap.dur_ns, a, sizeof a),
+				       tix_fmt_dur(gs ? f->gap.start_ns - gs->start_ns : 0, b, sizeof b),
 				       tix_printable(tix_str(ix, tix_name_short(ix, ge.name) != TIX_NONE ? tix_name_short(ix, ge.name)
 				                                                                          : ge.name),
 				                     pb, sizeof pb),
@@ -162,7 +156,7 @@ static void print_text(struct tix_index *ix, const char *path, const struct tix_
 		if (n < F->n)
 			printf("(%u more; --top N shows more, --top 0 all)\n", F->n - n);
 		printf("\ncounted once, the findings could save up to %s of the %s step (%s)\n",
-		       fmt_dur(F->total_saving_ns, a, sizeof a), fmt_dur(F->basis.wall_ns > F->basis.span_ns ? F->basis.wall_ns : F->basis.span_ns, b, sizeof b),
+		       tix_fmt_dur(F->total_saving_ns, a, sizeof a), tix_fmt_dur(F->basis.wall_ns > F->basis.span_ns ? F->basis.wall_ns : F->basis.span_ns, b, sizeof b),
 		       F->total_basis);
 		printf("Share: of the step's GPU time; w: of its wall time\n");
 	}
@@ -577,7 +571,7 @@ static int rank_set(struct tix_rank_trace **traces, uint32_t n, int json)
 	} else {
 		printf("rank set  %u traces, ranks by %s\n", tix_rank_count(rs), tix_rank_rule_text(rs));
 		if (has) {
-			printf("%3u  %11s  %4.1f%%w %-13s  %s\n", 1u, fmt_dur(f.saving_ns, a, sizeof a), 100 * f.share,
+			printf("%3u  %11s  %4.1f%%w %-13s  %s\n", 1u, tix_fmt_dur(f.saving_ns, a, sizeof a), 100 * f.share,
 			       tix_rule_name(f.rule), tix_printable(f.title, pb, sizeof pb));
 			printf("%30s how: %s\n", "", tix_printable(f.basis, pb, sizeof pb));
 		} else {
@@ -589,12 +583,22 @@ static int rank_set(struct tix_rank_trace **traces, uint32_t n, int json)
 	return EXIT_OK;
 }
 
+/* Whether opt takes a value in tix findings: its help's row says (the one
+ * declaration of the command's options, as args_parse's table is built
+ * from it). */
+static int findings_opt_takes_value(const char *opt)
+{
+	const struct cli_cmd *c = cli_command("findings");
+	for (const struct cli_opt *o = c ? c->opts : NULL; o && o->name; o++)
+		if (!strcmp(opt, o->name) || (o->alias && !strcmp(opt, o->alias)))
+			return o->arg != NULL;
+	return 0;
+}
+
 int cmd_findings(int argc, char **argv)
 {
 	/* tix findings TRACE... [options]: the traces are the arguments that
 	 * are neither options nor an option's value */
-	static const char *const with_value[] = {"--step", "--top", "--format", "--peak-bw", "--peak-flops",
-	                                         "--step-marker", "--graph-capture", NULL};
 	char **v = calloc((size_t)argc + 2, sizeof *v);
 	const char **paths = calloc((size_t)argc + 1, sizeof *paths);
 	int n = 0, np = 0, rc = EXIT_OK;
@@ -606,10 +610,7 @@ int cmd_findings(int argc, char **argv)
 	}
 	v[n++] = argv[0];
 	for (int i = 1; i < argc; i++) {
-		int takes = 0;
-		for (int k = 0; with_value[k]; k++)
-			takes |= !strcmp(argv[i], with_value[k]);
-		if (takes && i + 1 < argc) {
+		if (findings_opt_takes_value(argv[i]) && i + 1 < argc) {
 			v[n++] = argv[i++];
 			v[n++] = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -621,7 +622,7 @@ int cmd_findings(int argc, char **argv)
 	if (np)
 		v[n++] = (char *)paths[0]; /* args_parse checks the options over one */
 	struct args a;
-	if (args_parse(n, v, &a, ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_PEAK) != 0) {
+	if (args_parse(n, v, &a) != 0) {
 		rc = EXIT_USAGE;
 		goto out;
 	}

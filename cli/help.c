@@ -114,7 +114,7 @@ static const struct cli_opt findings_opts[] = {
 	{"--top", NULL, "N", CLI_V_NONE, 0, "the N largest savings (text: 10 by default; json and 0: all)"},
 	{"--format", NULL, "text|json", CLI_V_WORDS, 0, "text (default) or JSON"},
 	OPT_PEAK_BW, OPT_PEAK_FLOPS,
-	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_HELP, OPT_END,
+	OPT_STEP_MARKER, OPT_GRAPH_CAPTURE, OPT_NO_CACHE, OPT_STRICT, OPT_MAX_TEMP, OPT_HELP, OPT_END,
 };
 
 static const struct cli_opt info_opts[] = {

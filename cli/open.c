@@ -138,15 +138,15 @@ static int add_capture_file(struct open_opts *o, const char *path, struct tix_er
 		return tix_error_errno(err, errno, "%s", path);
 	char **c = realloc(o->captures, (size_t)(o->ncaptures + 1) * sizeof(*c));
 	if (!c)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	o->captures = c;
 	if (!(c[o->ncaptures] = strdup(real)))
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	o->ncaptures++;
 	size_t old = o->capture_sources ? strlen(o->capture_sources) : 0;
 	char *srcs = realloc(o->capture_sources, old + strlen(real) + 3);
 	if (!srcs)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	if (old)
 		memcpy(srcs + old, "; ", 2), old += 2;
 	strcpy(srcs + old, real);
@@ -180,7 +180,7 @@ int cli_add_graph_capture(struct open_opts *o, const char *path, struct tix_erro
 		char **p = realloc(names, (n + 1) * sizeof(*p));
 		if (!p || asprintf(&p[n], "%s/%s", path, de->d_name) < 0) {
 			names = p ? p : names;
-			rc = tix_error_env(err, "out of memory");
+			rc = tix_error_oom(err, NULL);
 			break;
 		}
 		names = p;
@@ -254,18 +254,49 @@ static int build(const char *trace, const char *out, const struct open_opts *o,
 	return rc;
 }
 
+/* The knobs of tests and bench/, read from the environment here and only
+ * here: parse/ and index/ get them in their options (docs/PERFORMANCE.md,
+ * docs/RELIABILITY.md say what each is for). */
+struct knobs {
+	int one_thread;      /* TIX_THREADS=1: parse and finish on one thread */
+	uint32_t split_rows; /* TIX_SPLIT_ROWS=N: the finish split from N rows (0: 65536) */
+	uint64_t split_min;  /* TIX_SPLIT_MIN=N: traces from N bytes parsed by two threads */
+	size_t parse_window; /* TIX_PARSE_WINDOW=N: parse windows of N bytes (tests: small) */
+	int timing;          /* TIX_TIMING: where a build spends its time, on stderr */
+	int no_fallocate;    /* TIX_NO_FALLOCATE: the path of file systems without fallocate */
+	int inflate_zlib;    /* TIX_INFLATE=zlib: zlib where ISA-L is built in */
+};
+
+static void read_knobs(struct knobs *k)
+{
+	const char *threads = getenv("TIX_THREADS"), *split_rows = getenv("TIX_SPLIT_ROWS");
+	const char *split_min = getenv("TIX_SPLIT_MIN"), *window = getenv("TIX_PARSE_WINDOW");
+	const char *inflate = getenv("TIX_INFLATE");
+	memset(k, 0, sizeof *k);
+	k->one_thread = threads && atoi(threads) == 1;
+	if (split_rows && atol(split_rows) > 0)
+		k->split_rows = (uint32_t)atol(split_rows);
+	if (split_min && atoll(split_min) > 0)
+		k->split_min = (uint64_t)atoll(split_min);
+	if (window && atol(window) >= 256)
+		k->parse_window = (size_t)atol(window);
+	k->timing = getenv("TIX_TIMING") != NULL;
+	k->no_fallocate = getenv("TIX_NO_FALLOCATE") != NULL;
+	k->inflate_zlib = inflate && strcmp(inflate, "zlib") == 0;
+}
+
 static int build_with(const char *trace, const char *out, const struct open_opts *o,
                       const struct tix_build_opts *bop, struct tix_error *err)
 {
 	struct tix_build_opts bo = *bop;
-	/* Tests and timings: TIX_THREADS=1 parses and finishes on one thread,
-	 * TIX_SPLIT_ROWS=N splits the finish from N rows (default 65536). */
-	const char *threads = getenv("TIX_THREADS"), *split_rows = getenv("TIX_SPLIT_ROWS");
-	int one_thread = threads && atoi(threads) == 1;
-	if (one_thread)
+	struct knobs k;
+	read_knobs(&k);
+	if (k.one_thread)
 		bo.split_rows = UINT32_MAX;
-	else if (split_rows && atol(split_rows) > 0)
-		bo.split_rows = (uint32_t)atol(split_rows);
+	else if (k.split_rows)
+		bo.split_rows = k.split_rows;
+	bo.timing = k.timing;
+	bo.no_fallocate = k.no_fallocate;
 	struct tix_builder *b = tix_builder_new(out, &bo, err);
 	if (!b)
 		return -1;
@@ -279,12 +310,15 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 		rc = tixcap_journal_read(trace, &sink, &jr, err);
 	} else {
 		struct tix_sink extra;
-		struct tix_parse_opts po = {draw_progress, &pr, NULL, 0, o->strict};
-		if (!one_thread && tix_builder_sink_extra(b, &extra, err) == 0)
+		struct tix_parse_opts po = {.progress = draw_progress,
+		                            .progress_ctx = &pr,
+		                            .split_min = k.split_min,
+		                            .strict = o->strict,
+		                            .window = k.parse_window,
+		                            .timing = k.timing,
+		                            .inflate_zlib = k.inflate_zlib};
+		if (!k.one_thread && tix_builder_sink_extra(b, &extra, err) == 0)
 			po.extra_sink = &extra; /* two threads on large traces */
-		const char *split_min = getenv("TIX_SPLIT_MIN"); /* tests: small traces split too */
-		if (split_min && atoll(split_min) > 0)
-			po.split_min = (uint64_t)atoll(split_min);
 		struct tix_parse_result res;
 		rc = tix_parse_trace(trace, &sink, &po, &res, err);
 	}
@@ -296,7 +330,7 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 	}
 	double t1 = now_s();
 	rc = tix_builder_finish(b, err);
-	if (getenv("TIX_TIMING")) /* where a build spends its time, for bench/ */
+	if (k.timing) /* where a build spends its time, for bench/ */
 		fprintf(stderr, "tix: timing: parse %.3f s, link+aggregate+write %.3f s\n", t1 - t0,
 		        now_s() - t1);
 	return rc;
@@ -417,11 +451,12 @@ static int private_place(const struct open_opts *o, char *place, char *priv, str
 {
 	char dir[PATH_MAX - 64], why[160], rnd[13];
 	if (tix_random_name(rnd, 12) != 0)
-		return tix_error_env(err, "no random bytes for a temporary name: %s", strerror(errno));
+		return tix_error_sys(err, errno, "no random bytes for a temporary name");
 	rnd[12] = 0;
 	if (!o->no_cache || cli_cache_dir(dir, sizeof dir, why, sizeof why) != 0) {
 		if (cli_private_dir(priv, PATH_MAX - 64) != 0)
-			return tix_error_env(err, "cannot make a private folder for the index: %s", strerror(errno));
+			return tix_error_sys(err, errno,
+			                     "cannot make a private folder for the index");
 		snprintf(dir, sizeof dir, "%s", priv);
 	}
 	snprintf(place, PATH_MAX, "%s/nocache-%ld-%s.tix", dir, (long)getpid(), rnd);

@@ -10,7 +10,7 @@
  * its result (the index's path, or the error) in another; the parent then
  * replays each child's messages in the order the traces were given, so
  * --jobs 4 says what --jobs 1 says, in the same order. */
-#include "cli/cli.h"
+#include "cli/args.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -70,8 +70,12 @@ static int expand(int argc, char **argv, struct ropts *r)
 {
 	r->paths = calloc(MAX_RANKS, sizeof(*r->paths));
 	r->owned = calloc(MAX_RANKS, sizeof(*r->owned));
-	if (!r->paths || !r->owned)
-		return usage_error("out of memory%s", NULL);
+	if (!r->paths || !r->owned) {
+		struct tix_error err = {{0}, TIX_ERR_ENV, 0};
+		tix_error_oom(&err, NULL);
+		fprintf(stderr, "tix: %s\n", err.msg);
+		return cli_exit_status(&err);
+	}
 	for (int i = 0; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -104,34 +108,25 @@ static void ropts_done(struct ropts *r)
 
 static int parse(int argc, char **argv, struct ropts *r)
 {
-	static const struct option longopts[] = {
-		{"by", required_argument, 0, 'b'},
-		{"jobs", required_argument, 0, 'j'},
-		{"step", required_argument, 0, 's'},
-		{"format", required_argument, 0, 'f'},
-		{"rank-from", required_argument, 0, 'R'},
-		{"timeunit", required_argument, 0, 'u'},
-		{"step-marker", required_argument, 0, 'm'},
-		{"no-cache", no_argument, 0, 'n'},
-		{"strict", no_argument, 0, 'T'},
-		{"max-temp", required_argument, 0, 'M'},
-		{"help", no_argument, 0, 'h'},
-		/* summary's other options, which a rank set does not take */
-		{"top", required_argument, 0, 'X'},
-		{"sort", required_argument, 0, 'X'},
-		{"kernel", required_argument, 0, 'X'},
-		{"limit", required_argument, 0, 'X'},
-		{"range", required_argument, 0, 'X'},
-		{"output", required_argument, 0, 'X'},
-		{"graph-capture", required_argument, 0, 'X'},
-		{0, 0, 0, 0},
+	/* summary's rows (cli/help.c) that a rank set takes; the others are
+	 * refused by name ('X') */
+	/* clang-format off */
+	static const struct args_key keys[] = {
+		{"--by", 'b'}, {"--jobs", 'j'}, {"--step", 's'}, {"--format", 'f'}, {"--rank-from", 'R'},
+		{"--timeunit", 'u'}, {"--step-marker", 'm'}, {"--no-cache", 'n'}, {"--strict", 'T'},
+		{"--max-temp", 'M'}, {"--help", 'h'},
 	};
+	/* clang-format on */
+	struct option longopts[ARGS_MAX_OPTS];
+	char shorts[16];
+	args_options(cli_command("summary"), keys, sizeof keys / sizeof keys[0], 'X', longopts,
+	             shorts, sizeof shorts);
 	memset(r, 0, sizeof(*r));
 	r->rule = TIX_RANK_AUTO;
 	optind = 1;
 	opterr = 0;
 	int c, li = -1;
-	while ((c = getopt_long_only(argc, argv, "j:h", longopts, &li)) != -1) {
+	while ((c = getopt_long_only(argc, argv, shorts, longopts, &li)) != -1) {
 		const char *name = li >= 0 ? longopts[li].name : "";
 		li = -1;
 		switch (c) {
@@ -279,12 +274,16 @@ static int index_parallel(const struct ropts *r, struct job *jobs, long njobs, c
 			if (tmpdir)
 				snprintf(j->tmp, sizeof(j->tmp), "%s/%d.tix", tmpdir, next - 1);
 			if (!(j->err = tmpfile()) || !(j->res = tmpfile())) {
-				fprintf(stderr, "tix: a temporary file: %s\n", strerror(errno));
+				struct tix_error err;
+				tix_error_sys(&err, errno, "a temporary file");
+				fprintf(stderr, "tix: %s\n", err.msg);
 				return -1;
 			}
 			j->pid = fork();
 			if (j->pid < 0) {
-				fprintf(stderr, "tix: fork: %s\n", strerror(errno));
+				struct tix_error err;
+				tix_error_sys(&err, errno, "fork");
+				fprintf(stderr, "tix: %s\n", err.msg);
 				return -1;
 			}
 			if (j->pid == 0)
@@ -329,7 +328,7 @@ static int take(const struct ropts *r, int i, struct job *j, struct tix_rank_tra
 {
 	const char *path = r->paths[i];
 	struct tix_index *ix = NULL;
-	struct tix_error err;
+	struct tix_error err = {{0}, TIX_ERR_INPUT, 0};
 	char pb[300];
 	*out = NULL;
 	if (!j || !j->forked) {
@@ -502,9 +501,11 @@ static int print_rows(const struct tix_rank_set *rs, const struct ropts *r, uint
 	uint32_t n = tix_rank_count(rs), m = count * n;
 	uint32_t *order = v ? malloc(((size_t)m + 1) * sizeof *order) : NULL;
 	if (!order) {
-		fprintf(stderr, "tix: out of memory\n");
+		if (v)
+			tix_error_oom(&err, NULL);
+		fprintf(stderr, "tix: %s\n", err.msg);
 		tix_view_free(v);
-		return EXIT_ENV;
+		return cli_exit_status(&err);
 	}
 	for (uint32_t k = 0; k < m; k++)
 		order[k] = first * n + k;
@@ -589,7 +590,9 @@ static int summary_ranks(struct ropts *rp)
 			const char *t = getenv("TMPDIR");
 			snprintf(tmpdir, sizeof(tmpdir), "%s/tix-ranks-XXXXXX", t && *t ? t : "/tmp");
 			if (!mkdtemp(tmpdir)) {
-				fprintf(stderr, "tix: %s: %s\n", tmpdir, strerror(errno));
+				struct tix_error err;
+				tix_error_sys(&err, errno, "%s", tmpdir);
+				fprintf(stderr, "tix: %s\n", err.msg);
 				rc = EXIT_ENV;
 			}
 		}

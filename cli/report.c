@@ -62,7 +62,7 @@ static int summary_kernels(struct tix_index *ix, const struct args *a)
 	} else if (a->has_step && strcmp(a->format, "csv")) {
 		const struct tix_step *s = tix_step_get(ix, (uint32_t)a->step);
 		char wall[32], pb[600];
-		tix_fmt_dur(wall, sizeof(wall), s->dur_ns);
+		tix_fmt_dur(s->dur_ns, wall, sizeof(wall));
 		printf("step %ld: %s, wall %s\n", a->step, tix_printable(tix_str(ix, s->name), pb, sizeof pb), wall);
 	}
 	int rc = print_view(v, a, json || !strcmp(a->format, "csv") ? 0 : 25, 0, "kernels");
@@ -185,7 +185,7 @@ static int cmd_summary_run(struct args *ap)
 int cmd_summary(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_BY | ARG_STEP | ARG_TOP | ARG_FORMAT | ARG_CSV | ARG_SORT | ARG_TIMEUNIT | ARG_PEAK) != 0
+	int rc = args_parse(argc, argv, &a) != 0
 	             ? EXIT_USAGE
 	             : cmd_summary_run(&a);
 	cli_open_opts_done(&a.open);
@@ -213,7 +213,7 @@ static int cmd_info_run(struct args *ap)
 	tix_index_summary(ix, &si);
 	tix_index_source(ix, &src);
 	char span[32];
-	tix_fmt_dur(span, sizeof(span), si.last_ns - si.first_ns);
+	tix_fmt_dur(si.last_ns - si.first_ns, span, sizeof(span));
 	char pb[600], size[32];
 	printf("index:    %s (%s; %s, format %u)\n", tix_printable(path, pb, sizeof(pb)),
 	       cli_place_label((enum index_place)where), tix_fmt_scaled((double)si.file_size, "B", size, sizeof size),
@@ -274,7 +274,7 @@ static int cmd_info_run(struct args *ap)
 int cmd_info(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_FORMAT) != 0 ? EXIT_USAGE : cmd_info_run(&a);
+	int rc = args_parse(argc, argv, &a) != 0 ? EXIT_USAGE : cmd_info_run(&a);
 	cli_open_opts_done(&a.open);
 	return rc;
 }
@@ -339,7 +339,7 @@ static int cmd_index_run(struct args *ap)
 int cmd_index(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_OUT) != 0 ? EXIT_USAGE : cmd_index_run(&a);
+	int rc = args_parse(argc, argv, &a) != 0 ? EXIT_USAGE : cmd_index_run(&a);
 	cli_open_opts_done(&a.open);
 	return rc;
 }
@@ -442,7 +442,7 @@ static int cmd_export_run(struct args *ap)
 int cmd_export(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_RANGE | ARG_OUT) != 0 ? EXIT_USAGE : cmd_export_run(&a);
+	int rc = args_parse(argc, argv, &a) != 0 ? EXIT_USAGE : cmd_export_run(&a);
 	cli_open_opts_done(&a.open);
 	return rc;
 }

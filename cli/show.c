@@ -162,7 +162,7 @@ static int cmd_show_run(struct args *ap)
 int cmd_show(int argc, char **argv)
 {
 	struct args a;
-	int rc = args_parse(argc, argv, &a, ARG_STEP | ARG_KERNEL | ARG_LIMIT | ARG_FORMAT | ARG_CSV | ARG_TIMEUNIT) != 0
+	int rc = args_parse(argc, argv, &a) != 0
 	                 ? EXIT_USAGE
 	                 : cmd_show_run(&a);
 	cli_open_opts_done(&a.open);

@@ -17,6 +17,7 @@
  * capturing thread, so both are exactly what captured the node.
  */
 #include "cupti_capture/inject_int.h"
+#include "index/grow.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -284,17 +285,7 @@ static int nodes_reserve(struct pending_nodes *n, size_t frame_bytes)
 			return -1;
 		n->cap = cap;
 	}
-	if (n->alen + frame_bytes > n->acap) {
-		size_t cap = n->acap ? n->acap : 16384;
-		while (cap < n->alen + frame_bytes)
-			cap *= 2;
-		char *p = realloc(n->arena, cap);
-		if (!p)
-			return -1;
-		n->arena = p;
-		n->acap = cap;
-	}
-	return 0;
+	return tix_grow(&n->arena, &n->acap, n->alen + frame_bytes, 1, 16384);
 }
 
 static void on_graph(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
@@ -440,7 +431,7 @@ void tixcap_take_nodes(struct pending_nodes *out)
 	pthread_mutex_unlock(&G.mu);
 }
 
-void tixcap_nodes_free(struct pending_nodes *n)
+void tixcap_nodes_done(struct pending_nodes *n)
 {
 	free(n->row);
 	free(n->frames_off);

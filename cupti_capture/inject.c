@@ -383,7 +383,7 @@ static void journal_nodes(void)
 	}
 	for (size_t i = 0; i < n.nev; i++)
 		tixj_add(&G.w, TIXJ_GRAPH_EVENTS, &n.ev[i], n.ev[i].ts, n.ev[i].ts);
-	tixcap_nodes_free(&n);
+	tixcap_nodes_done(&n);
 }
 
 static void journal_side_rows(struct writer *wr)

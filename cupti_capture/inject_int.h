@@ -115,9 +115,9 @@ CUptiResult tixcap_enable_callbacks(void);
 void CUPTIAPI tixcap_on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
                                  const void *data);
 /* Moves the pending graph nodes to *out (which the caller frees with
- * tixcap_nodes_free); *out is empty when there are none. */
+ * tixcap_nodes_done); *out is empty when there are none. */
 void tixcap_take_nodes(struct pending_nodes *out);
-void tixcap_nodes_free(struct pending_nodes *n);
+void tixcap_nodes_done(struct pending_nodes *n);
 /* Where NVTX should be routed: libtixcap.so itself (NULL if unknown). */
 const char *tixcap_self_path(void);
 

@@ -5,9 +5,11 @@
  * depend on CUPTI so that tests and the reader can share it.
  */
 #include "cupti_capture/journal.h"
+#include "index/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +65,12 @@ static void crc_init(void)
 
 uint32_t tixj_crc32c(uint32_t crc, const void *data, size_t len)
 {
-	/* Tables are built once; a benign race builds identical tables. */
-	static volatile int ready;
-	if (!ready) {
-		crc_init();
-		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-	}
+	/* The tables are built once, by whichever thread comes first; the
+	 * others wait for it.  (A flag stored with release but read plainly let
+	 * a thread see it set before the tables it guards, and two threads
+	 * could write the tables at once.) */
+	static pthread_once_t built = PTHREAD_ONCE_INIT;
+	pthread_once(&built, crc_init);
 	const uint8_t *p = data;
 	crc = ~crc;
 	while (len >= 8) {
@@ -124,15 +126,7 @@ static int buf_reserve(struct tixj_buf *b, size_t more)
 {
 	if (b->len + more <= b->cap)
 		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more)
-		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
-	if (!p)
-		return -1;
-	b->p = p;
-	b->cap = cap;
-	return 0;
+	return tix_grow(&b->p, &b->cap, b->len + more, 1, 4096);
 }
 
 static int buf_put(struct tixj_buf *b, const void *data, size_t len)

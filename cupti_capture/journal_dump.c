@@ -4,6 +4,7 @@
  * what CUPTI gave, before the index builder sees it).  Owner: cupti_capture.
  */
 #include "cupti_capture/journal_read_int.h"
+#include "index/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -162,14 +163,8 @@ static void summarise_buffer(struct buffer_summary *bs, const struct tixj_buffer
 	int64_t span = b->first_ts ? b->last_ts - b->first_ts : 0;
 	if (span > bs->span_max)
 		bs->span_max = span;
-	if (bs->spans_n == bs->cap) {
-		size_t cap = bs->cap ? bs->cap * 2 : 64;
-		int64_t *p = realloc(bs->spans, cap * sizeof *p);
-		if (!p)
-			return;
-		bs->spans = p;
-		bs->cap = cap;
-	}
+	if (tix_grow(&bs->spans, &bs->cap, bs->spans_n + 1, sizeof *bs->spans, 64) != 0)
+		return;
 	bs->spans[bs->spans_n++] = span;
 }
 
@@ -193,7 +188,7 @@ static void print_buffers(FILE *out, struct buffer_summary *bs)
 static int dump(struct rd *r, FILE *out, unsigned rows)
 {
 	if (tixjr_scan(r) != 0)
-		return tix_error_set(r->err, "%s: out of memory", r->path);
+		return tix_error_oom(r->err, r->path);
 	if (r->chunks == 0)
 		return tix_error_set(r->err, "%s: not a tix capture journal, or its header is damaged",
 		                     r->path);
@@ -256,7 +251,7 @@ int tixcap_journal_dump(const char *path, FILE *out, unsigned rows, struct tix_e
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return tix_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s: cannot open", path);
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size == 0) {
 		close(fd);
@@ -265,10 +260,10 @@ int tixcap_journal_dump(const char *path, FILE *out, unsigned rows, struct tix_e
 	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
-		return tix_error_set(err, "%s: cannot map: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s: cannot map", path);
 	struct rd r = {.p = m, .n = (size_t)st.st_size, .path = path, .err = err};
 	int rc = dump(&r, out, rows);
-	tixjr_free(&r);
+	tixjr_done(&r);
 	munmap(m, (size_t)st.st_size);
 	return rc;
 }

@@ -316,7 +316,7 @@ const struct tix_capture_in *tixjr_graph_capture(struct rd *r, uint64_t node_id,
 uint64_t tixjr_graph_unknown(const struct rd *r) { return r->graph ? r->graph->unknown : 0; }
 uint64_t tixjr_graph_updated(const struct rd *r) { return r->graph ? r->graph->updated : 0; }
 
-void tixjr_graph_free(struct rd *r)
+void tixjr_graph_done(struct rd *r)
 {
 	struct graph_join *g = r->graph;
 	if (!g)

@@ -4,6 +4,7 @@
  * and the small text helpers they use.  Owner: cupti_capture.
  */
 #include "cupti_capture/journal_read_int.h"
+#include "index/grow.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -13,16 +14,8 @@
 
 void tixjr_sb_add(struct sb *b, const char *s, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p)
-			return; /* text is cosmetic: keep what fits */
-		b->p = p;
-		b->cap = cap;
-	}
+	if (tix_grow(&b->p, &b->cap, b->len + n + 1, 1, 256) != 0)
+		return; /* text is cosmetic: keep what fits */
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = 0;
@@ -39,22 +32,14 @@ void tixjr_sb_printf(struct sb *b, const char *fmt, ...)
 		tixjr_sb_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
-/* A JSON string literal, control characters escaped. */
+/* A JSON string literal: index/text.c's, the one rule for JSON text. */
 void tixjr_sb_json(struct sb *b, const char *s, size_t n)
 {
-	tixjr_sb_add(b, "\"", 1);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\') {
-			char e[2] = {'\\', (char)c};
-			tixjr_sb_add(b, e, 2);
-		} else if (c < 0x20) {
-			tixjr_sb_printf(b, "\\u%04x", c);
-		} else {
-			tixjr_sb_add(b, (const char *)&s[i], 1);
-		}
-	}
-	tixjr_sb_add(b, "\"", 1);
+	size_t need = tix_json_buf(NULL, 0, s, n);
+	if (tix_grow(&b->p, &b->cap, b->len + need + 1, 1, 256) != 0)
+		return; /* text is cosmetic: keep what fits */
+	tix_json_buf(b->p + b->len, need + 1, s, n);
+	b->len += need;
 }
 
 struct str tixjr_str(const struct rd *r, uint32_t id)

@@ -20,6 +20,7 @@
  *   built keeps them.
  */
 #include "cupti_capture/capture.h"
+#include "index/grow.h"
 #include "cupti_capture/journal.h"
 #include "cupti_capture/journal_read_int.h"
 
@@ -36,14 +37,8 @@
 
 #define PUSH(arr, n, cap, val)                                                    \
 	do {                                                                      \
-		if ((n) == (cap)) {                                               \
-			size_t c_ = (cap) ? (cap) * 2 : 64;                       \
-			void *p_ = realloc((arr), c_ * sizeof *(arr));            \
-			if (!p_)                                                  \
-				return -1;                                        \
-			(arr) = p_;                                               \
-			(cap) = c_;                                               \
-		}                                                                 \
+		if (tix_grow(&(arr), &(cap), (n) + 1, sizeof *(arr), 64) != 0)   \
+			return -1;                                                \
 		(arr)[(n)++] = (val);                                             \
 	} while (0)
 
@@ -431,9 +426,9 @@ static int emit_ranges(struct rd *r)
 	return 0;
 }
 
-void tixjr_free(struct rd *r)
+void tixjr_done(struct rd *r)
 {
-	tixjr_graph_free(r);
+	tixjr_graph_done(r);
 	free(r->str);
 	free(r->mk);
 	free(r->gn);
@@ -457,7 +452,7 @@ int tixcap_journal_read_mem(const void *data, size_t n, const char *path,
 	memset(res, 0, sizeof *res);
 	int rc = -1;
 	if (tixjr_scan(&r) != 0) {
-		tix_error_set(err, "%s: out of memory reading the journal", r.path);
+		tix_error_oom(err, r.path);
 		goto out;
 	}
 	if (r.chunks == 0) {
@@ -475,7 +470,7 @@ int tixcap_journal_read_mem(const void *data, size_t n, const char *path,
 	if (sink->base_time)
 		sink->base_time(sink->ctx, r.base);
 	if (pair_markers(&r) != 0 || tixjr_graph_index(&r) != 0) {
-		tix_error_set(err, "%s: out of memory reading the journal", r.path);
+		tix_error_oom(err, r.path);
 		goto out;
 	}
 	if (stream_rows(&r) != 0 || emit_ranges(&r) != 0 || tixjr_emit_meta(&r) != 0 ||
@@ -486,7 +481,7 @@ out:
 	res->records = r.records;
 	res->truncated = r.damaged;
 	res->salvaged_to = r.good_end;
-	tixjr_free(&r);
+	tixjr_done(&r);
 	return rc;
 }
 
@@ -507,7 +502,7 @@ int tixcap_journal_read(const char *path, const struct tix_sink *sink,
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return tix_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s: cannot open", path);
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size == 0) {
 		close(fd);
@@ -516,7 +511,7 @@ int tixcap_journal_read(const char *path, const struct tix_sink *sink,
 	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
-		return tix_error_set(err, "%s: cannot map: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s: cannot map", path);
 	int rc = tixcap_journal_read_mem(m, (size_t)st.st_size, path, sink, res, err);
 	munmap(m, (size_t)st.st_size);
 	return rc;

@@ -15,7 +15,7 @@
 struct sb { char *p; size_t len, cap; }; /* growable text; NULL p until used */
 void tixjr_sb_add(struct sb *b, const char *s, size_t n);
 void tixjr_sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A JSON string literal, control characters escaped. */
+/* A JSON string literal, as tix_json_str writes it. */
 void tixjr_sb_json(struct sb *b, const char *s, size_t n);
 
 struct str { const char *p; uint32_t len; };
@@ -63,10 +63,10 @@ struct graph_join;
 
 /* Pass 1 over r->p[0..n): checks the chain of chunks (r->damaged,
  * r->good_end say where it stops) and collects strings, markers, graph
- * nodes and metadata.  Returns 0, or -1 when out of memory.  tixjr_free
+ * nodes and metadata.  Returns 0, or -1 when out of memory.  tixjr_done
  * releases what it and the rest of the reader allocated. */
 int tixjr_scan(struct rd *r);
-void tixjr_free(struct rd *r);
+void tixjr_done(struct rd *r);
 
 /* String id -> bytes in the mapping; "" for unknown ids. */
 struct str tixjr_str(const struct rd *r, uint32_t id);
@@ -82,7 +82,7 @@ struct tix_str tixjr_api_name(struct str cupti_name);
  * tixjr_graph_capture appends the node id to the args a and returns what
  * captured the work of a replay launched by call `correlation` (the GPU
  * work's; 0 unknown) that started at `start` (journal time): owned by r,
- * valid until tixjr_graph_free; NULL when the node was never journaled,
+ * valid until tixjr_graph_done; NULL when the node was never journaled,
  * nothing is known of its capture, or the node was updated before that
  * launch (then "graph node updated" is in the args). */
 int tixjr_graph_index(struct rd *r);
@@ -90,7 +90,7 @@ const struct tix_capture_in *tixjr_graph_capture(struct rd *r, uint64_t node_id,
                                                  uint32_t correlation, int64_t start, struct sb *a);
 uint64_t tixjr_graph_unknown(const struct rd *r); /* lookups that found no node */
 uint64_t tixjr_graph_updated(const struct rd *r); /* replays after their node was updated */
-void tixjr_graph_free(struct rd *r);
+void tixjr_graph_done(struct rd *r);
 
 /* Sink calls after the events: metadata and track names, warnings. */
 int tixjr_emit_meta(struct rd *r);

@@ -278,14 +278,18 @@ static int run_cmd(char *const *cmd, double wait_s)
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, "tix capture: fork: %s\n", strerror(errno));
+		struct tix_error err;
+		tix_error_sys(&err, errno, "fork");
+		fprintf(stderr, "tix capture: %s\n", err.msg);
 		return 2;
 	}
 	if (pid == 0) {
 		for (int s = 0; s < 3; s++)
 			sigaction(sigs[s], &old[s], NULL);
 		execvp(cmd[0], cmd);
-		fprintf(stderr, "tix capture: cannot run %s: %s\n", cmd[0], strerror(errno));
+		struct tix_error err;
+		tix_error_errno(&err, errno, "cannot run %s", cmd[0]);
+		fprintf(stderr, "tix capture: %s\n", err.msg);
 		_exit(127);
 	}
 	g_child = pid;
@@ -342,7 +346,9 @@ int tixcap_run(const struct tixcap_opts *o, const char *tix_exe_path, tixcap_ing
 	struct stat ost;
 	int created = stat(out, &ost) != 0;
 	if (mkdir_p(out) != 0 || !realpath(out, dir)) {
-		fprintf(stderr, "tix capture: cannot create %s: %s\n", out, strerror(errno));
+		struct tix_error err;
+		tix_error_errno(&err, errno, "cannot create %s", out);
+		fprintf(stderr, "tix capture: %s\n", err.msg);
 		return 2;
 	}
 	set_capture_env(o, lib, dir);

@@ -152,8 +152,8 @@ static void read_group(const struct tix_index *ix, const struct tix_group *g)
 		sink += (uint64_t)ki->grid[0] + (uint64_t)ki->bytes;
 	sink += tix_group_get(ix, g->group)->instances;
 	char d[32];
-	tix_fmt_dur(d, sizeof(d), g->total_ns);
-	tix_fmt_dur(d, sizeof(d), g->med_ns);
+	tix_fmt_dur(g->total_ns, d, sizeof(d));
+	tix_fmt_dur(g->med_ns, d, sizeof(d));
 	sink += g->stddev_ns > 0; /* a damaged file may hold NaN here */
 }
 

@@ -10,7 +10,7 @@
  *                 3 two gzip members, the second holding a copy of the
  *                 second half; mode / 4 says where.
  *
- * Small parse windows (TIX_PARSE_WINDOW, 256 B to 1.3 KB, chosen from the
+ * Small parse windows (tix_parse_opts.window, 256 B to 1.3 KB, chosen from the
  * input size) make the window cutting and the careful scanner run on small
  * inputs, and split_min = 2 KB makes plain inputs over 2 KB take the
  * two-thread parse into two sinks too; odd-sized inputs take the
@@ -87,9 +87,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #else
 	path = fuzz_write("in.json", data, size);
 #endif
-	char win[32];
-	snprintf(win, sizeof(win), "%zu", 256 + (size * 7) % 1100);
-	setenv("TIX_PARSE_WINDOW", win, 1);
 
 	char out[8192];
 	snprintf(out, sizeof(out), "%s/out.tix", fuzz_dir());
@@ -107,6 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tix_builder_sink(b, &sink);
 	struct tix_parse_opts po = {0};
 	po.split_min = 2048;
+	po.window = 256 + (size * 7) % 1100;
 	if (tix_builder_sink_extra(b, &extra, &err) == 0)
 		po.extra_sink = &extra;
 	struct tix_parse_result res;

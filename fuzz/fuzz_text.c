@@ -194,6 +194,8 @@ static void check_copy(char **cells, int ncells)
 	for (int i = 0; i < ncells; i++)
 		if (copy_text_add(&text, cells[i]) != 0)
 			abort();
+	if (!text)
+		return; /* no cells: nothing was copied */
 	size_t n = strlen(text), tabs = 0;
 	for (size_t i = 0; i < n; i++)
 		tabs += text[i] == '\t';

@@ -18,6 +18,7 @@ static int error_vset(struct tix_error *err, enum tix_error_class cls, int errnu
 		snprintf(raw + n, sizeof(raw) - (size_t)n, ": %s", strerror(errnum));
 	tix_printable(raw, err->msg, sizeof(err->msg));
 	err->cls = cls;
+	err->code = errnum;
 	return -1;
 }
 
@@ -54,6 +55,26 @@ int tix_error_errno(struct tix_error *err, int errnum, const char *fmt, ...)
 	va_start(ap, fmt);
 	error_vset(err, tix_errno_class(errnum), errnum, fmt, ap);
 	va_end(ap);
+	return -1;
+}
+
+int tix_error_sys(struct tix_error *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_vset(err, TIX_ERR_ENV, errnum, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int tix_error_oom(struct tix_error *err, const char *path)
+{
+	if (path)
+		tix_error_env(err, "%s: out of memory", path);
+	else
+		tix_error_env(err, "out of memory");
+	if (err)
+		err->code = ENOMEM;
 	return -1;
 }
 

@@ -477,7 +477,7 @@ static int read_entries(struct dump *d, struct tix_error *err)
 	memcpy(&d->h, ix->map, sizeof(d->h));
 	d->e = calloc(d->h.section_count, sizeof(*d->e));
 	if (!d->e)
-		return tix_error_env(err, "%s: out of memory", ix->path);
+		return tix_error_oom(err, ix->path);
 	uint64_t at = 0;
 	for (uint32_t i = 0; i < d->h.section_count; i++) {
 		struct entry *e = &d->e[i];

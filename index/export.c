@@ -198,14 +198,14 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 	uint32_t n = tix_event_count(ix);
 	uint8_t *bits = calloc(((size_t)n + 7) / 8 + 1, 1);
 	if (!bits)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	if (select_rows(ix, sel, bits, err) != 0) {
 		free(bits);
 		return -1;
 	}
 	if (close_over_parents(ix, bits) != 0) {
 		free(bits);
-		return tix_error_set(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	}
 
 	/* index.h's output door: never over the index or the trace it came
@@ -233,8 +233,9 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 		free(bits);
 		return -1;
 	}
-	static char buf[1 << 16];
-	setvbuf(f, buf, _IOFBF, sizeof(buf));
+	char *buf = malloc(1 << 16); /* the stream's buffer: freed after fclose */
+	if (buf)
+		setvbuf(f, buf, _IOFBF, 1 << 16);
 
 	fputs("{\n  \"schemaVersion\": 1,\n", f);
 	for (uint32_t i = 0; i < tix_meta_count(ix); i++) {
@@ -245,7 +246,14 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 			continue;
 		fputs("  ", f);
 		tix_json_str(f, k, strlen(k));
-		fprintf(f, ": %s,\n", v);
+		fputs(": ", f);
+		/* the trace's own JSON, kept as it was: one value, or (a damaged or
+		 * planted index) its text as a string, so the file stays JSON */
+		if (tix_json_valid(v, strlen(v)))
+			fputs(v, f);
+		else
+			tix_json_str(f, v, strlen(v));
+		fputs(",\n", f);
 	}
 	struct tix_summary_info si;
 	tix_index_summary(ix, &si);
@@ -328,8 +336,10 @@ long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *se
 	fputs("\n}\n", f);
 	free(bits);
 	int bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		tix_error_env(err, "%s: cannot write: %s", out_path, strerror(errno));
+	int closed = fclose(f), e = errno;
+	free(buf);
+	if (closed != 0 || bad) {
+		tix_error_sys(err, e, "%s: cannot write", out_path);
 		tix_outfile_abort(&out);
 		return -1;
 	}

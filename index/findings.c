@@ -3,6 +3,7 @@
  * models, the device's peaks.  Nothing here walks the events: a finding
  * costs the op-shape groups and the steps, never the rows. */
 #include "index/findings.h"
+#include "index/grow.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -306,12 +307,6 @@ static void ev_text(struct tix_finding *f, const char *key, const char *text)
 	put_text(e->text, sizeof e->text, "%s", text);
 }
 
-static const char *dur(int64_t ns, char *b, size_t cap)
-{
-	tix_fmt_dur(b, cap, ns);
-	return b;
-}
-
 static const char *pct(double x, char *b, size_t cap)
 {
 	snprintf(b, cap, "%.1f%%", 100 * x);
@@ -328,15 +323,9 @@ struct list {
 
 static struct tix_finding *push(struct list *l, enum tix_rule rule)
 {
-	if (l->f->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 16;
-		struct tix_finding *p = realloc(l->f->items, cap * sizeof(*p));
-		if (!p) {
-			l->oom = 1;
-			return NULL;
-		}
-		l->f->items = p;
-		l->cap = cap;
+	if (tix_grow32(&l->f->items, &l->cap, (size_t)l->f->n + 1, sizeof(*l->f->items), 16) != 0) {
+		l->oom = 1;
+		return NULL;
 	}
 	struct tix_finding *f = &l->f->items[l->f->n++];
 	memset(f, 0, sizeof(*f));
@@ -399,9 +388,9 @@ static void shape_rules(struct list *l, const struct tix_index *ix, uint32_t sha
 		put_text(f->title, sizeof f->title, "the same %s, %.0f times a step%s%s: %s a step, %s of its GPU time",
 		         what, n, bytes_each >= 0 ? ", " : "",
 		         bytes_each >= 0 ? tix_fmt_scaled(bytes_each, "B each", e, sizeof e) : "",
-		         dur(sf.gpu_ns, a, sizeof a), pct(share, b, sizeof b));
+		         tix_fmt_dur(sf.gpu_ns, a, sizeof a), pct(share, b, sizeof b));
 		put_text(f->basis, sizeof f->basis, "all but one of them: %s x (%.0f - 1) / %.0f = %s",
-		         dur(sf.gpu_ns, a, sizeof a), n, n, dur(f->saving_ns, c, sizeof c));
+		         tix_fmt_dur(sf.gpu_ns, a, sizeof a), n, n, tix_fmt_dur(f->saving_ns, c, sizeof c));
 	}
 	/* (a) memory-bound below the peak bandwidth */
 	if (mem && sf.bytes_per_s >= 0 && d->peak_Bps > 0 && sf.bytes_per_s < TIX_FIND_BW_LOW * d->peak_Bps &&
@@ -415,8 +404,8 @@ static void shape_rules(struct list *l, const struct tix_index *ix, uint32_t sha
 		         d->model ? d->model : "device", tix_fmt_scaled(d->peak_Bps, "B/s", c, sizeof c));
 		char t[48], r[48];
 		put_text(f->basis, sizeof f->basis, "its time minus its bytes at the peak bandwidth: %s - %.0f x %s / %s = %s",
-		         dur(sf.gpu_ns, t, sizeof t), n, tix_fmt_scaled(bytes_each, "B", e, sizeof e),
-		         tix_fmt_scaled(d->peak_Bps, "B/s", c, sizeof c), dur(f->saving_ns, r, sizeof r));
+		         tix_fmt_dur(sf.gpu_ns, t, sizeof t), n, tix_fmt_scaled(bytes_each, "B", e, sizeof e),
+		         tix_fmt_scaled(d->peak_Bps, "B/s", c, sizeof c), tix_fmt_dur(f->saving_ns, r, sizeof r));
 	}
 	/* (c) a GEMM, attention or convolution far below its roofline */
 	if (!mem && sf.peak_fraction >= 0 && sf.peak_fraction < TIX_FIND_REACHABLE) {
@@ -430,8 +419,8 @@ static void shape_rules(struct list *l, const struct tix_index *ix, uint32_t sha
 		         sf.flops_per_s >= 0 ? tix_fmt_scaled(sf.flops_per_s, "FLOP/s", b, sizeof b) : "-");
 		char t[48], r[48], q[48];
 		put_text(f->basis, sizeof f->basis, "its time minus its roofline time at %.0f%%: %s - %s / %.2f = %s",
-		         100 * TIX_FIND_REACHABLE, dur(sf.gpu_ns, t, sizeof t), dur((int64_t)sf.roofline_ns, q, sizeof q),
-		         TIX_FIND_REACHABLE, dur(f->saving_ns, r, sizeof r));
+		         100 * TIX_FIND_REACHABLE, tix_fmt_dur(sf.gpu_ns, t, sizeof t), tix_fmt_dur((int64_t)sf.roofline_ns, q, sizeof q),
+		         TIX_FIND_REACHABLE, tix_fmt_dur(f->saving_ns, r, sizeof r));
 	}
 	if (l->oom)
 		return;
@@ -513,10 +502,10 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		f->share = (double)bd->idle_host_ns / (double)wall;
 		f->share_of_wall = 1;
 		put_text(f->title, sizeof f->title, "the GPU waits for the CPU to launch work %s a step (%s of the step)",
-		         dur(bd->idle_host_ns, a, sizeof a), pct(f->share, b, sizeof b));
+		         tix_fmt_dur(bd->idle_host_ns, a, sizeof a), pct(f->share, b, sizeof b));
 		put_text(f->basis, sizeof f->basis,
 		         "the host-wait idle over all streams: gaps ended by work whose launch call began after the "
-		         "GPU ran out of work, %s a step", dur(bd->idle_host_ns, c, sizeof c));
+		         "GPU ran out of work, %s a step", tix_fmt_dur(bd->idle_host_ns, c, sizeof c));
 		ev_num(f, "idle_host_ns", (double)bd->idle_host_ns, "ns");
 		ev_num(f, "span_ns", (double)span, "ns");
 	}
@@ -530,9 +519,9 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		f->share_of_wall = 1;
 		put_text(f->title, sizeof f->title,
 		         "gaps under %d us between back-to-back kernels add up to %s a step (%s of the step)",
-		         TIX_KERNEL_WAIT_NS / 1000, dur(bd->idle_kernel_ns, a, sizeof a), pct(f->share, b, sizeof b));
+		         TIX_KERNEL_WAIT_NS / 1000, tix_fmt_dur(bd->idle_kernel_ns, a, sizeof a), pct(f->share, b, sizeof b));
 		put_text(f->basis, sizeof f->basis, "the kernel-wait idle over all streams, %s a step: fusing the "
-		         "kernels or a CUDA graph removes it", dur(bd->idle_kernel_ns, c, sizeof c));
+		         "kernels or a CUDA graph removes it", tix_fmt_dur(bd->idle_kernel_ns, c, sizeof c));
 		ev_num(f, "idle_kernel_ns", (double)bd->idle_kernel_ns, "ns");
 	}
 	if (bd->launch_bound_idle_ns > 0 && bd->launch_bound_kernels >= TIX_LAUNCH_RUN_MIN &&
@@ -551,11 +540,11 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		         "%s between them", bd->launch_bound_kernels, bd->launch_bound_kernels == 1 ? "" : "s",
 		         bd->launch_bound_kernels == 1 ? "s" : "", bd->launch_bound_kernels == 1 ? "its" : "their",
 		         bd->launch_bound_kernels == 1 ? "" : "s", TIX_LAUNCH_RUN_MIN,
-		         dur(bd->launch_bound_idle_ns, a, sizeof a));
+		         tix_fmt_dur(bd->launch_bound_idle_ns, a, sizeof a));
 		put_text(f->basis, sizeof f->basis,
 		         "the idle inside the launch-bound stretches, %s, counted up to the host-wait idle (%s): "
-		         "launch them as a CUDA graph or fuse them", dur(bd->launch_bound_idle_ns, b, sizeof b),
-		         dur(cap, c, sizeof c));
+		         "launch them as a CUDA graph or fuse them", tix_fmt_dur(bd->launch_bound_idle_ns, b, sizeof b),
+		         tix_fmt_dur(cap, c, sizeof c));
 		ev_num(f, "launch_bound_kernels", bd->launch_bound_kernels, "");
 		ev_num(f, "launch_bound_idle_ns", (double)bd->launch_bound_idle_ns, "ns");
 	}
@@ -581,10 +570,10 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		}
 		put_text(f->title, sizeof f->title, "%u synchronising call%s a step%s%s leave%s the GPU idle %s (%s of the step)",
 		         bd->sync_calls, bd->sync_calls == 1 ? "" : "s", who[0] ? ", most " : "", who,
-		         bd->sync_calls == 1 ? "s" : "", dur(bd->idle_sync_ns, a, sizeof a), pct(f->share, b, sizeof b));
+		         bd->sync_calls == 1 ? "s" : "", tix_fmt_dur(bd->idle_sync_ns, a, sizeof a), pct(f->share, b, sizeof b));
 		put_text(f->basis, sizeof f->basis,
 		         "the idle that began while the launching thread sat in a synchronising call: %s a step",
-		         dur(bd->idle_sync_ns, c, sizeof c));
+		         tix_fmt_dur(bd->idle_sync_ns, c, sizeof c));
 		ev_num(f, "sync_calls", bd->sync_calls, "");
 		ev_num(f, "sync_cpu_ns", (double)bd->sync_cpu_ns, "ns");
 		ev_num(f, "idle_sync_ns", (double)bd->idle_sync_ns, "ns");
@@ -601,10 +590,10 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 			f->share = 1;
 		put_text(f->title, sizeof f->title,
 		         "communication not hidden under compute: %s a step (%s of its GPU time)",
-		         dur(bd->comm_ns, a, sizeof a), pct(f->share, b, sizeof b));
+		         tix_fmt_dur(bd->comm_ns, a, sizeof a), pct(f->share, b, sizeof b));
 		put_text(f->basis, sizeof f->basis,
 		         "the exposed communication, |U(comm) - U(compute)| = %s a step, if it all overlapped compute "
-		         "(%s of it already does)", dur(bd->comm_ns, c, sizeof c), dur(bd->overlap_ns, b, sizeof b));
+		         "(%s of it already does)", tix_fmt_dur(bd->comm_ns, c, sizeof c), tix_fmt_dur(bd->overlap_ns, b, sizeof b));
 		ev_num(f, "comm_ns", (double)bd->comm_ns, "ns");
 		ev_num(f, "overlap_ns", (double)bd->overlap_ns, "ns");
 	}
@@ -617,9 +606,9 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		f->share = (double)f->gpu_ns / (double)B->wall_ns;
 		f->share_of_wall = 1;
 		put_text(f->title, sizeof f->title, "the GPU is busy %s of a %s step: the step is CPU-bound",
-		         pct((double)B->busy_ns / (double)B->wall_ns, a, sizeof a), dur(B->wall_ns, b, sizeof b));
+		         pct((double)B->busy_ns / (double)B->wall_ns, a, sizeof a), tix_fmt_dur(B->wall_ns, b, sizeof b));
 		put_text(f->basis, sizeof f->basis, "its wall time minus its GPU busy time: %s - %s = %s",
-		         dur(B->wall_ns, a, sizeof a), dur(B->busy_ns, b, sizeof b), dur(f->saving_ns, c, sizeof c));
+		         tix_fmt_dur(B->wall_ns, a, sizeof a), tix_fmt_dur(B->busy_ns, b, sizeof b), tix_fmt_dur(f->saving_ns, c, sizeof c));
 		ev_num(f, "wall_ns", (double)B->wall_ns, "ns");
 		ev_num(f, "busy_ns", (double)B->busy_ns, "ns");
 	}
@@ -726,7 +715,7 @@ static void rank_and_total(struct tix_findings *F)
 	char a[48], b[48], c[48], d[48];
 	put_text(F->total_basis, sizeof F->total_basis,
 	         "op findings %s + idle %s + communication %s, each counted once, up to the step's %s",
-	         dur(op, a, sizeof a), dur(idle, b, sizeof b), dur(comm, c, sizeof c), dur(wall, d, sizeof d));
+	         tix_fmt_dur(op, a, sizeof a), tix_fmt_dur(idle, b, sizeof b), tix_fmt_dur(comm, c, sizeof c), tix_fmt_dur(wall, d, sizeof d));
 }
 
 static void trace_notes(const struct tix_index *ix, struct tix_findings *F, uint32_t unknown_dtype)
@@ -767,7 +756,7 @@ int tix_findings_compute(const struct tix_index *ix, const struct tix_findings_o
 {
 	struct tix_findings *F = calloc(1, sizeof(*F));
 	if (!F)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	F->step = o->step;
 	tix_index_device(ix, -1, &F->device);
 	const char *why;
@@ -793,7 +782,7 @@ int tix_findings_compute(const struct tix_index *ix, const struct tix_findings_o
 		time_rules(&l, ix, &bd);
 	if (l.oom) {
 		tix_findings_free(F);
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	}
 	trace_notes(ix, F, unknown_dtype);
 	rank_and_total(F);

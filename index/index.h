@@ -611,9 +611,12 @@ double tix_device_peak_flops(const struct tix_device *d, enum tix_peak p, double
  * Returns buf. */
 const char *tix_fold_ws(const char *s, char *buf, size_t cap);
 
-/* A duration for people: "812 ns", "828.51 us", "64.61 ms", "1.937 s".
- * Writes at most cap bytes including the NUL. */
-void tix_fmt_dur(char *buf, size_t cap, int64_t ns);
+/* A duration for people: "812 ns", "828.1 us", "64.61 ms", "1.937 s"; a
+ * negative one (a difference) with its sign.  The formatting family is
+ * value first, writes at most cap bytes (NUL included) and returns out:
+ * tix_fmt_dur, tix_fmt_count, tix_fmt_scaled here; tix_fmt_dur_unit ("-"
+ * for unknown, a unit chosen), tix_fmt_pct, tix_fmt_dim3 in view.h. */
+char *tix_fmt_dur(int64_t ns, char *out, size_t cap);
 
 /* ---- export to Chrome-trace JSON (Perfetto, chrome://tracing, tix) ----
  * Selects GPU work (all of it, a step, names matching a regex, a time range,
@@ -631,7 +634,9 @@ struct tix_export_sel {
 	size_t nrows;
 };
 /* Returns the number of traceEvents written (events, flow starts and ends,
- * process and thread names), or -1 with err set. */
+ * process and thread names), or -1 with err set.  The trace's top-level
+ * values are written back as they were when each is one JSON value
+ * (tix_json_valid), else as a JSON string of their text. */
 long tix_export_json(const struct tix_index *ix, const struct tix_export_sel *sel,
                      const char *out_path, struct tix_error *err);
 

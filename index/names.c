@@ -543,18 +543,19 @@ int tix_labels_apart(const char *const *names, const size_t *lens, uint32_t n, c
 	}
 }
 
-void tix_fmt_dur(char *buf, size_t cap, int64_t ns)
+char *tix_fmt_dur(int64_t ns, char *out, size_t cap)
 {
 	double v = (double)ns;
 	double a = v < 0 ? -v : v;
 	if (a < 1e3)
-		snprintf(buf, cap, "%" PRId64 " ns", ns);
+		snprintf(out, cap, "%" PRId64 " ns", ns);
 	else if (a < 1e6) /* 828.1 us: the TUI's and the CLI's one rounding */
-		snprintf(buf, cap, "%.1f us", v / 1e3);
+		snprintf(out, cap, "%.1f us", v / 1e3);
 	else if (a < 1e9)
-		snprintf(buf, cap, "%.2f ms", v / 1e6);
+		snprintf(out, cap, "%.2f ms", v / 1e6);
 	else
-		snprintf(buf, cap, "%.3f s", v / 1e9);
+		snprintf(out, cap, "%.3f s", v / 1e9);
+	return out;
 }
 
 

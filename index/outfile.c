@@ -293,7 +293,7 @@ int tix_outfile_open(struct tix_outfile *f, const char *path, const struct tix_o
 	f->fd = -1;
 	f->slot = -1;
 	if (!(f->name = strdup(path)))
-		return tix_error_env(err, "%s: out of memory", path);
+		return tix_error_oom(err, path);
 	f->through = 1;
 	char final[PATH_MAX];
 	enum out_kind kind;
@@ -330,7 +330,7 @@ int tix_outfile_open(struct tix_outfile *f, const char *path, const struct tix_o
 	f->tmp = malloc(n);
 	if (!f->path || !f->dir || !f->tmp) {
 		tix_outfile_abort(f);
-		return tix_error_env(err, "%s: out of memory", path);
+		return tix_error_oom(err, path);
 	}
 	snprintf(f->tmp, n, "%s.tmpXXXXXX", final);
 	/* Unnamed first: killed at any moment, it leaves nothing behind.
@@ -394,14 +394,14 @@ int tix_outfile_commit(struct tix_outfile *f, struct tix_error *err)
 		return rc;
 	}
 	if (f->unnamed && name_unnamed(f) != 0) {
-		rc = tix_error_env(err, "%s: cannot name the new file: %s", f->name, strerror(errno));
+		rc = tix_error_sys(err, errno, "%s: cannot name the new file", f->name);
 	} else {
 		int closed = close(f->fd);
 		f->fd = -1;
 		if (closed != 0)
-			rc = tix_error_env(err, "%s: cannot write: %s", f->name, strerror(errno));
+			rc = tix_error_sys(err, errno, "%s: cannot write", f->name);
 		else if (rename(f->tmp, f->path) != 0)
-			rc = tix_error_env(err, "%s: cannot rename into place: %s", f->name, strerror(errno));
+			rc = tix_error_sys(err, errno, "%s: cannot rename into place", f->name);
 		else {
 			free(f->tmp);
 			f->tmp = NULL; /* nothing left to remove */

@@ -140,7 +140,7 @@ static int read_table(struct tix_index *ix, const struct tix_header_disk *h, str
 	}
 	ix->states = calloc(nblocks + 1, 1);
 	if (!ix->states)
-		return tix_error_env(err, "%s: out of memory", path);
+		return tix_error_oom(err, path);
 	for (int id = 1, at = 0; id <= TIX_SEC_MAX; id++) {
 		ix->part[id].state = ix->states + at;
 		at += (int)ix->part[id].nblocks;
@@ -175,7 +175,7 @@ static int open_mapped(struct tix_index *ix, struct tix_error *err)
 	size_t tbytes = (size_t)h.section_count * sizeof(struct tix_section_disk);
 	unsigned char *hb = malloc(sizeof(h) + tbytes);
 	if (!hb)
-		return tix_error_env(err, "%s: out of memory", path);
+		return tix_error_oom(err, path);
 	memcpy(hb, ix->map, sizeof(h) + tbytes);
 	((struct tix_header_disk *)(void *)hb)->checksum = 0;
 	uint64_t sum = tix_hash64(hb, sizeof(h) + tbytes, 0);
@@ -278,14 +278,14 @@ int tix_index_open(const char *path, struct tix_index **out, struct tix_error *e
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
-		return tix_error_env(err, "%s: cannot map: %s", path, strerror(errno));
+		return tix_error_errno(err, errno, "%s: cannot map", path);
 	struct tix_index *ix = calloc(1, sizeof(*ix));
 	char *copy = strdup(path);
 	if (!ix || !copy) {
 		free(ix);
 		free(copy);
 		munmap(map, (size_t)st.st_size);
-		return tix_error_env(err, "%s: out of memory", path);
+		return tix_error_oom(err, path);
 	}
 	ix->map = map;
 	ix->size = (size_t)st.st_size;

@@ -38,6 +38,7 @@ enum tix_error_class {
 struct tix_error {
 	char msg[512];
 	enum tix_error_class cls;
+	int code; /* the errno behind it (ENOMEM for tix_error_oom), 0 when none */
 };
 
 /* Formats err->msg (printf-style), with every byte that is not printable
@@ -49,7 +50,13 @@ struct tix_error {
  *   tix_error_env    class TIX_ERR_ENV
  *   tix_error_usage  class TIX_ERR_USAGE
  *   tix_error_errno  appends ": strerror(errnum)"; the class is
- *                    tix_errno_class(errnum) */
+ *                    tix_errno_class(errnum), the code errnum
+ *   tix_error_sys    appends ": strerror(errnum)"; class TIX_ERR_ENV (a
+ *                    file of tix's own: a temporary, the index being
+ *                    written), the code errnum
+ *   tix_error_oom    "PATH: out of memory" ("out of memory" when path is
+ *                    NULL), class TIX_ERR_ENV, code ENOMEM: the one spelling
+ *                    of running out, which is never the input's fault */
 int tix_error_set(struct tix_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int tix_error_usage(struct tix_error *err, const char *fmt, ...)
@@ -58,6 +65,9 @@ int tix_error_env(struct tix_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int tix_error_errno(struct tix_error *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+int tix_error_sys(struct tix_error *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int tix_error_oom(struct tix_error *err, const char *path);
 /* The class of a failure with errno e on a file the user named: a name
  * that leads nowhere (ENOENT, ENOTDIR, EISDIR, ELOOP, ENXIO...) is bad
  * input; anything else (EACCES, ENOSPC, EIO, ENOMEM...) is the environment. */
@@ -320,6 +330,16 @@ const char *tix_printable(const char *s, char *buf, size_t cap);
  * characters as \uXXXX (the same string to a JSON reader, no raw control
  * for a terminal), a byte that is not UTF-8 as \ufffd. */
 void tix_json_str(FILE *f, const char *s, size_t n);
+/* The same literal into out (at most cap bytes, NUL included, as snprintf);
+ * returns its whole length, so tix_json_buf(NULL, 0, s, n) + 1 is the room
+ * it needs. */
+size_t tix_json_buf(char *out, size_t cap, const char *s, size_t n);
+/* Whether s[0..n) is exactly one JSON value (RFC 8259; whitespace around
+ * it allowed): strings of valid UTF-8 without raw controls, nested at most
+ * TIX_JSON_MAX_DEPTH deep (simdjson's limit too).  For JSON text tix passes
+ * on as it is, such as a trace's top-level values that export writes back. */
+#define TIX_JSON_MAX_DEPTH 1024
+int tix_json_valid(const char *s, size_t n);
 /* s as a quoted CSV field: '"' doubled, unsafe characters as tix_printable
  * writes them, and a leading "'" when it would start a formula ('=', '+',
  * '-', '@', tab, CR), as docs/CLI.md says. */

@@ -32,28 +32,76 @@ size_t tix_text_char(const unsigned char *p, size_t avail, int *unsafe)
 	return len;
 }
 
-void tix_json_str(FILE *f, const char *s, size_t n)
+/* The one JSON string writer, to wherever put sends its pieces. */
+typedef void (*json_put_fn)(void *ctx, const char *p, size_t n);
+
+static void json_str_to(json_put_fn put, void *ctx, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	putc('"', f);
+	put(ctx, "\"", 1);
 	for (size_t i = 0; i < n;) {
 		int unsafe;
-		size_t len = tix_text_char(p + i, n - i, &unsafe);
+		size_t len = tix_text_char(p + i, n - i, &unsafe), from = i;
+		while (!unsafe && p[i] != '"' && p[i] != '\\') { /* a run that passes as it is */
+			i += len;
+			if (i >= n)
+				break;
+			len = tix_text_char(p + i, n - i, &unsafe);
+		}
+		if (i > from)
+			put(ctx, s + from, i - from);
+		if (i >= n)
+			break;
+		char e[8];
 		if (p[i] == '"' || p[i] == '\\') {
-			putc('\\', f);
-			putc(p[i], f);
-		} else if (!unsafe) {
-			fwrite(p + i, 1, len, f);
+			e[0] = '\\', e[1] = (char)p[i];
+			put(ctx, e, 2);
 		} else if (len == 1 && p[i] >= 0x80) {
-			fputs("\\ufffd", f); /* not UTF-8: JSON text must be */
+			put(ctx, "\\ufffd", 6); /* not UTF-8: JSON text must be */
 		} else {
 			unsigned cp = len == 1 ? p[i] : len == 2 ? (unsigned)(p[i] & 0x1F) << 6 | (p[i + 1] & 0x3F)
 			              : (unsigned)(p[i] & 0x0F) << 12 | (unsigned)(p[i + 1] & 0x3F) << 6 | (p[i + 2] & 0x3F);
-			fprintf(f, "\\u%04x", cp); /* the same string, no raw control in it */
+			/* the same string, no raw control in it */
+			snprintf(e, sizeof e, "\\u%04x", cp);
+			put(ctx, e, 6);
 		}
 		i += len;
 	}
-	putc('"', f);
+	put(ctx, "\"", 1);
+}
+
+static void put_file(void *ctx, const char *p, size_t n)
+{
+	fwrite(p, 1, n, ctx);
+}
+
+void tix_json_str(FILE *f, const char *s, size_t n)
+{
+	json_str_to(put_file, f, s, n);
+}
+
+struct json_buf {
+	char *out;
+	size_t cap, len;
+};
+
+static void put_buf(void *ctx, const char *p, size_t n)
+{
+	struct json_buf *b = ctx;
+	if (b->len < b->cap) {
+		size_t room = b->cap - b->len;
+		memcpy(b->out + b->len, p, n < room ? n : room);
+	}
+	b->len += n;
+}
+
+size_t tix_json_buf(char *out, size_t cap, const char *s, size_t n)
+{
+	struct json_buf b = {out, cap ? cap - 1 : 0, 0};
+	json_str_to(put_buf, &b, s, n);
+	if (cap)
+		out[b.len < b.cap ? b.len : b.cap] = '\0';
+	return b.len;
 }
 
 /* A cell a spreadsheet would run as a formula begins with one of these
@@ -85,4 +133,163 @@ void tix_csv_str(FILE *f, const char *s)
 		i += len;
 	}
 	putc('"', f);
+}
+
+/* ---- one JSON value, checked (RFC 8259), for text tix passes on as JSON ---- */
+
+struct jv {
+	const unsigned char *p, *end;
+	int depth;
+};
+
+static void jv_ws(struct jv *v)
+{
+	while (v->p < v->end && (*v->p == ' ' || *v->p == '\t' || *v->p == '\n' || *v->p == '\r'))
+		v->p++;
+}
+
+static int jv_lit(struct jv *v, const char *lit)
+{
+	size_t n = strlen(lit);
+	if ((size_t)(v->end - v->p) < n || memcmp(v->p, lit, n) != 0)
+		return -1;
+	v->p += n;
+	return 0;
+}
+
+static int jv_digits(struct jv *v)
+{
+	const unsigned char *s = v->p;
+	while (v->p < v->end && *v->p >= '0' && *v->p <= '9')
+		v->p++;
+	return v->p > s ? 0 : -1;
+}
+
+static int jv_number(struct jv *v)
+{
+	if (v->p < v->end && *v->p == '-')
+		v->p++;
+	if (v->p < v->end && *v->p == '0')
+		v->p++;
+	else if (jv_digits(v) != 0)
+		return -1;
+	if (v->p < v->end && *v->p == '.') {
+		v->p++;
+		if (jv_digits(v) != 0)
+			return -1;
+	}
+	if (v->p < v->end && (*v->p == 'e' || *v->p == 'E')) {
+		v->p++;
+		if (v->p < v->end && (*v->p == '+' || *v->p == '-'))
+			v->p++;
+		if (jv_digits(v) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int jv_string(struct jv *v)
+{
+	v->p++; /* the opening quote */
+	while (v->p < v->end) {
+		unsigned char c = *v->p;
+		if (c == '"') {
+			v->p++;
+			return 0;
+		}
+		if (c < 0x20)
+			return -1; /* a raw control: JSON strings hold none */
+		if (c == '\\') {
+			if (v->end - v->p < 2)
+				return -1;
+			unsigned char e = v->p[1];
+			if (e == 'u') {
+				if (v->end - v->p < 6)
+					return -1;
+				for (int i = 2; i < 6; i++) {
+					unsigned char h = v->p[i];
+					if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') ||
+					      (h >= 'A' && h <= 'F')))
+						return -1;
+				}
+				v->p += 6;
+			} else if (strchr("\"\\/bfnrt", e) && e) {
+				v->p += 2;
+			} else {
+				return -1;
+			}
+			continue;
+		}
+		size_t len = tix_utf8_len(v->p, (size_t)(v->end - v->p));
+		if (!len)
+			return -1;
+		v->p += len;
+	}
+	return -1;
+}
+
+static int jv_value(struct jv *v);
+
+/* An array or an object: open, close and whether members are key: value. */
+static int jv_container(struct jv *v, unsigned char close, int keyed)
+{
+	if (++v->depth > TIX_JSON_MAX_DEPTH)
+		return -1;
+	v->p++;
+	jv_ws(v);
+	if (v->p < v->end && *v->p == close) {
+		v->p++;
+		v->depth--;
+		return 0;
+	}
+	for (;;) {
+		if (keyed) {
+			if (v->p >= v->end || *v->p != '"' || jv_string(v) != 0)
+				return -1;
+			jv_ws(v);
+			if (v->p >= v->end || *v->p != ':')
+				return -1;
+			v->p++;
+			jv_ws(v);
+		}
+		if (jv_value(v) != 0)
+			return -1;
+		jv_ws(v);
+		if (v->p < v->end && *v->p == ',') {
+			v->p++;
+			jv_ws(v);
+			continue;
+		}
+		if (v->p < v->end && *v->p == close) {
+			v->p++;
+			v->depth--;
+			return 0;
+		}
+		return -1;
+	}
+}
+
+static int jv_value(struct jv *v)
+{
+	if (v->p >= v->end)
+		return -1;
+	switch (*v->p) {
+	case '"': return jv_string(v);
+	case '{': return jv_container(v, '}', 1);
+	case '[': return jv_container(v, ']', 0);
+	case 't': return jv_lit(v, "true");
+	case 'f': return jv_lit(v, "false");
+	case 'n': return jv_lit(v, "null");
+	default: return jv_number(v);
+	}
+}
+
+int tix_json_valid(const char *s, size_t n)
+{
+	struct jv v = {(const unsigned char *)s, (const unsigned char *)s + n, 0};
+	jv_ws(&v);
+	if (jv_value(&v) != 0)
+		return 0;
+	jv_ws(&v);
+	return v.p == v.end;
 }

@@ -137,7 +137,7 @@ char *tix_traffic_text(const struct tix_traffic *t, int64_t dur_ns, char *out, s
 		n = snprintf(out, cap, "%s", tix_fmt_scaled((double)t->bytes, "B", b, sizeof b));
 	if (n < 0 || (size_t)n >= cap || dur_ns <= 0)
 		return out;
-	tix_fmt_dur(a, sizeof a, dur_ns);
+	tix_fmt_dur(dur_ns, a, sizeof a);
 	double bw = (double)t->bytes * 1e9 / (double)dur_ns;
 	if (t->over_peak && own && bw <= 1.05 * t->peak_Bps) {
 		/* a copy or memset streaming at the memory's own speed: the peak
@@ -151,7 +151,7 @@ char *tix_traffic_text(const struct tix_traffic *t, int64_t dur_ns, char *out, s
 		n += snprintf(out + n, cap - n, " in %s: above the %s peak of %s", a, t->device ? t->device : "device's",
 		              tix_fmt_scaled(t->peak_Bps, "B/s", c, sizeof c));
 		if (n >= 0 && (size_t)n < cap && dur_ns % 1000 == 0 && up <= t->peak_Bps) {
-			tix_fmt_dur(a, sizeof a, dur_ns + 1000);
+			tix_fmt_dur(dur_ns + 1000, a, sizeof a);
 			snprintf(out + n, cap - n, ", which the trace's whole microseconds explain (in %s: %s)", a,
 			         tix_fmt_scaled(up, "B/s", c, sizeof c));
 		} else if (n >= 0 && (size_t)n < cap) {

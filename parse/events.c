@@ -1,5 +1,6 @@
 /* Kineto's dialect of the Chrome trace format, event by event. */
 #include "parse/events.h"
+#include "index/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,20 +19,6 @@ struct orphan_end {
 };
 
 /* Room for one more element in a growable array (*arr, *cap). */
-static int reserve_one(void *arr, size_t *cap, size_t n, size_t elem)
-{
-	void **a = arr;
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 16;
-	void *p = realloc(*a, ncap * elem);
-	if (!p)
-		return -1;
-	*a = p;
-	*cap = ncap;
-	return 0;
-}
-
 int event_conv_init(struct event_conv *c, const char *path, const struct tix_sink *sink)
 {
 	memset(c, 0, sizeof(*c));
@@ -226,15 +213,15 @@ static int same_track(const struct tix_event_in *a, const struct tix_id *pid, co
 /* "B": keep a copy until its "E". */
 static int push_begin(struct event_conv *c, const struct tix_event_in *e, struct tix_error *err)
 {
-	if (reserve_one(&c->open, &c->open_cap, c->nopen, sizeof(*c->open)) != 0)
-		return tix_error_env(err, "%s: out of memory", c->path);
+	if (tix_grow(&c->open, &c->open_cap, c->nopen + 1, sizeof(*c->open), 16) != 0)
+		return tix_error_oom(err, c->path);
 	struct tix_str parts[5] = {e->pid.str, e->tid.str, e->name, e->cat, e->args};
 	size_t total = 0;
 	for (int i = 0; i < 5; i++)
 		total += parts[i].len + 1;
 	char *buf = malloc(total), *w = buf;
 	if (!buf)
-		return tix_error_env(err, "%s: out of memory", c->path);
+		return tix_error_oom(err, c->path);
 	struct open_begin *ob = &c->open[c->nopen++];
 	ob->ev = *e;
 	ob->ev.launch = NULL;
@@ -273,12 +260,12 @@ static int pop_end(struct event_conv *c, const struct tix_id *pid, const struct 
 		return rc;
 	}
 	if (c->keep_orphan_ends) { /* its "B" may be in the other half */
-		if (reserve_one(&c->orphans, &c->orphans_cap, c->norphans, sizeof(*c->orphans)) != 0)
-			return tix_error_env(err, "%s: out of memory", c->path);
+		if (tix_grow(&c->orphans, &c->orphans_cap, c->norphans + 1, sizeof(*c->orphans), 16) != 0)
+			return tix_error_oom(err, c->path);
 		size_t pl = pid->str.ptr ? pid->str.len : 0, tl = tid->str.ptr ? tid->str.len : 0;
 		char *buf = malloc(pl + tl + 2);
 		if (!buf)
-			return tix_error_env(err, "%s: out of memory", c->path);
+			return tix_error_oom(err, c->path);
 		struct orphan_end *o = &c->orphans[c->norphans++];
 		o->pid = *pid;
 		o->tid = *tid;
@@ -305,11 +292,12 @@ int event_conv_adopt(struct event_conv *c, struct event_conv *second, struct tix
 		if (pop_end(c, &o->pid, &o->tid, o->end_ns, err) != 0)
 			return -1;
 	}
-	for (size_t i = 0; i < second->nopen; i++) {
-		if (reserve_one(&c->open, &c->open_cap, c->nopen, sizeof(*c->open)) != 0)
-			return tix_error_env(err, "%s: out of memory", c->path);
+	/* Room for all first: a hand-over cut short would leave the events
+	 * taken so far owned by both halves (freed twice). */
+	if (tix_grow(&c->open, &c->open_cap, c->nopen + second->nopen, sizeof(*c->open), 16) != 0)
+		return tix_error_oom(err, c->path);
+	for (size_t i = 0; i < second->nopen; i++)
 		c->open[c->nopen++] = second->open[i]; /* takes its copies */
-	}
 	second->nopen = 0;
 	c->events += second->events;
 	c->skipped += second->skipped;

@@ -35,9 +35,9 @@ static int gz_text_init(struct gz_text *t, struct reader *r, const unsigned char
 	t->pad = shim_padding();
 	t->cap = 2 * (size_t)r->window + 4096;
 	t->buf = malloc(t->cap + t->pad);
-	t->g = gz_open(in, size);
+	t->g = gz_open(in, size, r->inflate_zlib);
 	if (!t->buf || !t->g)
-		return tix_error_env(r->err, "%s: out of memory", r->path);
+		return tix_error_oom(r->err, r->path);
 	t->len = 1;
 	t->buf[0] = ' ';
 	return 0;
@@ -79,7 +79,7 @@ static int gz_keep_tail(struct gz_text *t, struct reader *r, size_t used)
 		size_t ncap = t->cap * 2;
 		char *nb = realloc(t->buf, ncap + t->pad);
 		if (!nb)
-			return tix_error_env(r->err, "%s: out of memory", r->path);
+			return tix_error_oom(r->err, r->path);
 		t->buf = nb;
 		t->cap = ncap;
 	}
@@ -256,7 +256,7 @@ static struct gz_second *gz_split_start(struct reader *r, const unsigned char *i
 	struct gz_second *h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
-	if (parse_reader_init(&h->r, r->path, opts->extra_sink, &h->err) != 0 ||
+	if (parse_reader_init(&h->r, r->path, opts->extra_sink, opts, &h->err) != 0 ||
 	    gz_text_init(&h->t, &h->r, in, size) != 0) {
 		gz_text_done(&h->t);
 		parse_reader_done(&h->r);
@@ -335,7 +335,7 @@ static int gz_join(struct reader *r, struct gz_text *t, size_t rel, size_t *from
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	pthread_join(h->th, NULL);
 	h->joined = 1;
-	if (getenv("TIX_TIMING")) /* GZ_SPLIT_AT balances these */
+	if (r->timing) /* GZ_SPLIT_AT balances these */
 		fprintf(stderr, "tix: timing: gzip: first half done at %.3f s, second half at %.3f s (process clock)\n",
 		        t1.tv_sec + t1.tv_nsec / 1e9, h->done_at.tv_sec + h->done_at.tv_nsec / 1e9);
 	if (h->failed) {
@@ -358,7 +358,7 @@ int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_parse_opt
 {
 	unsigned char *in = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
 	if (size && in == MAP_FAILED)
-		return tix_error_env(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
+		return tix_error_errno(r->err, errno, "%s: cannot map the file", r->path);
 	if (in)
 		madvise(in, size, MADV_SEQUENTIAL);
 	struct gz_text t;

@@ -31,16 +31,16 @@ static uint32_t next_piece(struct gz_stream *g)
 	return (uint32_t)n;
 }
 
-struct gz_stream *gz_open(const unsigned char *in, size_t size)
+struct gz_stream *gz_open(const unsigned char *in, size_t size, int zlib)
 {
 	struct gz_stream *g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
 	g->in = in;
 	g->size = size;
+	(void)zlib; /* without ISA-L, zlib is all there is */
 #ifdef TIX_HAVE_ISAL
-	const char *e = getenv("TIX_INFLATE");
-	if (!(e && strcmp(e, "zlib") == 0)) {
+	if (!zlib) {
 		g->s = malloc(sizeof(*g->s));
 		if (!g->s) {
 			free(g);

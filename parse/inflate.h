@@ -14,9 +14,10 @@
 struct gz_stream;
 
 /* A stream over the compressed bytes in[0, size), which stay mapped.
- * TIX_INFLATE=zlib in the environment chooses zlib in a build with ISA-L
- * (the tests read the same files both ways).  NULL when out of memory. */
-struct gz_stream *gz_open(const unsigned char *in, size_t size);
+ * zlib non-zero chooses zlib in a build with ISA-L (tix_parse_opts's
+ * inflate_zlib: the tests read the same files both ways).  NULL when out
+ * of memory. */
+struct gz_stream *gz_open(const unsigned char *in, size_t size, int zlib);
 void gz_close(struct gz_stream *g);
 
 enum gz_status { GZ_OK, GZ_END, GZ_CUT, GZ_BAD };

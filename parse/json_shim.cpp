@@ -3,6 +3,10 @@
 // or into simdjson's per-document string buffer.
 #include "parse/json_shim.h"
 
+extern "C" {
+#include "index/sink.h" // tix_json_buf
+}
+
 #include <simdjson.h>
 
 #include <cstdlib>
@@ -234,32 +238,13 @@ template <size_t N> static inline bool key_is(const char *k, const char (&lit)[N
 
 static void append_json_string(text_buf &out, std::string_view s)
 {
-	bool plain = true;
-	for (unsigned char c : s)
-		if (c == '"' || c == '\\' || c < 0x20) {
-			plain = false;
-			break;
-		}
-	if (plain) {
-		out.put('"');
-		out.put(s.data(), s.size());
-		out.put('"');
-		return;
+	// index/text.c's writer, the one rule for JSON text (strict UTF-8,
+	// controls escaped): measured, then written in place.
+	size_t need = tix_json_buf(nullptr, 0, s.data(), s.size());
+	if (out.fit(need + 1)) {
+		tix_json_buf(out.p + out.len, need + 1, s.data(), s.size());
+		out.len += need;
 	}
-	out.put('"');
-	for (unsigned char c : s) {
-		if (c == '"' || c == '\\') {
-			out.put('\\');
-			out.put((char)c);
-		} else if (c < 0x20) {
-			char b[8];
-			snprintf(b, sizeof(b), "\\u%04x", c);
-			out.put(b, 6);
-		} else {
-			out.put((char)c);
-		}
-	}
-	out.put('"');
 }
 
 // The args keys tix reads, found by length first: a kernel's args have a
@@ -660,38 +645,39 @@ static error_code read_event(shim_parser *p, ondemand::document &doc, ondemand::
 	return SUCCESS;
 }
 
-static int fail(shim_parser *p, error_code e, const char *where, size_t *err_at,
-                const char **err_msg)
+static_assert((int)SHIM_DEPTH_ERROR == (int)DEPTH_ERROR, "json_shim.h's SHIM_DEPTH_ERROR is simdjson's");
+
+static int fail(shim_parser *p, error_code e, const char *where, shim_fail *f)
 {
-	*err_msg = error_message(e);
-	*err_at = where && where >= p->base ? (size_t)(where - p->base) : 0;
+	f->code = (int)e;
+	f->msg = error_message(e);
+	f->at = where && where >= p->base ? (size_t)(where - p->base) : 0;
 	return -1;
 }
 
 extern "C" int SHIM(shim_parse_events)(struct shim_parser *p, const char *buf, size_t len,
-                                 shim_event_fn fn, void *ctx, size_t *err_at,
-                                 const char **err_msg)
+                                 shim_event_fn fn, void *ctx, shim_fail *f)
 {
 	p->base = buf;
 	ondemand::document doc;
 	auto err = p->parser.iterate(padded_string_view(buf, len, len + SIMDJSON_PADDING)).get(doc);
 	if (err)
-		return fail(p, err, buf, err_at, err_msg);
+		return fail(p, err, buf, f);
 	ondemand::array arr;
 	if ((err = doc.get_array().get(arr)))
-		return fail(p, err, buf, err_at, err_msg);
+		return fail(p, err, buf, f);
 	shim_event ev;
 	for (auto item : arr) {
 		ondemand::object obj;
 		const char *where = nullptr;
 		where = here(doc);
 		if ((err = item.get_object().get(obj)))
-			return fail(p, err, where, err_at, err_msg);
+			return fail(p, err, where, f);
 		reset(ev);
 		ev.start = where;
 		if ((err = read_event(p, doc, obj, ev))) {
 			where = here(doc);
-			return fail(p, err, where, err_at, err_msg);
+			return fail(p, err, where, f);
 		}
 		int rc = fn(ctx, &ev);
 		if (rc)
@@ -701,28 +687,28 @@ extern "C" int SHIM(shim_parse_events)(struct shim_parser *p, const char *buf, s
 	// the array closed early (a guessed window end past the events).
 	const char *rest = here(doc);
 	if (rest)
-		return fail(p, TAPE_ERROR, rest, err_at, err_msg);
+		return fail(p, TAPE_ERROR, rest, f);
 	return 0;
 }
 
 extern "C" int SHIM(shim_parse_one)(struct shim_parser *p, const char *buf, size_t len,
-                              shim_event_fn fn, void *ctx, size_t *err_at, const char **err_msg)
+                              shim_event_fn fn, void *ctx, shim_fail *f)
 {
 	p->base = buf;
 	ondemand::document doc;
 	auto err = p->parser.iterate(padded_string_view(buf, len, len + SIMDJSON_PADDING)).get(doc);
 	if (err)
-		return fail(p, err, buf, err_at, err_msg);
+		return fail(p, err, buf, f);
 	ondemand::object obj;
 	if ((err = doc.get_object().get(obj)))
-		return fail(p, err, buf, err_at, err_msg);
+		return fail(p, err, buf, f);
 	shim_event ev;
 	reset(ev);
 	ev.start = buf;
 	if ((err = read_event(p, doc, obj, ev))) {
 		const char *where = nullptr;
 		where = here(doc);
-		return fail(p, err, where, err_at, err_msg);
+		return fail(p, err, where, f);
 	}
 	return fn(ctx, &ev);
 }

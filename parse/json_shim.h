@@ -59,17 +59,28 @@ void shim_free(struct shim_parser *p);
 /* Bytes that must be readable after any buffer given to the shim. */
 size_t shim_padding(void);
 
+/* Why the shim refused a buffer: where, simdjson's error code and its
+ * message.  The code, not the message, is what callers decide on: the
+ * message is simdjson's English and may change with its version. */
+struct shim_fail {
+	size_t at;       /* byte offset in buf where simdjson noticed it */
+	int code;        /* simdjson::error_code */
+	const char *msg; /* simdjson's message for code (static) */
+};
+/* simdjson::error_code values the C side decides on; json_shim.cpp checks
+ * each against simdjson's enum at compile time. */
+enum { SHIM_DEPTH_ERROR = 4 /* nested deeper than the parser's limit */ };
+
 /* Parses buf[0..len), which must hold one JSON array of event objects, with
  * at least shim_padding() readable bytes after buf[len].  Calls fn for each
  * event; fn returning non-zero stops the walk and is returned.  On a JSON
- * error returns -1 and sets *err_at to the byte offset in buf where
- * simdjson noticed it and *err_msg to its message. */
+ * error returns -1 and fills *fail. */
 int shim_parse_events(struct shim_parser *p, const char *buf, size_t len, shim_event_fn fn,
-                      void *ctx, size_t *err_at, const char **err_msg);
+                      void *ctx, struct shim_fail *fail);
 
 /* Same, for exactly one event object buf[0..len). */
-int shim_parse_one(struct shim_parser *p, const char *buf, size_t len, shim_event_fn fn,
-                   void *ctx, size_t *err_at, const char **err_msg);
+int shim_parse_one(struct shim_parser *p, const char *buf, size_t len, shim_event_fn fn, void *ctx,
+                   struct shim_fail *fail);
 
 #ifdef __cplusplus
 }

@@ -7,10 +7,9 @@
 	void shim_free_##v(struct shim_parser *p);                                          \
 	size_t shim_padding_##v(void);                                                      \
 	int shim_parse_events_##v(struct shim_parser *p, const char *buf, size_t len,      \
-	                          shim_event_fn fn, void *ctx, size_t *err_at,             \
-	                          const char **err_msg);                                   \
+	                          shim_event_fn fn, void *ctx, struct shim_fail *fail);    \
 	int shim_parse_one_##v(struct shim_parser *p, const char *buf, size_t len,         \
-	                       shim_event_fn fn, void *ctx, size_t *err_at, const char **err_msg);
+	                       shim_event_fn fn, void *ctx, struct shim_fail *fail);
 VARIANT_DECLS(generic)
 #ifdef TIX_SHIM_HASWELL
 VARIANT_DECLS(haswell)
@@ -50,12 +49,12 @@ void shim_free(struct shim_parser *p)
 }
 size_t shim_padding(void) { return 64 > shim_padding_generic() ? 64 : shim_padding_generic(); }
 int shim_parse_events(struct shim_parser *p, const char *buf, size_t len, shim_event_fn fn,
-                      void *ctx, size_t *err_at, const char **err_msg)
+                      void *ctx, struct shim_fail *fail)
 {
-	return PICK(shim_parse_events, p, buf, len, fn, ctx, err_at, err_msg);
+	return PICK(shim_parse_events, p, buf, len, fn, ctx, fail);
 }
 int shim_parse_one(struct shim_parser *p, const char *buf, size_t len, shim_event_fn fn,
-                   void *ctx, size_t *err_at, const char **err_msg)
+                   void *ctx, struct shim_fail *fail)
 {
-	return PICK(shim_parse_one, p, buf, len, fn, ctx, err_at, err_msg);
+	return PICK(shim_parse_one, p, buf, len, fn, ctx, fail);
 }

@@ -213,14 +213,13 @@ static void *run_second(void *arg)
 }
 
 int parse_reader_init(struct reader *r, const char *path, const struct tix_sink *sink,
-                      struct tix_error *err)
+                      const struct tix_parse_opts *opts, struct tix_error *err)
 {
 	r->path = path;
 	r->err = err;
-	r->window = WINDOW;
-	const char *w = getenv("TIX_PARSE_WINDOW"); /* tests use small windows */
-	if (w && atol(w) >= 256)
-		r->window = (size_t)atol(w);
+	r->window = opts && opts->window >= 256 ? opts->window : WINDOW; /* tests use small windows */
+	r->timing = opts && opts->timing;
+	r->inflate_zlib = opts && opts->inflate_zlib;
 	r->shim = shim_new();
 	if (!r->shim || event_conv_init(&r->conv, path, sink) != 0)
 		return -1;
@@ -295,7 +294,7 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 	struct shared_progress share = {0, cut + 1};
 	if (!h)
 		return 0;
-	if (parse_reader_init(&h->r, r->path, opts->extra_sink, &h->err) != 0) {
+	if (parse_reader_init(&h->r, r->path, opts->extra_sink, opts, &h->err) != 0) {
 		parse_reader_done(&h->r);
 		free(h);
 		return 0;
@@ -327,11 +326,11 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 	r->at_cut = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	pthread_join(th, NULL);
-	if (getenv("TIX_TIMING")) /* is the cut in the middle of the work? */
+	if (r->timing) /* is the cut in the middle of the work? */
 		fprintf(stderr, "tix: timing: first half %.3f s, second half %.3f s\n",
 		        (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
 		        (h->done_at.tv_sec - t0.tv_sec) + (h->done_at.tv_nsec - t0.tv_nsec) / 1e9);
-	if (getenv("TIX_TIMING")) /* each growth frees simdjson's buffers and touches new ones */
+	if (r->timing) /* each growth frees simdjson's buffers and touches new ones */
 		fprintf(stderr, "tix: timing: simdjson's buffers grew %u times (first half), %u (second half)\n",
 		        r->shim_grew, h->r.shim_grew);
 	r->share = NULL;
@@ -458,7 +457,7 @@ static int parse_mapped(struct reader *r, int fd, size_t size, const struct tix_
 	size_t maplen;
 	char *b = map_padded(fd, size, &maplen);
 	if (!b)
-		return tix_error_env(r->err, "%s: cannot map the file: %s", r->path, strerror(errno));
+		return tix_error_errno(r->err, errno, "%s: cannot map the file", r->path);
 	struct sigaction old_bus;
 	catch_sigbus(&old_bus);
 	sigjmp_buf jb;
@@ -510,10 +509,10 @@ int tix_parse_trace(const char *path, const struct tix_sink *sink,
 		close(fd);
 		return tix_error_errno(err, errno, "%s", path);
 	}
-	if (parse_reader_init(&r, path, sink, err) != 0) {
+	if (parse_reader_init(&r, path, sink, opts, err) != 0) {
 		parse_reader_done(&r);
 		close(fd);
-		return tix_error_env(err, "%s: out of memory", path);
+		return tix_error_oom(err, path);
 	}
 	r.gzip = magic[0] == 0x1f && magic[1] == 0x8b;
 	r.strict = opts && opts->strict;

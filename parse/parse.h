@@ -36,6 +36,11 @@ struct tix_parse_opts {
 	/* A malformed event in traceEvents is an error (-1, the first one's
 	 * message) instead of skipped with a warning (parse/resync.c). */
 	int strict;
+	/* Knobs for tests and bench/ (the CLI sets them from TIX_PARSE_WINDOW,
+	 * TIX_TIMING and TIX_INFLATE; nothing in parse/ reads the environment). */
+	size_t window;    /* bytes a parse window holds (0, or under 256: 16 MB) */
+	int timing;       /* when the two threads of a split parse finished, on stderr */
+	int inflate_zlib; /* gzip through zlib even where ISA-L is built in */
 };
 
 struct tix_parse_result {

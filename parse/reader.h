@@ -37,6 +37,7 @@ struct reader {
 	 * ones (~0.3 GB/s here), so later windows are cut to fit it. */
 	size_t shim_len;
 	unsigned shim_grew;     /* times a longer one came after the first (TIX_TIMING) */
+	int timing, inflate_zlib; /* tix_parse_opts's */
 	const char *last_start; /* of the last event taken */
 	int is_second;          /* the second thread of a split parse */
 	int stop_at_events;     /* parse_consume() returns where the events begin */
@@ -113,7 +114,7 @@ size_t parse_consume(struct reader *r, char *b, size_t start, size_t n, int eof,
 /* parse.c: the reader's set-up and tear-down, and the end of a parse
  * (truncation salvage, counts into res).  gzip.c: the .json.gz path. */
 int parse_reader_init(struct reader *r, const char *path, const struct tix_sink *sink,
-                      struct tix_error *err);
+                      const struct tix_parse_opts *opts, struct tix_error *err);
 void parse_reader_done(struct reader *r);
 int parse_finish(struct reader *r, int eof_state_ok, struct tix_parse_result *res);
 int parse_gzip(struct reader *r, int fd, size_t size, const struct tix_parse_opts *opts,

@@ -204,21 +204,20 @@ static void note_shim_len(struct reader *r, size_t len)
  * failed (r->err set); -2 when simdjson refused the event (parse_bad). */
 static int parse_one(struct reader *r, char *b, size_t s, size_t e)
 {
-	size_t at;
-	const char *msg;
+	struct shim_fail f;
 	note_shim_len(r, e - s);
-	int rc = shim_parse_one(r->shim, b + s, e - s, on_event, r, &at, &msg);
+	int rc = shim_parse_one(r->shim, b + s, e - s, on_event, r, &f);
 	if (rc == -1) {
 		sanitize(b + s, e - s);
-		rc = shim_parse_one(r->shim, b + s, e - s, on_event, r, &at, &msg);
-		if (rc == -1 && strstr(msg, "too deep")) {
+		rc = shim_parse_one(r->shim, b + s, e - s, on_event, r, &f);
+		if (rc == -1 && f.code == SHIM_DEPTH_ERROR) {
 			r->conv.skipped++; /* should simdjson refuse valid JSON as too deep */
 			return 0;
 		}
 		if (rc == -1) {
 			parse_bad(r, "byte %llu%s: invalid JSON in the event at byte %llu: %s",
-			          (unsigned long long)(r->base + s + at), r->gzip ? " (of the inflated JSON)" : "",
-			          (unsigned long long)(r->base + s), msg);
+			          (unsigned long long)(r->base + s + f.at), r->gzip ? " (of the inflated JSON)" : "",
+			          (unsigned long long)(r->base + s), f.msg);
 			return -2;
 		}
 	}
@@ -237,12 +236,11 @@ static int parse_run(struct reader *r, char *b, size_t s, size_t e, size_t *resu
 	char before = *open, after = b[e];
 	*open = '[';
 	b[e] = ']';
-	size_t at;
-	const char *msg;
+	struct shim_fail f;
 	uint64_t count = r->conv.events;
 	r->last_start = NULL;
 	note_shim_len(r, e - s + 2);
-	int rc = shim_parse_events(r->shim, open, e - s + 2, on_event, r, &at, &msg);
+	int rc = shim_parse_events(r->shim, open, e - s + 2, on_event, r, &f);
 	*open = before;
 	b[e] = after;
 	if (rc == 0)
@@ -257,7 +255,7 @@ static int parse_run(struct reader *r, char *b, size_t s, size_t e, size_t *resu
 			end = parse_skip_ws(b, end, e + 1);
 			*resume = end < e + 1 && b[end] == ',' ? end + 1 : end;
 		} else {
-			return shim_error(r, (size_t)(open - b) + at, msg, s);
+			return shim_error(r, (size_t)(open - b) + f.at, f.msg, s);
 		}
 	}
 	return 1;

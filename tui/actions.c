@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tui/model.h"
 #include "tui/table.h"
 #include "tui/view.h"
 

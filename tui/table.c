@@ -165,7 +165,7 @@ void table_next_sort(struct app *a, struct view *v)
 int table_set_filter(struct app *a, struct view *v, const char *pattern)
 {
 	if (v->has_filter)
-		pattern_free(&v->filter_re);
+		pattern_done(&v->filter_re);
 	v->has_filter = 0;
 	v->filter[0] = 0;
 	if (pattern && *pattern) {
@@ -209,7 +209,7 @@ int pattern_match(const struct pattern *p, const char *s)
 	return regexec(&p->re, s, 0, NULL, 0) == 0;
 }
 
-void pattern_free(struct pattern *p)
+void pattern_done(struct pattern *p)
 {
 	if (!p->literal)
 		regfree(&p->re);

@@ -17,7 +17,7 @@ int table_set_filter(struct app *a, struct view *v, const char *pattern);
 /* Compiles a pattern (see struct pattern); -1 and a message when bad. */
 int table_compile(struct app *a, struct pattern *p, const char *pattern);
 int pattern_match(const struct pattern *p, const char *s);
-void pattern_free(struct pattern *p);
+void pattern_done(struct pattern *p);
 /* Moves to the next (dir 1) or previous (-1) row matching the search. */
 int table_search(struct app *a, struct view *v, int dir);
 /* s fitted to width: first without the leading namespaces it needs to lose

@@ -65,7 +65,7 @@ static void view_free(struct view *v)
 		v->ops->close(v);
 	tix_view_free(v->model);
 	if (v->has_filter)
-		pattern_free(&v->filter_re);
+		pattern_done(&v->filter_re);
 	free(v->order);
 	free(v);
 }
@@ -223,7 +223,7 @@ static int app_set_search(struct app *a, const char *pat)
 	if (table_compile(a, &re, pat) != 0)
 		return -1;
 	if (a->has_search)
-		pattern_free(&a->search_re);
+		pattern_done(&a->search_re);
 	a->search_re = re;
 	a->has_search = 1;
 	snprintf(a->search, sizeof a->search, "%s", pat);
@@ -778,7 +778,7 @@ int tui_run(const struct tui_trace *traces, int ntraces, const struct tui_opts *
 			view_free(a->traces[t].stack[--a->traces[t].depth]);
 	}
 	if (a->has_search)
-		pattern_free(&a->search_re);
+		pattern_done(&a->search_re);
 	free(a->copied);
 	free(a->traces);
 	return 0;

@@ -215,8 +215,8 @@ static void compare_draw(struct app *a, struct view *v, int y0, int h)
 	tix_compare_totals(v->model, &t);
 	char w[2][32], b[2][32], line[512];
 	for (int k = 0; k < 2; k++) {
-		tix_fmt_dur(w[k], sizeof w[k], (int64_t)t.per_step_wall_ns[k]);
-		tix_fmt_dur(b[k], sizeof b[k], (int64_t)t.per_step_gpu_busy_ns[k]);
+		tix_fmt_dur((int64_t)t.per_step_wall_ns[k], w[k], sizeof w[k]);
+		tix_fmt_dur((int64_t)t.per_step_gpu_busy_ns[k], b[k], sizeof b[k]);
 	}
 	double dw = t.per_step_wall_ns[0] > 0 ? 100.0 * (t.per_step_wall_ns[1] - t.per_step_wall_ns[0]) / t.per_step_wall_ns[0] : 0;
 	double db = t.per_step_gpu_busy_ns[0] > 0

@@ -6,11 +6,11 @@
  * a resize), so scrolling, search and filter are the table's.
  */
 #include <stdarg.h>
+#include "index/grow.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/model.h"
 #include "tui/table.h"
 #include "tui/view.h"
 
@@ -34,15 +34,9 @@ static void add_line(struct detail *d, enum role role, const char *text, size_t 
 {
 	if (d->oom)
 		return;
-	if (d->n == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 64;
-		struct dline *l = realloc(d->lines, cap * sizeof *l);
-		if (!l) {
-			d->oom = 1;
-			return;
-		}
-		d->lines = l;
-		d->cap = cap;
+	if (tix_grow32(&d->lines, &d->cap, (size_t)d->n + 1, sizeof *d->lines, 64) != 0) {
+		d->oom = 1;
+		return;
 	}
 	char *t = malloc(len + 1);
 	if (!t) {

@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "index/findings.h"
-#include "tui/model.h"
 #include "tui/table.h"
 #include "tui/view.h"
 
@@ -193,7 +192,7 @@ static void drill_gap(struct app *a, const struct tix_findings *F, const struct 
 	int64_t w = 8 * gap.dur_ns, around = (e.dur_ns + 2 * gap.dur_ns) * 5 / 4;
 	d->window = w > around ? w : around;
 	snprintf(d->what, sizeof d->what, "timeline: the longest %s gap of step %u, %s, ends at the selected %s on %s",
-	         what, step, fmt_dur(gap.dur_ns, g, sizeof g), e.kind == TIX_KIND_KERNEL ? "kernel" : "event", lane);
+	         what, step, tix_fmt_dur_unit(gap.dur_ns, TIX_TU_AUTO, g, sizeof g), e.kind == TIX_KIND_KERNEL ? "kernel" : "event", lane);
 }
 
 static void drill_sync(struct app *a, const struct tix_finding *f, struct drill *d)
@@ -258,7 +257,7 @@ static void drill_cpu(struct app *a, const struct tix_findings *F, struct drill 
 	d->to = TO_STEPS;
 	d->step = best;
 	snprintf(d->what, sizeof d->what, "steps, at step %u: wall %s, GPU busy %s", best,
-	         fmt_dur(st->dur_ns, w, sizeof w), fmt_dur(st->gpu_busy_ns, b, sizeof b));
+	         tix_fmt_dur_unit(st->dur_ns, TIX_TU_AUTO, w, sizeof w), tix_fmt_dur_unit(st->gpu_busy_ns, TIX_TU_AUTO, b, sizeof b));
 }
 
 static void drill_of(struct app *a, const struct view *v, const struct tix_finding *f, struct drill *d)
@@ -632,7 +631,7 @@ void findings_first_screen(struct app *a)
 	const struct tix_finding *f = &F->items[0];
 	char head[48];
 	snprintf(head, sizeof head, "%u finding%s; top: ", F->n, F->n == 1 ? "" : "s");
-	snprintf(tail, sizeof tail, ", could save %s a step (7)", fmt_dur(f->saving_ns, save, sizeof save));
+	snprintf(tail, sizeof tail, ", could save %s a step (7)", tix_fmt_dur_unit(f->saving_ns, TIX_TU_AUTO, save, sizeof save));
 	int room = COLS - 1 - text_width(a, head) - text_width(a, tail);
 	if (room < 12)
 		app_msg(a, "%u finding%s (7)", F->n, F->n == 1 ? "" : "s");

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/model.h"
 #include "tui/table.h"
 #include "tui/view.h"
 
@@ -99,10 +98,10 @@ static const char *found_cell(struct app *a, struct view *v, uint32_t row, int c
 	case C_LANE: track_label(a, e.track, buf, cap); return buf;
 	case C_START: {
 		char d[48];
-		snprintf(buf, cap, "+%s", fmt_dur(app_rel(a, e.start_ns), d, sizeof d));
+		snprintf(buf, cap, "+%s", tix_fmt_dur_unit(app_rel(a, e.start_ns), TIX_TU_AUTO, d, sizeof d));
 		return buf;
 	}
-	case C_DUR: return fmt_dur(e.dur_ns, buf, cap);
+	case C_DUR: return tix_fmt_dur_unit(e.dur_ns, TIX_TU_AUTO, buf, cap);
 	case C_KIND: return tix_kind_label(e.kind);
 	case C_NAME: return app_name(a, e.name, buf, cap);
 	}

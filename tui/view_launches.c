@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/model.h"
 #include "tui/table.h"
 #include "tui/view.h"
 
@@ -364,9 +363,9 @@ static const char *shapes_cell(struct app *a, struct view *v, uint32_t row, int 
 {
 	const struct shape *s = &((struct shapes *)v->priv)->s[row];
 	switch (col) {
-	case S_COUNT: return fmt_count(s->count, buf, cap);
-	case S_TOTAL: return fmt_dur(s->total, buf, cap);
-	case S_AVG: return fmt_dur(s->count ? s->total / s->count : 0, buf, cap);
+	case S_COUNT: return tix_fmt_count(s->count, buf, cap);
+	case S_TOTAL: return tix_fmt_dur_unit(s->total, TIX_TU_AUTO, buf, cap);
+	case S_AVG: return tix_fmt_dur_unit(s->count ? s->total / s->count : 0, TIX_TU_AUTO, buf, cap);
 	case S_OP: return s->op == TIX_NONE ? "(no CPU op)" : tix_str(a->ix, s->op);
 	case S_TYPES: return types_text(a, s, buf, cap);
 	case S_DIMS:

@@ -26,7 +26,7 @@ static struct tix_rank_set *build_set(struct app *a, enum tix_rank_rule rule, st
 {
 	struct tix_rank_trace **t = calloc((size_t)a->ntraces, sizeof *t);
 	if (!t) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		return NULL;
 	}
 	for (int i = 0; i < a->ntraces; i++)

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/model.h"
 #include "tui/table.h"
 #include "tui/timeline_int.h"
 
@@ -337,12 +336,12 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 	int hattr = draw_attr(a, CR_HEADER);
 	attron(hattr);
 	draw_fill(y0, hattr);
-	snprintf(buf, sizeof buf, "%s/col", fmt_dur((p->t1 - p->t0) / w, x, sizeof x));
+	snprintf(buf, sizeof buf, "%s/col", tix_fmt_dur_unit((p->t1 - p->t0) / w, TIX_TU_AUTO, x, sizeof x));
 	draw_text(a, y0, 0, LABEL_W, buf, 1);
 	for (int k = 0; k < 4; k++) {
 		int col = k * w / 4;
 		int64_t t = p->t0 + (int64_t)((double)(p->t1 - p->t0) * k / 4) - p->lo;
-		snprintf(buf, sizeof buf, "%s%s%s", g->vline, t < 0 ? "-" : "+", fmt_dur(t < 0 ? -t : t, x, sizeof x));
+		snprintf(buf, sizeof buf, "%s%s%s", g->vline, t < 0 ? "-" : "+", tix_fmt_dur_unit(t < 0 ? -t : t, TIX_TU_AUTO, x, sizeof x));
 		draw_text(a, y0, LABEL_W + 1 + col, w - col, buf, 0);
 	}
 	attroff(hattr);
@@ -424,7 +423,7 @@ static void timeline_draw(struct app *a, struct view *v, int y0, int h)
 	/* the name takes the room the rest leaves, cut as names are */
 	char tail[128];
 	snprintf(tail, sizeof tail, "  %s%s  %s  (Enter: detail)", rel < 0 ? "-" : "+",
-	         fmt_dur(rel < 0 ? -rel : rel, x, sizeof x), fmt_dur(ev.dur_ns, y, sizeof y));
+	         tix_fmt_dur_unit(rel < 0 ? -rel : rel, TIX_TU_AUTO, x, sizeof x), tix_fmt_dur_unit(ev.dur_ns, TIX_TU_AUTO, y, sizeof y));
 	int room = COLS - text_width(a, tix_kind_label(ev.kind)) - 1 - text_width(a, tail);
 	snprintf(buf, sizeof buf, "%s %s%s", tix_kind_label(ev.kind),
 	         name_fit(a, app_name(a, ev.name, name, sizeof name), room > 8 ? room : 8, fit, sizeof fit), tail);

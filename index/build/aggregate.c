@@ -4,6 +4,7 @@
  * time as a union of intervals).  op_totals.c then ranks the CPU ops by the
  * GPU time launched beneath them. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -214,7 +215,7 @@ static int group_work_init(struct linker *L, struct group_work *w, struct tix_er
 	w->mem.fd = w->sorted.fd = -1;
 	w->sc.L = L;
 	if (dedup_init(&w->keys, sizeof(struct group_key)) != 0)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	return 0;
 }
 
@@ -246,15 +247,17 @@ static int collect_members(struct linker *L, struct group_work *w, struct tix_er
 		struct group_key k = {r->name, r->kind};
 		uint32_t g = dedup_add(&w->keys, &k);
 		if (g == TIX_NONE)
-			return tix_error_env(err, "out of memory");
+			return tix_error_oom(err, NULL);
 		if (g >= w->cap) {
-			uint32_t ncap = w->cap ? w->cap * 2 : 256;
+			uint32_t ncap = (uint32_t)tix_grow_cap(w->cap, (size_t)g + 1, 256, UINT32_MAX); /* both */
+			if (!ncap)
+				return tix_error_oom(err, NULL);
 			int64_t *t = realloc(w->totals, ncap * sizeof(*t));
 			if (t)
 				w->totals = t;
 			uint32_t *c = t ? realloc(w->counts, ncap * sizeof(*c)) : NULL;
 			if (!c)
-				return tix_error_env(err, "out of memory");
+				return tix_error_oom(err, NULL);
 			w->counts = c;
 			memset(w->totals + w->cap, 0, (ncap - w->cap) * sizeof(*w->totals));
 			memset(w->counts + w->cap, 0, (ncap - w->cap) * sizeof(*w->counts));
@@ -319,7 +322,7 @@ static int rank_groups(struct linker *L, struct group_work *w, struct tix_error 
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_env(err, "out of memory");
+	rc = tix_error_oom(err, NULL);
 out:
 	free(kv);
 	free(cur);
@@ -332,13 +335,8 @@ static int add_step_group(struct linker *L, struct group_work *w, uint32_t *cap,
                           const struct tix_group *G, const struct member *seg, uint32_t first,
                           uint32_t n, struct tix_error *err)
 {
-	if (L->nstep_groups == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
-		struct tix_group *p = realloc(L->step_groups, *cap * sizeof(*p));
-		if (!p)
-			return tix_error_env(err, "out of memory");
-		L->step_groups = p;
-	}
+	if (tix_grow32(&L->step_groups, cap, (size_t)L->nstep_groups + 1, sizeof(*L->step_groups), 256) != 0)
+		return tix_error_oom(err, NULL);
 	struct tix_group *S = &L->step_groups[L->nstep_groups++];
 	memset(S, 0, sizeof(*S));
 	S->name = G->name;
@@ -359,7 +357,7 @@ static int fill_groups(struct linker *L, struct group_work *w, struct tix_error 
 	const struct group_key *gk = (const struct group_key *)w->keys.recs;
 	L->groups = calloc(ng + 1, sizeof(*L->groups));
 	if (!L->groups)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	if (linker_spill(L, &L->members, sizeof(uint32_t), err) ||
 	    spill_resize(&L->members, w->sorted.n, err))
 		return -1;
@@ -435,7 +433,7 @@ static int step_totals(struct linker *L, struct group_work *w, struct tix_error 
 	int rc = -1;
 	uint8_t *comm = calloc((size_t)L->ngroups + 1, 1);
 	if (!comm) {
-		rc = tix_error_env(err, "out of memory");
+		rc = tix_error_oom(err, NULL);
 		goto out;
 	}
 	for (uint32_t g = 0; g < L->ngroups; g++)

@@ -10,6 +10,7 @@
  * stream.  The synchronising calls are listed first, by thread, so that a
  * gap can ask which one its launching thread sat in. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,30 +93,12 @@ static const char *str(const struct state *st, uint32_t id)
 	return intern_str(&st->L->b->c.strings, id);
 }
 
-/* Grows *acc (elements of elem bytes, *cap of them) to hold id, zeroing
- * what is new; 0, or -1 when out of memory. */
-static int acc_fit(void **acc, uint32_t *cap, uint32_t id, size_t elem)
-{
-	if (id < *cap)
-		return 0;
-	uint32_t ncap = *cap ? *cap * 2 : 64;
-	while (ncap <= id)
-		ncap *= 2;
-	void *p = realloc(*acc, (size_t)ncap * elem);
-	if (!p)
-		return -1;
-	memset((char *)p + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
-	*acc = p;
-	*cap = ncap;
-	return 0;
-}
-
 /* tix_sync record of (step, call, op), added if new; TIX_NONE on OOM. */
 static uint32_t sync_rec(struct state *st, uint32_t step, uint32_t call, uint32_t op)
 {
 	struct sync_key k = {step, call, op};
 	uint32_t before = st->sync_recs.n, id = dedup_add(&st->sync_recs, &k);
-	if (id == TIX_NONE || acc_fit((void **)&st->sync_acc, &st->sync_cap, id, sizeof(*st->sync_acc)))
+	if (id == TIX_NONE || tix_grow32_zeroed(&st->sync_acc, &st->sync_cap, id, sizeof(*st->sync_acc), 64))
 		return TIX_NONE;
 	if (st->sync_recs.n > before)
 		st->sync_acc[id] = (struct tix_sync){.step = step, .call = call, .op = op, .example_row = TIX_NONE};
@@ -163,7 +146,7 @@ static int list_syncs(struct state *st, struct tix_error *err)
 	st->sync_first = calloc((size_t)L->ntracks + 1, sizeof(uint32_t));
 	st->sync_count = calloc((size_t)L->ntracks + 1, sizeof(uint32_t));
 	if (!st->sync_first || !st->sync_count)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	const struct tix_names_disk *names = (const struct tix_names_disk *)L->names.base;
 	const uint32_t *name_rows = (const uint32_t *)L->name_rows.base;
 	for (size_t k = 0; k < L->names.n; k++) {
@@ -174,13 +157,8 @@ static int list_syncs(struct state *st, struct tix_error *err)
 			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 			if (!tix_kind_is_launch(r->kind))
 				continue;
-			if (st->nsyncs == cap) {
-				cap = cap ? cap * 2 : 64;
-				struct sync_call *p = realloc(st->syncs, cap * sizeof(*p));
-				if (!p)
-					return tix_error_env(err, "out of memory");
-				st->syncs = p;
-			}
+			if (tix_grow32(&st->syncs, &cap, (size_t)st->nsyncs + 1, sizeof(*st->syncs), 64) != 0)
+				return tix_error_oom(err, NULL);
 			st->syncs[st->nsyncs++] = (struct sync_call){i, r->track, r->start_ns, 0, TIX_NONE, TIX_NONE};
 		}
 	}
@@ -202,7 +180,7 @@ static int list_syncs(struct state *st, struct tix_error *err)
 		if (step != TIX_NONE)
 			sc->rec_step = sync_rec(st, step, r->name, op);
 		if (sc->rec_trace == TIX_NONE || (step != TIX_NONE && sc->rec_step == TIX_NONE))
-			return tix_error_env(err, "out of memory");
+			return tix_error_oom(err, NULL);
 		uint32_t recs[2] = {sc->rec_trace, sc->rec_step};
 		for (int j = 0; j < 2; j++) {
 			if (recs[j] == TIX_NONE)
@@ -268,8 +246,8 @@ static uint32_t stream_rec(struct state *st, uint32_t track, uint32_t step, stru
 	struct stream_key k = {track, step};
 	uint32_t before = st->stream_recs.n, id = dedup_add(&st->stream_recs, &k);
 	if (id == TIX_NONE ||
-	    acc_fit((void **)&st->stream_acc, &st->stream_cap, id, sizeof(*st->stream_acc))) {
-		tix_error_env(err, "out of memory");
+	    tix_grow32_zeroed(&st->stream_acc, &st->stream_cap, id, sizeof(*st->stream_acc), 64)) {
+		tix_error_oom(err, NULL);
 		return TIX_NONE;
 	}
 	if (st->stream_recs.n > before)
@@ -480,7 +458,7 @@ static int sweep(struct state *st, struct tix_error *err)
 	struct span_acc *acc = calloc((size_t)L->nsteps + 1, sizeof(*acc));
 	int rc = -1;
 	if (!h || !ss || !acc) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		goto out;
 	}
 	uint32_t n = 0;
@@ -591,15 +569,15 @@ int linker_breakdown(struct linker *L, struct tix_error *err)
 	st.name_class = calloc((size_t)L->b->c.strings.n + 1, 1);
 	if (dedup_init(&st.sync_recs, sizeof(struct sync_key)) != 0) {
 		free(st.name_class);
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	}
 	if (dedup_init(&st.stream_recs, sizeof(struct stream_key)) != 0) {
 		dedup_done(&st.sync_recs);
 		free(st.name_class);
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	}
 	if (!L->breakdowns || !st.name_class) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		goto out;
 	}
 	if (list_syncs(&st, err) != 0 || sweep(&st, err) != 0)

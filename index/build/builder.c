@@ -2,6 +2,7 @@
  * their strings, deduplicates what they share, and appends one 40-byte
  * record per event to a spill file.  finish.c does the rest. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,12 +31,12 @@ static int collector_init(struct collector *c, const char *dir, struct temp_budg
 	if (intern_init(&c->strings) || dedup_init(&c->details, sizeof(struct tix_detail_disk)) ||
 	    dedup_init(&c->kinfos, sizeof(struct tix_kernel_info)) ||
 	    dedup_init(&c->opinfos, sizeof(struct tix_op_info)))
-		return tix_error_env(err, "%s: out of memory", source_path);
+		return tix_error_oom(err, source_path);
 	c->track_nslots = 64;
 	c->track_slots = calloc(c->track_nslots, sizeof(*c->track_slots));
 	c->memo = calloc(DETAIL_MEMO_SIZE, sizeof(*c->memo));
 	if (!c->track_slots || !c->memo)
-		return tix_error_env(err, "%s: out of memory", source_path);
+		return tix_error_oom(err, source_path);
 	for (int i = 0; i < DETAIL_MEMO_SIZE; i++)
 		c->memo[i].name = TIX_NONE;
 	if (spill_init(&c->rows, dir, out_path, sizeof(struct brow), tb, err) ||
@@ -111,14 +112,8 @@ static uint32_t track_of(struct collector *c, const struct btrack_key *k)
 	} else {
 		if (c->ntracks >= (1u << 24))
 			return TIX_NONE;
-		if (c->ntracks == c->tracks_cap) {
-			uint32_t cap = c->tracks_cap ? c->tracks_cap * 2 : 64;
-			struct btrack *tr = realloc(c->tracks, cap * sizeof(*tr));
-			if (!tr)
-				return TIX_NONE;
-			c->tracks = tr;
-			c->tracks_cap = cap;
-		}
+		if (tix_grow32(&c->tracks, &c->tracks_cap, (size_t)c->ntracks + 1, sizeof(*c->tracks), 64) != 0)
+			return TIX_NONE;
 		t = c->ntracks++;
 		memset(&c->tracks[t], 0, sizeof(c->tracks[t]));
 		c->tracks[t].key = *k;
@@ -301,7 +296,7 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	c->kind_counts[ev->kind]++;
 	return 0;
 oom:
-	return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
+	return tix_error_oom(err, c->source_path);
 }
 
 static int collect_flow(struct collector *c, const struct tix_flow_in *fl, struct tix_error *err)
@@ -312,7 +307,7 @@ static int collect_flow(struct collector *c, const struct tix_flow_in *fl, struc
 		return 0;
 	struct btrack_key k;
 	if (key_of(c, &fl->pid, &fl->tid, &k) != 0)
-		return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
+		return tix_error_oom(err, c->source_path);
 	uint32_t t = track_of(c, &k);
 	if (t == TIX_NONE)
 		return tix_error_env(err, "%s: too many tracks", c->source_path);
@@ -330,14 +325,8 @@ static int collect_flow(struct collector *c, const struct tix_flow_in *fl, struc
 
 static int push_meta(struct collector *c, const struct bmeta *m)
 {
-	if (c->nmetas == c->metas_cap) {
-		size_t cap = c->metas_cap ? c->metas_cap * 2 : 64;
-		struct bmeta *p = realloc(c->metas, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		c->metas = p;
-		c->metas_cap = cap;
-	}
+	if (tix_grow(&c->metas, &c->metas_cap, (size_t)c->nmetas + 1, sizeof(*c->metas), 64) != 0)
+		return -1;
 	c->metas[c->nmetas++] = *m;
 	return 0;
 }
@@ -356,19 +345,14 @@ static int collect_track_meta(struct collector *c, const struct tix_id *pid, con
 		goto oom;
 	return 0;
 oom:
-	return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
+	return tix_error_oom(err, c->source_path);
 }
 
 static int push_top_meta(struct collector *c, uint32_t k, uint32_t v)
 {
-	if (c->ntop_meta == c->top_meta_cap) {
-		size_t cap = c->top_meta_cap ? c->top_meta_cap * 2 : 16;
-		uint32_t *p = realloc(c->top_meta, cap * 2 * sizeof(*p));
-		if (!p)
-			return -1;
-		c->top_meta = p;
-		c->top_meta_cap = cap;
-	}
+	/* pairs: an element is a key and a value */
+	if (tix_grow(&c->top_meta, &c->top_meta_cap, c->ntop_meta + 1, 2 * sizeof(*c->top_meta), 16) != 0)
+		return -1;
 	c->top_meta[2 * c->ntop_meta] = k;
 	c->top_meta[2 * c->ntop_meta + 1] = v;
 	c->ntop_meta++;
@@ -380,7 +364,7 @@ static int collect_meta(struct collector *c, struct tix_str key, struct tix_str 
 {
 	uint32_t k = str_id(c, key), v = str_id(c, json);
 	if (k == TIX_NONE || v == TIX_NONE || push_top_meta(c, k, v) != 0)
-		return tix_error_env(err, "%s: out of memory while indexing", c->source_path);
+		return tix_error_oom(err, c->source_path);
 	return 0;
 }
 
@@ -388,7 +372,7 @@ static int collect_warn(struct collector *c, const char *msg, size_t n, struct t
 {
 	char *w = realloc(c->warnings, c->warnings_len + n + 3);
 	if (!w)
-		return tix_error_env(err, "%s: out of memory", c->source_path);
+		return tix_error_oom(err, c->source_path);
 	if (c->warnings_len) {
 		memcpy(w + c->warnings_len, "; ", 2);
 		c->warnings_len += 2;
@@ -492,7 +476,7 @@ static int collector_merge(struct collector *c, struct collector *x, uint32_t **
 	rc = 0;
 	goto out;
 oom:
-	tix_error_env(err, "%s: out of memory while indexing", c->source_path);
+	tix_error_oom(err, c->source_path);
 out:
 	free(smap);
 	free(dmap);
@@ -526,7 +510,7 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 {
 	struct tix_builder *b = calloc(1, sizeof(*b));
 	if (!b) {
-		tix_error_env(err, "%s: out of memory", out_path);
+		tix_error_oom(err, out_path);
 		return NULL;
 	}
 	b->out_fd = -1;
@@ -538,7 +522,7 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 	b->step_marker = strdup(opts && opts->step_marker ? opts->step_marker : "");
 	b->base_time_ns = opts ? opts->base_time_ns : 0;
 	if (!b->out_path || !b->source_path || !b->step_marker) {
-		tix_error_env(err, "%s: out of memory", out_path);
+		tix_error_oom(err, out_path);
 		tix_builder_abort(b);
 		return NULL;
 	}
@@ -554,11 +538,11 @@ struct tix_builder *tix_builder_new(const char *out_path, const struct tix_build
 	b->opened = 1;
 	b->out_fd = b->out.fd;
 	if (!(b->dir = strdup(b->out.dir))) {
-		tix_error_env(err, "%s: out of memory", out_path);
+		tix_error_oom(err, out_path);
 		tix_builder_abort(b);
 		return NULL;
 	}
-	temp_budget_init(&b->budget, b->dir, b->opts.max_temp);
+	temp_budget_init(&b->budget, b->dir, b->opts.max_temp, b->opts.no_fallocate);
 	if (collector_init(&b->c, b->dir, &b->budget, b->source_path, b->out_path, err) != 0) {
 		tix_builder_abort(b);
 		return NULL;
@@ -734,7 +718,7 @@ int tix_builder_sink_extra(struct tix_builder *b, struct tix_sink *sink, struct 
 	if (!b->extra) {
 		b->extra = malloc(sizeof(*b->extra));
 		if (!b->extra)
-			return tix_error_env(err, "%s: out of memory", b->source_path);
+			return tix_error_oom(err, b->source_path);
 		if (collector_init(b->extra, b->dir, &b->budget, b->source_path, b->out_path, err) != 0) {
 			collector_done(b->extra);
 			free(b->extra);

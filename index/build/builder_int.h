@@ -36,11 +36,12 @@ struct temp_budget {
 	uint64_t margin;           /* what the default bound leaves free (for the message) */
 	int given;                 /* limit is --max-temp's */
 	int on;                    /* set by temp_budget_init (a zeroed one bounds nothing) */
+	int no_fallocate;          /* tix_build_opts's: file_reserve writes zeros */
 	const char *dir;           /* where, for the message */
 };
 /* Sets the bound of a build whose files go into dir (statvfs), or max
  * (0: none given). */
-void temp_budget_init(struct temp_budget *tb, const char *dir, uint64_t max);
+void temp_budget_init(struct temp_budget *tb, const char *dir, uint64_t max, int no_fallocate);
 
 /* A growable array backed by an unlinked temporary file. */
 struct spill {

@@ -5,6 +5,7 @@
  * them exactly); a JSON replay trace gets them from its capture traces in
  * the link phase (graph.c). */
 #include "index/build/builder_int.h"
+#include "index/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,16 +47,9 @@ uint32_t capture_store_add(struct capture_store *s, struct intern *strings,
 {
 	if (s->nchains + 1 >= s->nslots / 2 && rehash(s) != 0)
 		return TIX_NONE;
-	if (s->nframes + in->nframes + 1 > s->frames_cap) {
-		uint32_t cap = s->frames_cap ? s->frames_cap : 256;
-		while (cap < s->nframes + in->nframes + 1)
-			cap *= 2;
-		void *p = realloc(s->frames, (size_t)cap * sizeof(*s->frames));
-		if (!p)
-			return TIX_NONE;
-		s->frames = p;
-		s->frames_cap = cap;
-	}
+	if (tix_grow32(&s->frames, &s->frames_cap, (size_t)s->nframes + in->nframes + 1, sizeof(*s->frames),
+	               256) != 0)
+		return TIX_NONE;
 	/* Intern the frames at the end of the array; keep them only if the
 	 * chain is new. */
 	struct tix_capture_frame *f = s->frames + s->nframes;
@@ -80,14 +74,8 @@ uint32_t capture_store_add(struct capture_store *s, struct intern *strings,
 		    memcmp(s->frames + ch->first, f, (size_t)in->nframes * sizeof(*f)) == 0)
 			return s->slots[j] - 1;
 	}
-	if (s->nchains == s->chains_cap) {
-		uint32_t cap = s->chains_cap ? s->chains_cap * 2 : 64;
-		void *p = realloc(s->chains, (size_t)cap * sizeof(*s->chains));
-		if (!p)
-			return TIX_NONE;
-		s->chains = p;
-		s->chains_cap = cap;
-	}
+	if (tix_grow32(&s->chains, &s->chains_cap, (size_t)s->nchains + 1, sizeof(*s->chains), 64) != 0)
+		return TIX_NONE;
 	struct tix_capture_chain_disk *ch = &s->chains[s->nchains];
 	memset(ch, 0, sizeof(*ch));
 	ch->first = s->nframes;

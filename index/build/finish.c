@@ -107,7 +107,7 @@ static int run_phases(struct tix_builder *b, struct tix_error *err)
 {
 	struct linker L;
 	linker_init(&L, b);
-	int timing = getenv("TIX_TIMING") != NULL;
+	int timing = b->opts.timing;
 	double t = now_s();
 	int rc = 0;
 	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]) && rc == 0; i++) {

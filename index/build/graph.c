@@ -14,6 +14,7 @@
  * before the aggregates.  Writes only details: the replay's own times and
  * links are never changed. */
 #include "index/build/phases.h"
+#include "index/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,14 +78,10 @@ static uint32_t kernel_arg(struct intern *S, const char *args, int *oom)
 	for (; *k && *k != '"'; k++) {
 		if (*k == '\\' && k[1])
 			k++; /* \" and \\ : kernel names carry no other escapes */
-		if (n + 1 >= cap) {
-			char *b2 = realloc(buf, cap *= 2);
-			if (!b2) {
-				free(buf);
-				*oom = 1;
-				return TIX_NONE;
-			}
-			buf = b2;
+		if (tix_grow(&buf, &cap, n + 2, 1, 256) != 0) {
+			free(buf);
+			*oom = 1;
+			return TIX_NONE;
 		}
 		buf[n++] = *k;
 	}
@@ -127,7 +124,9 @@ static uint32_t chain_of_launch(struct tix_builder *b, const struct tix_index *c
 static int window_push(struct window_build *w, uint32_t name, uint32_t chain)
 {
 	if (w->n == w->cap) {
-		uint32_t cap = w->cap ? w->cap * 2 : 256;
+		uint32_t cap = (uint32_t)tix_grow_cap(w->cap, (size_t)w->n + 1, 256, UINT32_MAX); /* both */
+		if (!cap)
+			return -1;
 		uint32_t *a = realloc(w->names, cap * sizeof(*a));
 		if (!a)
 			return -1;
@@ -167,14 +166,8 @@ static int collect_windows(struct tix_builder *b, const struct tix_index *cix, c
 				continue; /* a capture the trace does not see end */
 			struct tix_event ce;
 			tix_event_get(cix, close, &ce);
-			if (*nw == *wcap) {
-				uint32_t cap = *wcap ? *wcap * 2 : 16;
-				struct window_build *p = realloc(*ws, cap * sizeof(*p));
-				if (!p)
-					return -1;
-				*ws = p;
-				*wcap = cap;
-			}
+			if (tix_grow32(ws, wcap, (size_t)*nw + 1, sizeof(**ws), 16) != 0)
+				return -1;
 			struct window_build *w = &(*ws)[(*nw)++];
 			memset(w, 0, sizeof(*w));
 			w->batch = -1;
@@ -318,7 +311,7 @@ int linker_graph(struct linker *L, struct tix_error *err)
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_set(err, "%s: out of memory while attributing graph replays", b->out_path);
+	rc = tix_error_oom(err, b->out_path);
 out:
 	for (uint32_t w = 0; w < nw; w++) {
 		free(ws[w].names);

@@ -3,6 +3,7 @@
  * rule).  Pure: no globals, no I/O; memory only through the scratch. */
 #include "index/build/graph_match.h"
 
+#include <errno.h>
 #include <string.h>
 #include <stdlib.h>
 
@@ -76,7 +77,7 @@ static void *grow(struct gm_scratch *s, void *p, size_t *cap, size_t need, size_
 	return NULL;
 }
 
-static void memo_free(struct gm_scratch *s)
+static void memo_done(struct gm_scratch *s)
 {
 	s->bytes -= s->memo_cap * sizeof(*s->memo) + s->arena_cap;
 	free(s->memo);
@@ -92,7 +93,7 @@ static void *grow_work(struct gm_scratch *s, void *p, size_t *cap, size_t need, 
 {
 	void *q = grow(s, p, cap, need, elem, s->limit_bytes);
 	if (!q && (s->memo_cap || s->arena_cap)) {
-		memo_free(s);
+		memo_done(s);
 		q = grow(s, p, cap, need, elem, s->limit_bytes);
 	}
 	return q;
@@ -100,8 +101,11 @@ static void *grow_work(struct gm_scratch *s, void *p, size_t *cap, size_t need, 
 
 static int oom(const struct gm_scratch *s, size_t need, size_t elem, struct tix_error *err)
 {
-	return tix_error_set(err, "graph attribution: out of memory (%zu elements of %zu bytes, "
-	                     "limit %zu bytes)", need, elem, s->limit_bytes);
+	tix_error_env(err, "graph attribution: out of memory (%zu elements of %zu bytes, limit %zu bytes)",
+	              need, elem, s->limit_bytes);
+	if (err)
+		err->code = ENOMEM;
+	return -1;
 }
 
 /* Grows working buffer f of s (capacity in f_cap) to need elements, the

@@ -1,8 +1,9 @@
 /*
  * index/build/graph_match.h: which capture window a CUDA-graph replay came
- * from, and which captured launch each replayed kernel was (rule R7 of
- * issue 8, /work/notes/RULES-issue8.md).  Private to index/build/: the
- * graph phase (graph.c) calls it; nothing here knows about traces, rows or the index file.
+ * from, and which captured launch each replayed kernel was (the rule below;
+ * docs/FORMAT.md, "Graph attribution", says what the index keeps of it).
+ * Private to index/build/: the graph phase (graph.c) calls it; nothing here
+ * knows about traces, rows or the index file.
  *
  * A pure function of its inputs: names are string ids (equal ids = equal
  * names, TIX_NONE = the capture gave no name, as NVIDIA Kineto's capture

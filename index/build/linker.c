@@ -85,7 +85,7 @@ int linker_warn(struct linker *L, const char *msg, struct tix_error *err)
 	size_t n = strlen(msg), old = L->warnings ? strlen(L->warnings) : 0;
 	char *w = realloc(L->warnings, old + n + 3);
 	if (!w)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	if (old)
 		memcpy(w + old, "; ", 2), old += 2;
 	memcpy(w + old, msg, n + 1);

@@ -117,7 +117,7 @@ int linker_name_forms(struct linker *L, struct tix_error *err)
 	if (!f || !seen) {
 		free(f);
 		free(seen);
-		return tix_error_set(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	}
 	int rc = -1;
 	for (uint32_t g = 0; g < n; g++) {
@@ -216,7 +216,7 @@ int linker_name_forms(struct linker *L, struct tix_error *err)
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_set(err, "out of memory");
+	rc = tix_error_oom(err, NULL);
 out:
 	for (uint32_t k = 0; k < nf; k++)
 		free(f[k].label);

@@ -13,6 +13,7 @@
  * ancestor-or-self, so an event costs the modelled ops above it, not the
  * depth of its stack. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -81,22 +82,6 @@ struct state {
 	struct linker_buf b_nma;
 };
 
-static int grow(void **p, uint32_t *cap, uint32_t id, size_t elem)
-{
-	if (id < *cap)
-		return 0;
-	uint32_t n = *cap ? *cap * 2 : 256;
-	while (n <= id)
-		n *= 2;
-	void *q = realloc(*p, (size_t)n * elem);
-	if (!q)
-		return -1;
-	memset((char *)q + (size_t)*cap * elem, 0, (size_t)(n - *cap) * elem);
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static enum tix_op_class class_of_name(struct state *st, uint32_t name)
 {
 	uint8_t *c = &st->name_class[name];
@@ -164,7 +149,7 @@ static int shape_row(struct state *st, uint32_t row, uint32_t *out)
 	if (k.dims == TIX_NONE - 1 || k.types == TIX_NONE - 1 || k.concrete == TIX_NONE - 1)
 		return -1;
 	uint32_t before = st->shapes.n, id = dedup_add(&st->shapes, &k);
-	if (id == TIX_NONE || grow((void **)&st->acc, &st->acc_cap, id, sizeof(*st->acc)))
+	if (id == TIX_NONE || tix_grow32_zeroed(&st->acc, &st->acc_cap, id, sizeof(*st->acc), 256))
 		return -1;
 	if (st->shapes.n > before) {
 		const struct intern *s = &L->b->c.strings;
@@ -207,7 +192,7 @@ static int visit(struct state *st, uint32_t r, uint32_t *id)
 		return -1;
 	if (shape == TIX_NONE)
 		return 0;
-	if (grow((void **)&st->insts, &st->insts_cap, st->ninsts, sizeof(*st->insts)))
+	if (tix_grow32_zeroed(&st->insts, &st->insts_cap, st->ninsts, sizeof(*st->insts), 256))
 		return -1;
 	st->insts[st->ninsts] = (struct inst){.row = r, .shape = shape};
 	*id = st->ninsts++;
@@ -259,7 +244,7 @@ static int pair_add(struct dedup *d, struct pair_acc **acc, uint32_t *cap, struc
 	if (c->shape != shape || c->other != other || id == TIX_NONE) {
 		struct pair_key k = {shape, other};
 		id = dedup_add(d, &k);
-		if (id == TIX_NONE || grow((void **)acc, cap, id, sizeof(**acc)))
+		if (id == TIX_NONE || tix_grow32_zeroed(acc, cap, id, sizeof(**acc), 256))
 			return -1;
 		*c = (struct pair_cache){shape, other, id};
 	}
@@ -326,7 +311,7 @@ static int attribute(struct state *st, struct tix_error *err)
 	const uint32_t *members = (const uint32_t *)L->members.base;
 	uint32_t *covered = calloc((size_t)L->ngroups + 1, sizeof(*covered)); /* end of its step runs */
 	if (!covered)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	for (uint32_t g = 0; g < L->ngroups; g++)
 		covered[g] = L->groups[g].members_first;
 	int rc = 0;
@@ -342,7 +327,7 @@ static int attribute(struct state *st, struct tix_error *err)
 		rc = attribute_run(st, g, TIX_NONE, members + covered[g], end - covered[g]);
 	}
 	free(covered);
-	return rc == 0 ? 0 : tix_error_env(err, "out of memory");
+	return rc == 0 ? 0 : tix_error_oom(err, NULL);
 }
 
 /* OP_MODELS: each op's modelled instances with GPU work beneath them. */
@@ -354,7 +339,7 @@ static int op_models(struct state *st, struct tix_error *err)
 	L->op_models = calloc((size_t)L->nops + 1, sizeof(*L->op_models));
 	if (!op_of_name || !L->op_models) {
 		free(op_of_name);
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	}
 	memset(op_of_name, 0xff, ((size_t)nstr + 1) * sizeof(*op_of_name));
 	for (uint32_t i = 0; i < L->nops; i++) {
@@ -528,7 +513,7 @@ static int write_records(struct state *st, struct tix_error *err)
 oom:
 	free(order);
 	free(rank);
-	return tix_error_env(err, "out of memory");
+	return tix_error_oom(err, NULL);
 }
 
 int linker_op_shapes(struct linker *L, struct tix_error *err)
@@ -542,7 +527,7 @@ int linker_op_shapes(struct linker *L, struct tix_error *err)
 	if (!st.name_class || dedup_init(&st.shapes, sizeof(struct shape_key)) != 0 ||
 	    dedup_init(&st.groups, sizeof(struct pair_key)) != 0 ||
 	    dedup_init(&st.steps, sizeof(struct pair_key)) != 0) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		goto out;
 	}
 	st.nma = linker_buf(L, &st.b_nma, L->nrows, sizeof(uint32_t), err);
@@ -552,13 +537,13 @@ int linker_op_shapes(struct linker *L, struct tix_error *err)
 	st.detail_name = malloc((nd + 1) * sizeof(uint32_t));
 	st.detail_shape = malloc((nd + 1) * sizeof(uint32_t));
 	if (!st.detail_name || !st.detail_shape) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		goto out;
 	}
 	memset(st.detail_name, 0xff, (nd + 1) * sizeof(uint32_t));
 	st.canon_of = calloc((size_t)L->b->c.strings.n + 1, sizeof(uint32_t));
 	if (!st.canon_of || intern_init(&st.canon) != 0) {
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		goto out;
 	}
 	memset(st.nma, 0xfe, (size_t)L->nrows * sizeof(uint32_t));

@@ -11,6 +11,7 @@
  * walk (count_beneath, on the second thread before its share), so the
  * walks only read rows. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -66,13 +67,8 @@ static int list_ops(struct linker *L, struct op_list *ol)
 			continue;
 		uint32_t o = ol->op_of_name[r->name];
 		if (o == TIX_NONE) {
-			if (ol->n == ol->cap) {
-				ol->cap = ol->cap ? ol->cap * 2 : 256;
-				struct op_acc *p = realloc(ol->acc, ol->cap * sizeof(*p));
-				if (!p)
-					return -1;
-				ol->acc = p;
-			}
+			if (tix_grow32(&ol->acc, &ol->cap, (size_t)ol->n + 1, sizeof(*ol->acc), 256) != 0)
+				return -1;
 			o = ol->op_of_name[r->name] = ol->n++;
 			memset(&ol->acc[o], 0, sizeof(ol->acc[o]));
 			ol->acc[o].name = r->name;
@@ -220,15 +216,8 @@ static int walk_groups(struct op_walk *w)
 					last_group[o] = g;
 					last_pair[o] = pi;
 				}
-				if (pi >= w->pcap) {
-					uint32_t ncap = w->pcap ? w->pcap * 2 : 256;
-					void *q = realloc(w->pacc, ncap * sizeof(*w->pacc));
-					if (!q)
-						goto out;
-					w->pacc = q;
-					memset(&w->pacc[w->pcap], 0, (ncap - w->pcap) * sizeof(*w->pacc));
-					w->pcap = ncap;
-				}
+				if (tix_grow32_zeroed(&w->pacc, &w->pcap, pi, sizeof(*w->pacc), 256) != 0)
+					goto out;
 				w->pacc[pi].gpu_ns = tix_sat_add(w->pacc[pi].gpu_ns, dur);
 				w->pacc[pi].count++;
 			}
@@ -353,7 +342,7 @@ int linker_aggregate(struct linker *L, struct tix_error *err)
 	if (rc != 0 || ol.rc != 0) {
 		free(ol.op_of_name);
 		free(ol.acc);
-		return rc != 0 ? rc : tix_error_env(err, "out of memory");
+		return rc != 0 ? rc : tix_error_oom(err, NULL);
 	}
 
 	/* The GPU time beneath them, the groups' events in two shares; the
@@ -366,7 +355,7 @@ int linker_aggregate(struct linker *L, struct tix_error *err)
 	rc = beneath_prepare(L, &bn, err);
 	for (int k = 0; k < nw; k++)
 		if (dedup_init(&w[k].pairs, sizeof(struct opg_key)) != 0 && rc == 0)
-			rc = tix_error_env(err, "out of memory");
+			rc = tix_error_oom(err, NULL);
 	threaded = rc == 0 && nw == 2 && pthread_create(&th, NULL, run_walk, &w[1]) == 0;
 	if (rc == 0 && !threaded)
 		count_beneath(L, &bn);
@@ -384,13 +373,13 @@ int linker_aggregate(struct linker *L, struct tix_error *err)
 	struct pair_acc *pacc = NULL;
 	uint32_t np = 0;
 	if (rc == 0 && (w[0].rc || (nw == 2 && w[1].rc)))
-		rc = tix_error_env(err, "out of memory");
+		rc = tix_error_oom(err, NULL);
 	if (rc == 0) {
 		uint32_t n = w[0].pairs.n + (nw == 2 ? w[1].pairs.n : 0);
 		pk = malloc((n + 1) * sizeof(*pk));
 		pacc = malloc((n + 1) * sizeof(*pacc));
 		if (!pk || !pacc)
-			rc = tix_error_env(err, "out of memory");
+			rc = tix_error_oom(err, NULL);
 		for (int k = 0; rc == 0 && k < nw; k++) {
 			if (w[k].pairs.n) {
 				memcpy(pk + np, w[k].pairs.recs, w[k].pairs.n * sizeof(*pk));
@@ -404,7 +393,7 @@ int linker_aggregate(struct linker *L, struct tix_error *err)
 		}
 	}
 	if (rc == 0 && rank_ops(L, ol.acc, ol.n, pk, pacc, np) != 0)
-		rc = tix_error_env(err, "out of memory");
+		rc = tix_error_oom(err, NULL);
 	for (int k = 0; k < nw; k++)
 		walk_done(&w[k]);
 	free(pk);

@@ -22,6 +22,7 @@
  * phase, which writes only GPU rows' links and reads none of what this
  * phase writes. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -70,21 +71,6 @@ struct parents_mem {
 	uint32_t seeded_for; /* the open rows are seed_open's for a run from this row (0: none) */
 };
 
-static int grow(void **a, uint32_t *cap, uint32_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	uint32_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *p = realloc(*a, (size_t)c * elem);
-	if (!p)
-		return -1;
-	*a = p;
-	*cap = c;
-	return 0;
-}
-
 /* Room for n more arena entries: the lists of rows no longer open are
  * dropped first when that frees enough, or when the arena is at its
  * limit (the live lists are in arena order, so they slide down in place).
@@ -112,14 +98,16 @@ static int arena_room(struct parents_mem *m, uint32_t n)
 	}
 	if ((uint64_t)m->arena_n + n > ARENA_MAX)
 		return 1; /* full: the row goes unlisted */
-	return grow((void **)&m->arena, &m->arena_cap, m->arena_n + n, sizeof(*m->arena));
+	return tix_grow32(&m->arena, &m->arena_cap, m->arena_n + n, sizeof(*m->arena), 64);
 }
 
 static int open_room(struct open_rows *o)
 {
 	if (o->n < o->cap)
 		return 0;
-	uint32_t c = o->cap ? o->cap * 2 : 64;
+	uint32_t c = (uint32_t)tix_grow_cap(o->cap, (size_t)o->n + 1, 64, UINT32_MAX); /* one for all */
+	if (!c)
+		return -1;
 	int64_t **w64[] = {&o->start, &o->dur, &o->end, &o->reach, &o->min_end, &o->min_reach};
 	uint32_t **w32[] = {&o->row, &o->anc_at, &o->nanc, &o->pushed_at};
 	for (size_t k = 0; k < sizeof(w64) / sizeof(w64[0]); k++) {
@@ -246,7 +234,7 @@ static int seed_open(struct linker *L, uint32_t first, uint32_t c, struct parent
 			continue;
 		if (o->n >= SEED_MAX)
 			return 1;
-		if (grow((void **)&m->anc, &m->anc_cap, o->n + 1, sizeof(*m->anc)) != 0)
+		if (tix_grow32(&m->anc, &m->anc_cap, o->n + 1, sizeof(*m->anc), 64) != 0)
 			return -1;
 		uint32_t nanc = 0;
 		for (uint32_t k = 0; k < o->n; k++)
@@ -274,7 +262,7 @@ static int walk_gives(struct linker *L, uint32_t i, uint32_t nanc, const struct 
 	v.nchains = (uint32_t)chains->n;
 	v.chain_rows = (const uint32_t *)chain_rows->base;
 	v.nchain_rows = (uint32_t)chain_rows->n;
-	if (grow((void **)&m->walk, &m->walk_cap, nanc, sizeof(*m->walk)) != 0)
+	if (tix_grow32(&m->walk, &m->walk_cap, nanc, sizeof(*m->walk), 64) != 0)
 		return -1;
 	if (tix_rule_ancestors(&v, i, m->walk, nanc) != nanc)
 		return 0;
@@ -315,14 +303,14 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 		}
 		m->seeded_for = 0;
 		if (sr != 0)
-			return sr < 0 ? tix_error_env(err, "out of memory") : 1;
+			return sr < 0 ? tix_error_oom(err, NULL) : 1;
 		for (end = end < r1 ? end : r1; i < end; i++) {
 			struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 			if (tix_kind_is_gpu((enum tix_kind)r->kind))
 				continue;
 			int64_t rs = r->start_ns, rd = row_dur(L, i), re;
-			if (grow((void **)&m->anc, &m->anc_cap, o->n + 1, sizeof(*m->anc)) != 0)
-				return tix_error_env(err, "out of memory");
+			if (tix_grow32(&m->anc, &m->anc_cap, o->n + 1, sizeof(*m->anc), 64) != 0)
+				return tix_error_oom(err, NULL);
 			/* A stack first: the rows closed at its top go; when no other
 			 * is closed and all contain this one, they are its ancestors
 			 * (m->anc is then filled only where it is read). */
@@ -354,7 +342,7 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 				if (seeded) /* the walk would reach the other run's rows */
 					return 1;
 				if ((same = walk_gives(L, i, nanc, chains, chain_rows, m)) < 0)
-					return tix_error_env(err, "out of memory");
+					return tix_error_oom(err, NULL);
 			}
 			if (!same) {
 				fill_anc(m, nanc, &filled);
@@ -376,7 +364,7 @@ static int parents_of_rows(struct linker *L, uint32_t r0, uint32_t r1, struct sp
 				if (nanc <= LIST_DEPTH)
 					fill_anc(m, nanc, &filled);
 				if (push_open(m, i, rs, rd, nanc) != 0)
-					return tix_error_env(err, "out of memory");
+					return tix_error_oom(err, NULL);
 			}
 		}
 	}

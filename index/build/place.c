@@ -2,6 +2,7 @@
  * the rest), rows scattered by track straight into the output file's ROWS
  * section, each track sorted by time. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -58,7 +59,7 @@ static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
 	if (!order || !remap || !L->tracks) {
 		free(order);
 		free(remap);
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		return NULL;
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -134,7 +135,7 @@ static int map_out_rows(struct linker *L, uint32_t n, struct tix_error *err)
 		return -1;
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, b->out_fd, ROWS_OFFSET);
 	if (p == MAP_FAILED)
-		return tix_error_env(err, "%s: cannot map the index: %s", b->out_path, strerror(errno));
+		return tix_error_sys(err, errno, "%s: cannot map the index", b->out_path);
 	memset(&L->rows, 0, sizeof(L->rows));
 	L->rows.fd = -1; /* the mapping is not a spill file of ours */
 	L->rows.base = p;
@@ -265,14 +266,9 @@ static void *scatter_rows(void *arg)
 		r->flags = s->flags;
 		r->gpu_beneath = 0;
 		if (s->dur_ns >= UINT32_MAX) {
-			if (j->nlong == j->long_cap) {
-				j->long_cap = j->long_cap ? j->long_cap * 2 : 64;
-				void *p = realloc(j->longs, j->long_cap * sizeof(*j->longs));
-				if (!p) {
-					j->failed = 1;
-					return NULL;
-				}
-				j->longs = p;
+			if (tix_grow32(&j->longs, &j->long_cap, (size_t)j->nlong + 1, sizeof(*j->longs), 64) != 0) {
+				j->failed = 1;
+				return NULL;
 			}
 			/* The link field is free until linking: it carries the
 			 * duration's index (and whose) while rows move. */
@@ -304,7 +300,7 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	memset(job, 0, sizeof(job));
 	uint32_t *cursor = malloc(2 * (L->ntracks + 1) * sizeof(*cursor));
 	if (!cursor)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	if (map_out_rows(L, n, err) || linker_spill(L, &L->corr, sizeof(int64_t), err) ||
 	    spill_resize(&L->corr, n, err))
 		goto out;
@@ -373,7 +369,7 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	rc = 0;
 	goto out;
 oom:
-	rc = tix_error_env(err, "out of memory");
+	rc = tix_error_oom(err, NULL);
 out:
 	free(cursor);
 	free(job[0].longs);

@@ -28,7 +28,7 @@ void *linker_buf(struct linker *L, struct linker_buf *b, size_t n, size_t elem, 
 		if (bytes > b->heap_bytes) {
 			void *p = realloc(b->heap, bytes);
 			if (!p) {
-				tix_error_env(err, "out of memory");
+				tix_error_oom(err, NULL);
 				return NULL;
 			}
 			b->heap = p;

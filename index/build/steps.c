@@ -3,6 +3,7 @@
  * the trace's CPU window, counted in a step of its own (docs/CLI.md,
  * "Steps"; docs/FORMAT.md, "Rules"). */
 #include "index/build/phases.h"
+#include "index/grow.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -73,7 +74,7 @@ static int mark_before_trace(struct linker *L, struct tix_error *err)
 	memset(s, 0, sizeof(*s));
 	s->name = intern_add(&L->b->c.strings, "(before the trace)", 18);
 	if (s->name == TIX_NONE)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	s->marker_row = TIX_NONE;
 	s->start_ns = lo;
 	s->dur_ns = hi - lo;
@@ -93,7 +94,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 	uint8_t *is_name = calloc(nstr + 1, 1);   /* 1: a CPU-side name, 2: a marker name */
 	uint32_t *markers = NULL;
 	if (!is_name)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (tix_kind_is_marker(r->kind))
@@ -128,13 +129,8 @@ static int find_steps(struct linker *L, struct tix_error *err)
 			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 			if (!tix_kind_is_marker(r->kind) || is_name[r->name] != 2)
 				continue;
-			if (nm == cap) {
-				cap = cap ? cap * 2 : 64;
-				uint32_t *p = realloc(markers, cap * sizeof(*p));
-				if (!p)
-					goto oom;
-				markers = p;
-			}
+			if (tix_grow32(&markers, &cap, (size_t)nm + 1, sizeof(*markers), 64) != 0)
+				goto oom;
 			markers[nm++] = i;
 		}
 		qsort_r(markers, nm, sizeof(*markers), cmp_marker, L);
@@ -193,13 +189,13 @@ static int find_steps(struct linker *L, struct tix_error *err)
 		s->top_group = TIX_NONE;
 		L->step_rule = "none found: one step";
 		if (s->name == TIX_NONE)
-			return tix_error_env(err, "out of memory");
+			return tix_error_oom(err, NULL);
 	}
 	return 0;
 oom:
 	free(is_name);
 	free(markers);
-	return tix_error_env(err, "out of memory");
+	return tix_error_oom(err, NULL);
 }
 
 int linker_steps(struct linker *L, struct tix_error *err)

@@ -2,6 +2,7 @@
  * what grows with the trace), interned strings and deduplicated records
  * (what grows only with distinct values).  Declared in builder_int.h. */
 #include "index/index.h"
+#include "index/grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -23,9 +24,10 @@
 
 /* ---- spill arrays ---- */
 
-void temp_budget_init(struct temp_budget *tb, const char *dir, uint64_t max)
+void temp_budget_init(struct temp_budget *tb, const char *dir, uint64_t max, int no_fallocate)
 {
 	atomic_init(&tb->used, 0);
+	tb->no_fallocate = no_fallocate;
 	tb->limit = UINT64_MAX;
 	tb->margin = 0;
 	tb->given = 0;
@@ -83,22 +85,15 @@ int file_reserve(struct temp_budget *tb, int fd, size_t from, size_t to, struct 
 	va_end(ap);
 	struct stat st;
 	if (fstat(fd, &st) != 0)
-		return tix_error_env(err, "%s: %s", what, strerror(errno));
+		return tix_error_sys(err, errno, "%s", what);
 	size_t have = (size_t)st.st_size > from ? (size_t)st.st_size : from;
 	if (budget_take(tb, to > have ? to - have : 0, what, err) != 0)
 		return -1;
-	/* Tests take the fallback on any file system.  Both parse threads may
-	 * ask first: they store the same value, atomically. */
-	static int no_fallocate_state = -1;
-	int no_fallocate = __atomic_load_n(&no_fallocate_state, __ATOMIC_RELAXED);
-	if (no_fallocate < 0) {
-		no_fallocate = getenv("TIX_NO_FALLOCATE") != NULL;
-		__atomic_store_n(&no_fallocate_state, no_fallocate, __ATOMIC_RELAXED);
-	}
+	int no_fallocate = tb && tb->no_fallocate; /* tests take the fallback on any file system */
 	if (!no_fallocate && fallocate(fd, 0, (off_t)from, (off_t)(to - from)) == 0)
 		return 0;
 	if (!no_fallocate && errno != EOPNOTSUPP && errno != ENOSYS)
-		return tix_error_env(err, "%s: %s", what, strerror(errno));
+		return tix_error_sys(err, errno, "%s", what);
 	/* No fallocate (ext2, some network file systems): a byte written in
 	 * every block past the end allocates it, so a full disk is ENOSPC
 	 * here too (what glibc's posix_fallocate does there). */
@@ -106,9 +101,9 @@ int file_reserve(struct temp_budget *tb, int fd, size_t from, size_t to, struct 
 	size_t start = (size_t)st.st_size > from ? (size_t)st.st_size : from;
 	for (size_t off = start; off < to; off = (off / blk + 1) * blk)
 		if (pwrite(fd, "", 1, (off_t)off) != 1)
-			return tix_error_env(err, "%s: %s", what, strerror(errno));
+			return tix_error_sys(err, errno, "%s", what);
 	if (ftruncate(fd, (off_t)to) != 0)
-		return tix_error_env(err, "%s: %s", what, strerror(errno));
+		return tix_error_sys(err, errno, "%s", what);
 	return 0;
 }
 
@@ -127,8 +122,7 @@ int spill_init(struct spill *s, const char *dir, const char *label, size_t elem,
 		snprintf(path, sizeof(path), "%s/.tix-spill-XXXXXX", dir);
 		s->fd = mkostemp(path, O_CLOEXEC);
 		if (s->fd < 0)
-			return tix_error_env(err, "%s: cannot create a temporary file in %s: %s",
-			                     label, dir, strerror(errno));
+			return tix_error_sys(err, errno, "%s: cannot create a temporary file in %s", label, dir);
 		unlink(path);
 	}
 	return 0;
@@ -151,7 +145,7 @@ static int spill_reserve(struct spill *s, size_t need, struct tix_error *err)
 	else
 		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
 	if (p == MAP_FAILED)
-		return tix_error_env(err, "%s: cannot map a temporary file: %s", s->label, strerror(errno));
+		return tix_error_sys(err, errno, "%s: cannot map a temporary file", s->label);
 	s->base = p;
 	s->cap = cap;
 	return 0;
@@ -343,16 +337,8 @@ static uint32_t intern_add_hashed(struct intern *t, const char *p, size_t len)
 	}
 	if (t->n >= UINT32_MAX - 2)
 		return TIX_NONE;
-	if (t->data_len + len + 1 > t->data_cap) {
-		size_t cap = t->data_cap * 2;
-		while (cap < t->data_len + len + 1)
-			cap *= 2;
-		char *d = realloc(t->data, cap);
-		if (!d)
-			return TIX_NONE;
-		t->data = d;
-		t->data_cap = cap;
-	}
+	if (tix_grow(&t->data, &t->data_cap, t->data_len + len + 1, 1, 1) != 0)
+		return TIX_NONE;
 	if (t->n + 1 >= t->cap) {
 		uint64_t *o = realloc(t->offsets, (size_t)(t->cap * 2 + 1) * sizeof(*o));
 		if (!o)
@@ -407,13 +393,8 @@ uint32_t dedup_add(struct dedup *d, const void *rec)
 	uint32_t j = dedup_slot(d, d->slots, d->nslots, rec);
 	if (d->slots[j])
 		return d->slots[j] - 1;
-	if (d->n + 1 >= d->cap) {
-		unsigned char *r = realloc(d->recs, (size_t)d->cap * 2 * d->elem);
-		if (!r)
-			return TIX_NONE;
-		d->recs = r;
-		d->cap *= 2;
-	}
+	if (tix_grow32(&d->recs, &d->cap, (size_t)d->n + 2, d->elem, 1) != 0) /* one spare */
+		return TIX_NONE;
 	uint32_t id = d->n++;
 	memcpy(d->recs + (size_t)id * d->elem, rec, d->elem);
 	d->slots[j] = id + 1;

@@ -81,8 +81,7 @@ static int write_all(int fd, const void *p, size_t n, uint64_t off, const char *
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return tix_error_env(err, "%s: cannot write the index: %s", path,
-			                     strerror(errno));
+			return tix_error_sys(err, errno, "%s: cannot write the index", path);
 		}
 		c += w;
 		n -= (size_t)w;
@@ -115,7 +114,7 @@ int linker_write(struct linker *L, struct tix_error *err)
 		size_t pl = b->c.warnings ? b->c.warnings_len : 0, ll = L->warnings ? strlen(L->warnings) : 0;
 		char *all = malloc(pl + ll + 3);
 		if (!all)
-			return tix_error_set(err, "out of memory");
+			return tix_error_oom(err, NULL);
 		memcpy(all, pw, pl);
 		size_t n = pl;
 		if (pl && ll)
@@ -139,7 +138,7 @@ int linker_write(struct linker *L, struct tix_error *err)
 	if (meta.source_path == TIX_NONE || meta.step_marker == TIX_NONE ||
 	    meta.warnings == TIX_NONE || meta.step_rule == TIX_NONE ||
 	    meta.capture_sources == TIX_NONE)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 
 	struct out_section secs[] = {
 		{TIX_SEC_META, sizeof(meta), &meta, sizeof(meta)},
@@ -201,7 +200,7 @@ int linker_write(struct linker *L, struct tix_error *err)
 		nsums += tix_block_count(secs[i].size, secs[i].elem);
 	uint64_t *sums = malloc(nsums * 8 + 8);
 	if (!sums)
-		return tix_error_env(err, "out of memory");
+		return tix_error_oom(err, NULL);
 	secs[NSEC - 1].data = sums;
 	secs[NSEC - 1].size = nsums * 8;
 	_Static_assert((int)NSEC == (int)TIX_SECTION_COUNT, "every section of format.h is written");
@@ -270,7 +269,7 @@ int linker_write(struct linker *L, struct tix_error *err)
 	if (write_all(b->out_fd, hb, sizeof(hb), 0, b->out_path, err) != 0)
 		return -1;
 	if (ftruncate(b->out_fd, (off_t)off) != 0)
-		return tix_error_env(err, "%s: %s", b->out_path, strerror(errno));
+		return tix_error_sys(err, errno, "%s", b->out_path);
 	return 0;
 }
 

@@ -36,7 +36,7 @@ static int open_(struct tix_view *v, struct tix_error *err)
 {
 	struct cmp_findings *p = calloc(1, sizeof *p);
 	if (!p)
-		return tix_error_env(err, "out of memory opening the findings");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	struct tix_findings_opts o = {v->cmp.step, NULL, NULL};
 	if (tix_findings_compute(v->ix, &o, &p->f, err) != 0) {
 		free(p);
@@ -46,7 +46,7 @@ static int open_(struct tix_view *v, struct tix_error *err)
 	if (!p->out) {
 		tix_findings_free(p->f);
 		free(p);
-		return tix_error_env(err, "out of memory opening the findings");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	}
 	tix_findings_outcomes(v->ix, p->f, v->other, &o, p->out);
 	struct tix_index *ix[2] = {v->ix, v->other};

@@ -7,6 +7,7 @@
  * changed reads in one column, base over new.
  */
 #include "index/view/view_int.h"
+#include "index/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,7 @@ static int cl_open(struct tix_view *v, struct tix_error *err)
 {
 	struct cl *p = calloc(1, sizeof *p);
 	if (!p)
-		return tix_error_env(err, "out of memory comparing the launches");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	p->ix[0] = v->ix;
 	p->ix[1] = v->other;
 	uint32_t st = v->cmp.step;
@@ -129,7 +130,9 @@ static const char *one_line(const struct cl *pc, const char *s)
 		if (p->multi[i] == s)
 			return p->one[i];
 	if (p->nmulti == p->capmulti) {
-		size_t cap = p->capmulti ? 2 * p->capmulti : 16;
+		size_t cap = tix_grow_cap(p->capmulti, p->nmulti + 1, 16, SIZE_MAX / sizeof(char *)); /* both */
+		if (!cap)
+			return "(out of memory)";
 		const char **m = realloc(p->multi, cap * sizeof *m);
 		if (m)
 			p->multi = m;

@@ -4,6 +4,7 @@
  * the two sides on two threads (compare.c merges them).
  */
 #include "index/view/compare_int.h"
+#include "index/grow.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -56,14 +57,8 @@ static long shape_find(struct shape_set *ss, uint32_t name, uint32_t dims)
 		if (x->name == name && x->dims == dims)
 			return (long)ss->slot[h] - 1;
 	}
-	if (ss->n == ss->cap) {
-		size_t cap = ss->cap ? 2 * ss->cap : 64;
-		struct shape_acc *p = realloc(ss->acc, cap * sizeof *p);
-		if (!p)
-			return -1;
-		ss->acc = p;
-		ss->cap = cap;
-	}
+	if (tix_grow(&ss->acc, &ss->cap, ss->n + 1, sizeof *ss->acc, 64) != 0)
+		return -1;
 	ss->acc[ss->n] = (struct shape_acc){name, dims, 0, 0};
 	ss->slot[h] = (uint32_t)ss->n + 1;
 	return (long)ss->n++;
@@ -211,13 +206,8 @@ static int side_shapes(struct tix_index *ix, int k, struct cmp *out)
 			if (p < 0)
 				goto out;
 			ss.acc[p].calls++;
-			if (nop == opcap) {
-				opcap = opcap ? 2 * opcap : 1024;
-				uint32_t *q = realloc(sr.pair, opcap * sizeof *q);
-				if (!q)
-					goto out;
-				sr.pair = q;
-			}
+			if (tix_grow(&sr.pair, &opcap, nop + 1, sizeof *sr.pair, 1024) != 0)
+				goto out;
 			sr.pair[nop++] = (uint32_t)p;
 			sr.bits[w] |= UINT64_C(1) << (orow[i] & 63);
 		}

@@ -13,6 +13,7 @@
  * then the per-step ones (another column table), CSV and JSON carry both.
  */
 #include "index/view/compare_int.h"
+#include "index/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,14 +21,8 @@
 
 struct crow *cmp_add(struct cmp *c)
 {
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct crow *r = realloc(c->rows, cap * sizeof *r);
-		if (!r)
-			return NULL;
-		c->rows = r;
-		c->cap = cap;
-	}
+	if (tix_grow(&c->rows, &c->cap, c->n + 1, sizeof *c->rows, 256) != 0)
+		return NULL;
 	struct crow *r = &c->rows[c->n++];
 	memset(r, 0, sizeof *r);
 	r->total[0] = r->total[1] = -1;
@@ -38,14 +33,8 @@ struct crow *cmp_add(struct cmp *c)
 /* Hands the string d to c (which frees it); 0, or -1 when memory runs out. */
 static int cmp_take(struct cmp *c, char *d)
 {
-	if (c->nowned == c->capowned) {
-		size_t cap = c->capowned ? c->capowned * 2 : 64;
-		char **p = realloc(c->owned, cap * sizeof *p);
-		if (!p)
-			return -1;
-		c->owned = p;
-		c->capowned = cap;
-	}
+	if (tix_grow(&c->owned, &c->capowned, c->nowned + 1, sizeof *c->owned, 64) != 0)
+		return -1;
 	c->owned[c->nowned++] = d;
 	return 0;
 }
@@ -384,7 +373,7 @@ static int cmp_open(struct tix_view *v, struct tix_error *err)
 	struct cmp_view *p = calloc(1, sizeof *p);
 	struct cmp side[2] = {{0}};
 	if (!p)
-		return tix_error_env(err, "out of memory comparing the traces");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	view_cmp_totals(ix, v->kind == TIX_VIEW_CMP_KERNELS ? step : TIX_NONE, &p->c.t);
 	if (v->kind == TIX_VIEW_CMP_STEPS)
 		p->c.t.normalised = 0; /* a row is one step of each side */
@@ -427,7 +416,7 @@ oom:
 	cmp_done(&side[1]);
 	cmp_done(&p->c);
 	free(p);
-	return tix_error_env(err, "out of memory comparing the traces");
+	return tix_error_oom(err, tix_index_path(v->ix));
 }
 
 static void cmp_close(struct tix_view *v)

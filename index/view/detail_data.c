@@ -4,6 +4,7 @@
  * their times and shapes (docs/CLI.md, "JSON: show --format json").
  */
 #include "index/view/detail_int.h"
+#include "index/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +15,9 @@ struct tix_detail_item *detail_add(struct tix_detail *d, int indent, const char 
 {
 	if (d->oom)
 		return NULL;
-	if (d->n == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 64;
-		struct tix_detail_item *it = realloc(d->items, cap * sizeof *it);
-		if (!it) {
-			d->oom = 1;
-			return NULL;
-		}
-		d->items = it;
-		d->cap = cap;
+	if (tix_grow32(&d->items, &d->cap, (size_t)d->n + 1, sizeof *d->items, 64) != 0) {
+		d->oom = 1;
+		return NULL;
 	}
 	char *v = strdup(value ? value : "");
 	if (!v) {

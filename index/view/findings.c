@@ -60,7 +60,7 @@ static int findings_open(struct tix_view *v, struct tix_error *err)
 	struct findings_rows *p = calloc(1, sizeof *p);
 	if (!p || (F->n && !(p->share = calloc(F->n, sizeof *p->share)))) {
 		free(p);
-		return tix_error_env(err, "out of memory opening the findings");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	}
 	for (uint32_t i = 0; i < F->n; i++)
 		snprintf(p->share[i], sizeof p->share[i], "%.1f%%%s", 100 * F->items[i].share,
@@ -141,12 +141,6 @@ const struct view_kind_ops view_findings_kind = {
 
 /* ---- what is written around the rows ---- */
 
-static const char *dur(int64_t ns, char *b, size_t cap)
-{
-	tix_fmt_dur(b, cap, ns);
-	return b;
-}
-
 /* The device line: its name, the table row it matched and the peaks. */
 static void device_line(const struct tix_device *dv, char *buf, size_t cap)
 {
@@ -177,11 +171,11 @@ const char *tix_findings_header(const struct tix_index *ix, const struct tix_fin
 			const struct tix_step *st = tix_step_get(ix, F->step);
 			snprintf(buf, cap, "step      %u, %s, wall %s, GPU time %s", F->step,
 			         tix_printable(tix_str(ix, st ? st->name : TIX_NONE), pb, sizeof pb),
-			         dur(F->basis.wall_ns, a, sizeof a), dur(F->basis.gpu_ns, b, sizeof b));
+			         tix_fmt_dur(F->basis.wall_ns, a, sizeof a), tix_fmt_dur(F->basis.gpu_ns, b, sizeof b));
 		} else {
 			snprintf(buf, cap, "per step  averaged over %u step%s of %s wall, %s of GPU time each",
-			         F->basis.steps, F->basis.steps == 1 ? "" : "s", dur(F->basis.wall_ns, a, sizeof a),
-			         dur(F->basis.gpu_ns, b, sizeof b));
+			         F->basis.steps, F->basis.steps == 1 ? "" : "s", tix_fmt_dur(F->basis.wall_ns, a, sizeof a),
+			         tix_fmt_dur(F->basis.gpu_ns, b, sizeof b));
 		}
 		return buf;
 	case 1: device_line(&F->device, buf, cap); return buf;
@@ -189,15 +183,15 @@ const char *tix_findings_header(const struct tix_index *ix, const struct tix_fin
 		if (span <= 0)
 			return NULL;
 		snprintf(buf, cap, "GPU time  span %s = compute %s + exposed comm %s + memory %s + idle %s",
-		         dur(span, a, sizeof a), dur(bd->compute_ns, b, sizeof b), dur(bd->comm_ns, c, sizeof c),
-		         dur(bd->memory_ns, d, sizeof d), dur(bd->idle_ns, e, sizeof e));
+		         tix_fmt_dur(span, a, sizeof a), tix_fmt_dur(bd->compute_ns, b, sizeof b), tix_fmt_dur(bd->comm_ns, c, sizeof c),
+		         tix_fmt_dur(bd->memory_ns, d, sizeof d), tix_fmt_dur(bd->idle_ns, e, sizeof e));
 		return buf;
 	case 3:
 		if (span <= 0)
 			return NULL;
 		snprintf(buf, cap, "idle      host wait %s, kernel wait %s, other %s; %s of it while a synchronising call ran",
-		         dur(bd->idle_host_ns, a, sizeof a), dur(bd->idle_kernel_ns, b, sizeof b),
-		         dur(bd->idle_other_ns, c, sizeof c), dur(bd->idle_sync_ns, d, sizeof d));
+		         tix_fmt_dur(bd->idle_host_ns, a, sizeof a), tix_fmt_dur(bd->idle_kernel_ns, b, sizeof b),
+		         tix_fmt_dur(bd->idle_other_ns, c, sizeof c), tix_fmt_dur(bd->idle_sync_ns, d, sizeof d));
 		return buf;
 	}
 	return NULL;
@@ -208,7 +202,7 @@ const char *tix_findings_total(const struct tix_findings *F, char *buf, size_t c
 	char a[48], b[48];
 	int64_t step = F->basis.wall_ns > F->basis.span_ns ? F->basis.wall_ns : F->basis.span_ns;
 	snprintf(buf, cap, "counted once, the findings could save up to %s of the %s step (%s)",
-	         dur(F->total_saving_ns, a, sizeof a), dur(step, b, sizeof b), F->total_basis);
+	         tix_fmt_dur(F->total_saving_ns, a, sizeof a), tix_fmt_dur(step, b, sizeof b), F->total_basis);
 	return buf;
 }
 
@@ -224,7 +218,7 @@ const char *tix_evidence_text(const struct tix_evidence *e, char *buf, size_t ca
 	}
 	const char *u = e->unit ? e->unit : "";
 	if (!strcmp(u, "ns"))
-		return dur((int64_t)llround(e->value), buf, cap);
+		return tix_fmt_dur((int64_t)llround(e->value), buf, cap);
 	if (!strcmp(u, "ratio")) {
 		snprintf(buf, cap, "%.1f%%", 100 * e->value);
 		return buf;

@@ -28,7 +28,7 @@ char *tix_fmt_dur_unit(int64_t ns, enum tix_timeunit unit, char *out, size_t cap
 	else if (unit == TIX_TU_S)
 		snprintf(out, cap, "%.9f", (double)ns / 1e9);
 	else
-		tix_fmt_dur(out, cap, ns);
+		tix_fmt_dur(ns, out, cap);
 	return out;
 }
 

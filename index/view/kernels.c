@@ -99,7 +99,7 @@ static int kernels_open(struct tix_view *v, struct tix_error *err)
 	struct kernels *p = calloc(1, sizeof *p);
 	struct tix_index *ix = v->ix;
 	if (!p)
-		return tix_error_env(err, "out of memory opening the kernels");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	uint32_t n;
 	if (v->scope.op != TIX_NONE && v->scope.op >= tix_op_count(ix)) {
 		free(p);
@@ -110,7 +110,7 @@ static int kernels_open(struct tix_view *v, struct tix_error *err)
 		if (open_op_step(ix, p, v->scope.step, v->scope.op, &n) != 0) {
 			free(p->op_step);
 			free(p);
-			return tix_error_env(err, "out of memory opening the kernels");
+			return tix_error_oom(err, tix_index_path(v->ix));
 		}
 	} else if (v->scope.op != TIX_NONE) {
 		p->scope = SCOPE_OP;

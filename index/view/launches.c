@@ -49,7 +49,7 @@ static int launches_open(struct tix_view *v, struct tix_error *err)
 	struct tix_index *ix = v->ix;
 	struct launches *p = calloc(1, sizeof *p);
 	if (!p)
-		return tix_error_env(err, "out of memory opening the launches");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	p->base = v->first_ns;
 	uint32_t n;
 	if (v->scope.rows) {
@@ -82,7 +82,7 @@ static int launches_open(struct tix_view *v, struct tix_error *err)
 			if (k < 0) {
 				free(p->owned);
 				free(p);
-				return tix_error_env(err, "out of memory opening the launches");
+				return tix_error_oom(err, tix_index_path(v->ix));
 			}
 			n = (uint32_t)k;
 			p->members = p->owned;

@@ -13,6 +13,7 @@
  * model over the whole trace (tix_op_roofline): unknown over one step.
  */
 #include "index/findings.h"
+#include "index/grow.h"
 #include "index/rules.h"
 #include "index/view/view_int.h"
 
@@ -87,14 +88,8 @@ static struct op_row *acc_row(struct acc *a, uint32_t name)
 	if (name >= a->nstr)
 		return NULL;
 	if (!a->slot[name]) {
-		if (a->n == a->cap) {
-			uint32_t cap = a->cap ? a->cap * 2 : 64;
-			struct op_row *r = realloc(a->rows, (size_t)cap * sizeof *r);
-			if (!r)
-				return NULL;
-			a->rows = r;
-			a->cap = cap;
-		}
+		if (tix_grow32(&a->rows, &a->cap, (size_t)a->n + 1, sizeof *a->rows, 64) != 0)
+			return NULL;
 		a->rows[a->n] = (struct op_row){name, TIX_NONE, 0, 0, 0, 0, 0};
 		a->slot[name] = ++a->n;
 	}
@@ -276,7 +271,7 @@ oom:
 	free(a.rows);
 	free(a.slot);
 	free(p);
-	return tix_error_env(err, "out of memory opening the ops");
+	return tix_error_oom(err, tix_index_path(v->ix));
 }
 
 static void ops_close(struct tix_view *v)

@@ -51,9 +51,9 @@ int tix_rank_straggler_finding(const struct tix_rank_set *rs, struct tix_finding
 	if (wall <= 0 || skew < TIX_FIND_MIN_SHARE * wall)
 		return 0;
 	char a[48], b[48], c[48];
-	tix_fmt_dur(a, sizeof a, (int64_t)skew);
-	tix_fmt_dur(b, sizeof b, (int64_t)spread);
-	tix_fmt_dur(c, sizeof c, (int64_t)wall);
+	tix_fmt_dur((int64_t)skew, a, sizeof a);
+	tix_fmt_dur((int64_t)spread, b, sizeof b);
+	tix_fmt_dur((int64_t)wall, c, sizeof c);
 	f->gpu_ns = f->saving_ns = (int64_t)skew;
 	f->share = skew / wall;
 	f->share_of_wall = 1;

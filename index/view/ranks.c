@@ -160,7 +160,7 @@ struct tix_rank_trace *tix_rank_trace_new(const struct tix_index *ix, const char
 	return t;
 oom:
 	tix_rank_trace_free(t);
-	tix_error_env(err, "%s: out of memory", path);
+	tix_error_oom(err, path);
 	return NULL;
 }
 
@@ -388,7 +388,7 @@ struct tix_rank_set *tix_rank_set_new(struct tix_rank_trace **traces, uint32_t n
 			free(rs->t), free(rs->rank), free(rs);
 		free(r);
 		free(o);
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		return NULL;
 	}
 	int key;
@@ -422,7 +422,7 @@ struct tix_rank_set *tix_rank_set_new(struct tix_rank_trace **traces, uint32_t n
 	rs->label = calloc(n ? n : 1, sizeof(*rs->label));
 	if (!rs->steps || !rs->wait || !rs->label) {
 		tix_rank_set_free(rs);
-		tix_error_env(err, "out of memory");
+		tix_error_oom(err, NULL);
 		return NULL;
 	}
 	rs->key = key;

@@ -109,14 +109,14 @@ static int steps_open(struct tix_view *v, struct tix_error *err)
 	struct steps *p = calloc(1, sizeof *p);
 	struct tix_index *ix = v->ix;
 	if (!p)
-		return tix_error_env(err, "out of memory opening the steps");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	p->nsteps = tix_step_count(ix);
 	p->before = tix_step_before_trace(ix);
 	v->nrows = p->nsteps + 1 + (p->before != TIX_NONE);
 	p->rows = calloc(v->nrows, sizeof *p->rows);
 	if (!p->rows) {
 		free(p);
-		return tix_error_env(err, "out of memory opening the steps");
+		return tix_error_oom(err, tix_index_path(v->ix));
 	}
 	struct figures *all = &p->rows[0];
 	for (uint32_t r = 1; r < v->nrows; r++) {

@@ -59,7 +59,7 @@ static struct tix_view *view_over(struct tix_index *ix, enum tix_view_kind kind,
 	const struct view_kind_ops *k = kind_ops(kind);
 	struct tix_view *v = calloc(1, sizeof *v);
 	if (!v) {
-		tix_error_env(err, "out of memory opening a view");
+		tix_error_oom(err, ix ? tix_index_path(ix) : NULL);
 		return NULL;
 	}
 	v->ix = ix;
@@ -103,7 +103,7 @@ static struct tix_view *view_open(struct tix_index *ix, struct tix_index *other,
 	const struct view_kind_ops *k = kind_ops(kind);
 	struct tix_view *v = k ? calloc(1, sizeof *v) : NULL;
 	if (!v) {
-		tix_error_env(err, "out of memory opening a view");
+		tix_error_oom(err, ix ? tix_index_path(ix) : NULL);
 		return NULL;
 	}
 	struct tix_summary_info si;

@@ -272,6 +272,23 @@ def main():
                 chk.check(rc == 0 and out and not err, "tix completion %s: exit 0" % w)
     # the combination the synopsis promises: --step with --by op
     try_opt("summary", ["--by", "op", "--step", "0"], "--by op --step")
+    # and the other way: an option is declared once, by the help's rows (the
+    # parsers' getopt tables are built from them), so one that a command's
+    # help does not list is refused by it, even where another command has it
+    # (tix info --format, tix index --no-cache, tix diff --graph-capture were taken
+    # though no help listed them)
+    parsed_by_args = ("index", "summary", "show", "export", "diff", "findings", "info")
+    for c in parsed_by_args:
+        own = {n for (name, alias, _, _) in helps[c][1]["opts"] for n in (name, alias) if n}
+        for o in sorted({name for (_, h) in helps.values() for (name, _, _, _) in h["opts"]} - own):
+            if o in ("--diff", "--help-keys", "--version", "--section", "--delay", "--duration", "--nvtx",
+                     "--cuda-profiler-api", "--flush-ms", "--wait"):
+                continue  # the TUI's, dump's and capture's own parsers
+            arg = next(a for (_, h) in helps.values() for (n, _, a, _) in h["opts"] if n == o)
+            val = [] if arg is None else [words_of(arg)[0] if words_of(arg) else (value_for(c, o) or "1")]
+            rc, out, err = tixtest.tix(args, *([c] + list(base[c]) + [o] + val), timeout=120)
+            chk.check(rc == 1 and "does not apply here" in err,
+                      "tix %s %s: refused, not in its help" % (c, o), "rc %d: %s" % (rc, err.strip()[:200]))
     for c, key in sorted(PENDING - pending_seen):
         chk.check(False, "PENDING names %s %s, which the help does not list" % (c, key))
 

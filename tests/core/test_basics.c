@@ -17,6 +17,7 @@
 
 #include "index/index.h"
 #include "parse/events.h"
+#include "parse/json_shim.h"
 #include "tests/check.h"
 
 static struct tix_error E;
@@ -154,7 +155,7 @@ static void test_short_name(void)
 static void fmt(int64_t ns, const char *want)
 {
 	char buf[32];
-	tix_fmt_dur(buf, sizeof(buf), ns);
+	tix_fmt_dur(ns, buf, sizeof(buf));
 	CHECK(strcmp(buf, want) == 0, "tix_fmt_dur(%" PRId64 ") = \"%s\" (got \"%s\")", ns, want, buf);
 }
 
@@ -170,12 +171,12 @@ static void test_fmt_dur(void)
 	fmt(5000000000LL, "5.000 s");
 	fmt(-1500, "-1.5 us");
 	char tiny[4];
-	tix_fmt_dur(tiny, sizeof(tiny), 123456789);
+	tix_fmt_dur(123456789, tiny, sizeof(tiny));
 	CHECK(strlen(tiny) == 3, "tix_fmt_dur truncates to its buffer (\"%s\")", tiny);
 	char big[64];
-	tix_fmt_dur(big, sizeof(big), INT64_MAX);
+	tix_fmt_dur(INT64_MAX, big, sizeof(big));
 	CHECK(strlen(big) > 0 && strstr(big, " s"), "tix_fmt_dur(INT64_MAX) = \"%s\"", big);
-	tix_fmt_dur(big, sizeof(big), INT64_MIN);
+	tix_fmt_dur(INT64_MIN, big, sizeof(big));
 	CHECK(strlen(big) > 0, "tix_fmt_dur(INT64_MIN) = \"%s\"", big);
 }
 
@@ -357,6 +358,13 @@ static void test_json_csv(void)
 		fclose(f);
 		CHECK(strcmp(buf, cases[i].json) == 0, "tix_json_str case %zu: %s (want %s)", i, buf, cases[i].json);
 		free(buf);
+		char jb[64], cut[5];
+		size_t n = tix_json_buf(jb, sizeof jb, cases[i].in, strlen(cases[i].in));
+		size_t m = tix_json_buf(cut, sizeof cut, cases[i].in, strlen(cases[i].in));
+		CHECK(n == strlen(cases[i].json) && strcmp(jb, cases[i].json) == 0 && m == n &&
+		              strncmp(cut, cases[i].json, 4) == 0 && cut[4] == 0 &&
+		              tix_json_buf(NULL, 0, cases[i].in, strlen(cases[i].in)) == n,
+		      "tix_json_buf case %zu: the same literal, its length, cut to its buffer (%s)", i, jb);
 		f = open_memstream(&buf, &len);
 		tix_csv_str(f, cases[i].in);
 		fclose(f);
@@ -394,9 +402,61 @@ static void test_random_name(void)
 	      "two forked processes draw different names (%s, %s)", kids[0], kids[1]);
 }
 
+/* ---- the shim's failures: simdjson's code, not its English ---- */
+
+static int no_event(void *ctx, const struct shim_event *ev)
+{
+	(void)ctx, (void)ev;
+	return 0;
+}
+
+/* A refusal carries simdjson's code; parse/windows.c decides on it (the
+ * code for nesting too deep, SHIM_DEPTH_ERROR, is checked against
+ * simdjson's enum when the shim compiles), never on the message. */
+static void test_shim_codes(void)
+{
+	const char *json = "{\"ph\":\"X\" \"ts\":1}"; /* a comma missing */
+	struct shim_parser *p = shim_new();
+	size_t n = strlen(json);
+	char *buf = calloc(n + shim_padding(), 1);
+	memcpy(buf, json, n);
+	struct shim_fail f = {0, 0, NULL};
+	int rc = p && buf ? shim_parse_one(p, buf, n, no_event, NULL, &f) : 0;
+	CHECK(rc == -1 && f.code != 0 && f.code != SHIM_DEPTH_ERROR && f.msg && f.msg[0] && f.at <= n,
+	      "shim: a comma missing: simdjson's code %d at byte %zu (%s)", f.code, f.at,
+	      f.msg ? f.msg : "-");
+	free(buf);
+	shim_free(p);
+}
+
+/* ---- tix_json_valid: exactly one JSON value ---- */
+
+static void test_json_valid(void)
+{
+	static const char *good[] = {"1", " -0.5e+3 ", "\"a\\u00e9\\n\"", "\"\xc3\xa9\"", "[]", "{}",
+	                             "{\"a\": [1, true, false, null, {\"b\": \"c\"}]}", "\t[ 1 , 2 ]\n"};
+	static const char *bad[] = {"", " ", "01", "1.", "-", "1e", "tru", "\"a", "\"\x1b\"", "\"\xff\"",
+	                            "\"\\x\"", "\"\\u12g4\"", "[1,]", "{\"a\"}", "{\"a\":1,}", "{1:2}", "1 2",
+	                            "1}], \"x\": [", "[", "]"};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		CHECK(tix_json_valid(good[i], strlen(good[i])), "tix_json_valid(%s)", good[i]);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		CHECK(!tix_json_valid(bad[i], strlen(bad[i])), "!tix_json_valid(bad #%zu)", i);
+	char deep[2 * TIX_JSON_MAX_DEPTH + 4];
+	memset(deep, '[', TIX_JSON_MAX_DEPTH);
+	memset(deep + TIX_JSON_MAX_DEPTH, ']', TIX_JSON_MAX_DEPTH);
+	CHECK(tix_json_valid(deep, 2 * TIX_JSON_MAX_DEPTH), "%d deep: valid", TIX_JSON_MAX_DEPTH);
+	memmove(deep + 1, deep, 2 * TIX_JSON_MAX_DEPTH);
+	deep[0] = '[';
+	deep[2 * TIX_JSON_MAX_DEPTH + 1] = ']';
+	CHECK(!tix_json_valid(deep, 2 * TIX_JSON_MAX_DEPTH + 2), "one deeper: not");
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_json_valid();
+	test_shim_codes();
 	test_us_to_ns();
 	test_short_name();
 	test_fmt_dur();

@@ -43,9 +43,10 @@ int main(int argc, char **argv)
 	long size = ftell(f);
 	fseek(f, 0, SEEK_SET);
 	unsigned char *b = malloc((size_t)size + 1);
-	if (!b || fread(b, 1, (size_t)size, f) != (size_t)size)
-		return fprintf(stderr, "%s: cannot read\n", argv[1]), 1;
+	size_t got = b ? fread(b, 1, (size_t)size, f) : 0;
 	fclose(f);
+	if (!b || got != (size_t)size)
+		return fprintf(stderr, "%s: cannot read\n", argv[1]), 1;
 	for (int i = 3; i + 1 < argc; i += 2) {
 		char *find = malloc(strlen(argv[i]) + 1), *rep = malloc(strlen(argv[i + 1]) + 1);
 		size_t fn = unescape(argv[i], find), rn = unescape(argv[i + 1], rep);

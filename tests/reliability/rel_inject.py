@@ -56,7 +56,7 @@ def trace(path, truncated=False):
                       % (json.dumps(name), 15 + c * 10, dur, c))
         ev.append('{"ph":"X","cat":"cpu_op","name":%s,"pid":1,"tid":1,"ts":%d,"dur":5}'
                   % (json.dumps(name), 20 + 1000 * i))
-    text = '{"metaKeyA": "metaValueA", "traceEvents": [%s]}' % ",\n".join(ev)
+    text = '{"metaKeyA": "metaValueA", "metaKeyB": "metaValueB", "traceEvents": [%s]}' % ",\n".join(ev)
     if truncated:
         text = text[:-40]
     with open(path, "w") as f:
@@ -141,7 +141,8 @@ def crafted(args, chk, d):
     subst = [same_length("ProfilerStep#N", "\\x1b]0;RULE\\x07\\x9b"),
              same_length("trace truncated", "\\x1b]0;WARN\\x07\\x1b[2J"),
              same_length("metaKeyA", "\\x1b]0;KEY"),
-             same_length("metaValueA", "\\xe2\\x80\\xae\\x1b]0;VAL")]
+             same_length("metaValueA", "\\xe2\\x80\\xae\\x1b]0;VAL"),
+             same_length('"metaValueB"', '1}], "x": [')]  # the quotes too: no JSON value left
     p = subprocess.run([args.craft, good, bad] + [x for pair in subst for x in pair], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
     if not chk.check(rc == 0 and p.returncode == 0, "a crafted index (step rule, warning, meta rewritten)",
@@ -156,6 +157,19 @@ def crafted(args, chk, d):
         if argv[0] == "info":
             chk.check("\\x1b]0;RULE\\x07" in out and "\\x1b]0;WARN" in out and "\\x1b]0;KEY" in out,
                       "tix info shows the crafted strings escaped (\\x1b)", out[-600:])
+    # export writes the trace's top-level values back: a crafted one that is
+    # no JSON value (or a string with a raw ESC) goes out as a string
+    out = os.path.join(d, "crafted-export.json")
+    rc, o, e = raw(args, "export", bad, "-o", out)
+    try:
+        text = open(out, encoding="utf-8").read() if rc == 0 else ""
+        doc = json.loads(text)
+    except (OSError, ValueError) as ex:
+        text, doc = "", {"error": str(ex)}
+    chk.check(rc == 0 and doc.get("metaKeyB") == '1}], "x": [!' and not bad_chars(text)
+              and isinstance(doc.get("\x1b]0;KEY!"), str) and "\x1b]0;VAL" in doc.get("\x1b]0;KEY!", ""),
+              "tix export of a crafted index: JSON, its broken top-level values as strings, no raw control",
+              "rc %d %r %r" % (rc, e[:200], {k: v for k, v in doc.items() if k != "traceEvents"}))
 
 
 def tui(args, chk, d):

@@ -1,14 +1,14 @@
-/* The TUI's model without curses: formatting, shapes and bandwidth, the
- * keymap's consistency, short names. */
+/* The TUI's pieces without curses: the formatting it prints with, shapes and
+ * bandwidth, the keymap's consistency, short names. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "index/index.h"
+#include "index/view/view.h"
 #include "tui/keys.h"
 #include "tui/clip.h"
-#include "tui/model.h"
 #include "tui/table.h"
 
 static int failures;
@@ -29,27 +29,27 @@ static int failures;
 		}                                                                                 \
 	} while (0)
 
+/* The formatting family the TUI prints with (index/index.h, view.h). */
 static void test_format(void)
 {
 	char b[64];
-	EXPECT_STR(fmt_dur(950, b, sizeof b), "950 ns");
-	EXPECT_STR(fmt_dur(828100, b, sizeof b), "828.1 us");
-	EXPECT_STR(fmt_dur(64600000, b, sizeof b), "64.60 ms");
-	EXPECT_STR(fmt_dur(1234000000, b, sizeof b), "1.234 s");
-	EXPECT_STR(fmt_dur(-1, b, sizeof b), "-");
-	EXPECT_STR(fmt_count(0, b, sizeof b), "0");
-	EXPECT_STR(fmt_count(999, b, sizeof b), "999");
-	EXPECT_STR(fmt_count(1000, b, sizeof b), "1,000");
-	EXPECT_STR(fmt_count(285437952, b, sizeof b), "285,437,952");
-	EXPECT_STR(fmt_bytes(12, b, sizeof b), "12 B");
-	EXPECT_STR(fmt_bytes(856313856, b, sizeof b), "856.3 MB");
-	EXPECT_STR(fmt_pct(646, 932, b, sizeof b), "69.3");
-	EXPECT_STR(fmt_pct(1, 0, b, sizeof b), "-");
+	EXPECT_STR(tix_fmt_dur_unit(950, TIX_TU_AUTO, b, sizeof b), "950 ns");
+	EXPECT_STR(tix_fmt_dur_unit(828100, TIX_TU_AUTO, b, sizeof b), "828.1 us");
+	EXPECT_STR(tix_fmt_dur_unit(64600000, TIX_TU_AUTO, b, sizeof b), "64.60 ms");
+	EXPECT_STR(tix_fmt_dur_unit(1234000000, TIX_TU_AUTO, b, sizeof b), "1.234 s");
+	EXPECT_STR(tix_fmt_dur_unit(-1, TIX_TU_AUTO, b, sizeof b), "-");
+	EXPECT_STR(tix_fmt_dur(-1500, b, sizeof b), "-1.5 us"); /* a difference keeps its sign */
+	EXPECT_STR(tix_fmt_count(0, b, sizeof b), "0");
+	EXPECT_STR(tix_fmt_count(999, b, sizeof b), "999");
+	EXPECT_STR(tix_fmt_count(1000, b, sizeof b), "1,000");
+	EXPECT_STR(tix_fmt_count(285437952, b, sizeof b), "285,437,952");
+	EXPECT_STR(tix_fmt_scaled(12, "B", b, sizeof b), "12 B");
+	EXPECT_STR(tix_fmt_scaled(856313856, "B", b, sizeof b), "856.3 MB");
+	EXPECT_STR(tix_fmt_pct(646, 932, b, sizeof b), "69.3");
+	EXPECT_STR(tix_fmt_pct(1, 0, b, sizeof b), "-");
 	int32_t g[3] = {557496, 1, 1}, z[3] = {0, 0, 0};
-	EXPECT_STR(fmt_dim3(g, b, sizeof b), "[557496, 1, 1]");
-	EXPECT_STR(fmt_dim3_compact(g, b, sizeof b), "[557496,1,1]");
-	EXPECT_STR(fmt_dim3(z, b, sizeof b), "-");
-	EXPECT_STR(regex_escape("a(b)[c].*", b, sizeof b), "a\\(b\\)\\[c\\]\\.\\*");
+	EXPECT_STR(tix_fmt_dim3(g, b, sizeof b), "[557496, 1, 1]");
+	EXPECT_STR(tix_fmt_dim3(z, b, sizeof b), "-");
 }
 
 static void test_traffic(void)
