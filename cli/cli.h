@@ -155,6 +155,10 @@ struct cli_cmd {
 const struct cli_cmd *cli_commands(int *n);
 /* The command called name, or NULL. */
 const struct cli_cmd *cli_command(const char *name);
+/* Whether option opt ("--step") takes a value in command cmd, as its help's
+ * row says: for the commands that pick their traces out of argv (diff,
+ * findings) before args_parse, whose table the same rows build. */
+int cli_opt_takes_value(const char *cmd, const char *opt);
 /* Writes the help of command name to f (NULL: the overview).  0, or -1
  * when no command has that name (nothing written). */
 int cli_help(FILE *f, const char *name);

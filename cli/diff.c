@@ -91,8 +91,6 @@ int cmd_diff(int argc, char **argv)
 {
 	/* tix diff BASE NEW [options]: the two traces are the first two
 	 * arguments that are neither options nor an option's value. */
-	static const char *const with_value[] = {"--by", "--step", "--top", "--format", "--sort",
-	                                         "--timeunit", "--step-marker", "--graph-capture", NULL};
 	char *v[130];
 	int n = 0, np = 0;
 	const char *paths[2] = {NULL, NULL};
@@ -102,10 +100,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	v[n++] = argv[0];
 	for (int i = 1; i < argc; i++) {
-		int takes = 0;
-		for (int k = 0; with_value[k]; k++)
-			takes |= !strcmp(argv[i], with_value[k]);
-		if (takes && i + 1 < argc) {
+		if (cli_opt_takes_value("diff", argv[i]) && i + 1 < argc) {
 			v[n++] = argv[i++];
 			v[n++] = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {

@@ -583,18 +583,6 @@ static int rank_set(struct tix_rank_trace **traces, uint32_t n, int json)
 	return EXIT_OK;
 }
 
-/* Whether opt takes a value in tix findings: its help's row says (the one
- * declaration of the command's options, as args_parse's table is built
- * from it). */
-static int findings_opt_takes_value(const char *opt)
-{
-	const struct cli_cmd *c = cli_command("findings");
-	for (const struct cli_opt *o = c ? c->opts : NULL; o && o->name; o++)
-		if (!strcmp(opt, o->name) || (o->alias && !strcmp(opt, o->alias)))
-			return o->arg != NULL;
-	return 0;
-}
-
 int cmd_findings(int argc, char **argv)
 {
 	/* tix findings TRACE... [options]: the traces are the arguments that
@@ -610,7 +598,7 @@ int cmd_findings(int argc, char **argv)
 	}
 	v[n++] = argv[0];
 	for (int i = 1; i < argc; i++) {
-		if (findings_opt_takes_value(argv[i]) && i + 1 < argc) {
+		if (cli_opt_takes_value("findings", argv[i]) && i + 1 < argc) {
 			v[n++] = argv[i++];
 			v[n++] = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {

@@ -257,6 +257,15 @@ const struct cli_cmd *cli_command(const char *name)
 	return NULL;
 }
 
+int cli_opt_takes_value(const char *cmd, const char *opt)
+{
+	const struct cli_cmd *c = cli_command(cmd);
+	for (const struct cli_opt *o = c ? c->opts : NULL; o && o->name; o++)
+		if (!strcmp(opt, o->name) || (o->alias && !strcmp(opt, o->alias)))
+			return o->arg != NULL;
+	return 0;
+}
+
 enum { WIDTH = 80, OPT_COL = 30 };
 
 /* Writes text from column col (the cursor is there), breaking at spaces
