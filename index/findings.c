@@ -3,6 +3,7 @@
  * models, the device's peaks.  Nothing here walks the events: a finding
  * costs the op-shape groups and the steps, never the rows. */
 #include "index/findings.h"
+#include "index/findings_int.h"
 #include "index/grow.h"
 
 #include <math.h>
@@ -36,7 +37,7 @@ const char *tix_rule_what(enum tix_rule r)
 
 /* Text cut to its buffer: a finding's words are cut, never its numbers,
  * which the JSON keeps whole. */
-__attribute__((format(printf, 3, 4))) static void put_text(char *out, size_t cap, const char *fmt, ...)
+void findings_put_text(char *out, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -47,8 +48,8 @@ __attribute__((format(printf, 3, 4))) static void put_text(char *out, size_t cap
 /* ---- a step's basis ---- */
 
 /* The real steps averaged, or step s. */
-static void step_basis(const struct tix_index *ix, uint32_t s, struct tix_step_basis *b,
-                       struct tix_breakdown *avg)
+void findings_step_basis(const struct tix_index *ix, uint32_t s, struct tix_step_basis *b,
+                         struct tix_breakdown *avg)
 {
 	memset(b, 0, sizeof(*b));
 	memset(avg, 0, sizeof(*avg));
@@ -92,8 +93,8 @@ static void step_basis(const struct tix_index *ix, uint32_t s, struct tix_step_b
 /* ---- op-shape groups ---- */
 
 /* Calls and GPU time per step of overall shape `shape`. */
-static void shape_per_step(const struct tix_index *ix, uint32_t shape, uint32_t step, double *calls,
-                           int64_t *gpu_ns)
+void findings_shape_per_step(const struct tix_index *ix, uint32_t shape, uint32_t step, double *calls,
+                             int64_t *gpu_ns)
 {
 	*calls = 0;
 	*gpu_ns = 0;
@@ -164,7 +165,7 @@ void tix_shape_figures(const struct tix_index *ix, const struct tix_device *d, u
 		f->cost.flops = f->cost.bytes = -1;
 		return;
 	}
-	shape_per_step(ix, shape, step, &f->calls, &f->gpu_ns);
+	findings_shape_per_step(ix, shape, step, &f->calls, &f->gpu_ns);
 	shape_cost(ix, o, &f->cost);
 	double fl = f->cost.flops >= 0 ? f->cost.flops * f->calls : -1;
 	double by = f->cost.bytes >= 0 ? f->cost.bytes * f->calls : -1;
@@ -264,11 +265,11 @@ static void shape_words(const struct tix_index *ix, const struct tix_op_shape *o
 	type_text(types, 1, t1, sizeof t1);
 	const char *op = tix_str(ix, o->name);
 	if (o->cls == TIX_OPC_COPY && !strcmp(op, "aten::copy_") && strcmp(t0, t1))
-		put_text(out, cap, "%s of %s %s -> %s", op, d0, t1, t0);
+		findings_put_text(out, cap, "%s of %s %s -> %s", op, d0, t1, t0);
 	else if (o->cls == TIX_OPC_GEMM && d1[0])
-		put_text(out, cap, "%s %s x %s %s", op, d0, d1, t0);
+		findings_put_text(out, cap, "%s %s x %s %s", op, d0, d1, t0);
 	else
-		put_text(out, cap, "%s %s %s", op, d0, t0);
+		findings_put_text(out, cap, "%s %s %s", op, d0, t0);
 }
 
 /* The consecutive CPU ops above and at instance row, outermost first. */
@@ -304,7 +305,7 @@ static void ev_text(struct tix_finding *f, const char *key, const char *text)
 		return;
 	struct tix_evidence *e = &f->ev[f->nev++];
 	*e = (struct tix_evidence){key, NAN, "", ""};
-	put_text(e->text, sizeof e->text, "%s", text);
+	findings_put_text(e->text, sizeof e->text, "%s", text);
 }
 
 static const char *pct(double x, char *b, size_t cap)
@@ -338,7 +339,7 @@ static struct tix_finding *push(struct list *l, enum tix_rule rule)
 static void note(struct tix_findings *f, const char *msg)
 {
 	if (f->nnotes < (int)(sizeof f->notes / sizeof f->notes[0]))
-		put_text(f->notes[f->nnotes++], sizeof f->notes[0], "%s", msg);
+		findings_put_text(f->notes[f->nnotes++], sizeof f->notes[0], "%s", msg);
 }
 
 static void link_overlap(struct tix_finding *a, int ia, struct tix_finding *b, int ib)
@@ -385,11 +386,11 @@ static void shape_rules(struct list *l, const struct tix_index *ix, uint32_t sha
 			return;
 		double save = (double)sf.gpu_ns * (n - 1) / n;
 		f->saving_ns = clamp_saving(save, sf.gpu_ns);
-		put_text(f->title, sizeof f->title, "the same %s, %.0f times a step%s%s: %s a step, %s of its GPU time",
+		findings_put_text(f->title, sizeof f->title, "the same %s, %.0f times a step%s%s: %s a step, %s of its GPU time",
 		         what, n, bytes_each >= 0 ? ", " : "",
 		         bytes_each >= 0 ? tix_fmt_scaled(bytes_each, "B each", e, sizeof e) : "",
 		         tix_fmt_dur(sf.gpu_ns, a, sizeof a), pct(share, b, sizeof b));
-		put_text(f->basis, sizeof f->basis, "all but one of them: %s x (%.0f - 1) / %.0f = %s",
+		findings_put_text(f->basis, sizeof f->basis, "all but one of them: %s x (%.0f - 1) / %.0f = %s",
 		         tix_fmt_dur(sf.gpu_ns, a, sizeof a), n, n, tix_fmt_dur(f->saving_ns, c, sizeof c));
 	}
 	/* (a) memory-bound below the peak bandwidth */
@@ -399,11 +400,11 @@ static void shape_rules(struct list *l, const struct tix_index *ix, uint32_t sha
 		if (!f)
 			return;
 		f->saving_ns = clamp_saving((double)sf.gpu_ns - sf.roofline_ns, sf.gpu_ns);
-		put_text(f->title, sizeof f->title, "%s moves its bytes at %s, %s of the %s's %s", what,
+		findings_put_text(f->title, sizeof f->title, "%s moves its bytes at %s, %s of the %s's %s", what,
 		         tix_fmt_scaled(sf.bytes_per_s, "B/s", a, sizeof a), pct(sf.bytes_per_s / d->peak_Bps, b, sizeof b),
 		         d->model ? d->model : "device", tix_fmt_scaled(d->peak_Bps, "B/s", c, sizeof c));
 		char t[48], r[48];
-		put_text(f->basis, sizeof f->basis, "its time minus its bytes at the peak bandwidth: %s - %.0f x %s / %s = %s",
+		findings_put_text(f->basis, sizeof f->basis, "its time minus its bytes at the peak bandwidth: %s - %.0f x %s / %s = %s",
 		         tix_fmt_dur(sf.gpu_ns, t, sizeof t), n, tix_fmt_scaled(bytes_each, "B", e, sizeof e),
 		         tix_fmt_scaled(d->peak_Bps, "B/s", c, sizeof c), tix_fmt_dur(f->saving_ns, r, sizeof r));
 	}
@@ -414,11 +415,11 @@ static void shape_rules(struct list *l, const struct tix_index *ix, uint32_t sha
 			return;
 		double target = sf.roofline_ns / TIX_FIND_REACHABLE;
 		f->saving_ns = clamp_saving((double)sf.gpu_ns - target, sf.gpu_ns);
-		put_text(f->title, sizeof f->title, "%s runs at %s of its roofline (%s-bound, %s)", what,
+		findings_put_text(f->title, sizeof f->title, "%s runs at %s of its roofline (%s-bound, %s)", what,
 		         pct(sf.peak_fraction, a, sizeof a), sf.bound ? sf.bound : "?",
 		         sf.flops_per_s >= 0 ? tix_fmt_scaled(sf.flops_per_s, "FLOP/s", b, sizeof b) : "-");
 		char t[48], r[48], q[48];
-		put_text(f->basis, sizeof f->basis, "its time minus its roofline time at %.0f%%: %s - %s / %.2f = %s",
+		findings_put_text(f->basis, sizeof f->basis, "its time minus its roofline time at %.0f%%: %s - %s / %.2f = %s",
 		         100 * TIX_FIND_REACHABLE, tix_fmt_dur(sf.gpu_ns, t, sizeof t), tix_fmt_dur((int64_t)sf.roofline_ns, q, sizeof q),
 		         TIX_FIND_REACHABLE, tix_fmt_dur(f->saving_ns, r, sizeof r));
 	}
@@ -501,9 +502,9 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		f->gpu_ns = f->saving_ns = bd->idle_host_ns;
 		f->share = (double)bd->idle_host_ns / (double)wall;
 		f->share_of_wall = 1;
-		put_text(f->title, sizeof f->title, "the GPU waits for the CPU to launch work %s a step (%s of the step)",
+		findings_put_text(f->title, sizeof f->title, "the GPU waits for the CPU to launch work %s a step (%s of the step)",
 		         tix_fmt_dur(bd->idle_host_ns, a, sizeof a), pct(f->share, b, sizeof b));
-		put_text(f->basis, sizeof f->basis,
+		findings_put_text(f->basis, sizeof f->basis,
 		         "the host-wait idle over all streams: gaps ended by work whose launch call began after the "
 		         "GPU ran out of work, %s a step", tix_fmt_dur(bd->idle_host_ns, c, sizeof c));
 		ev_num(f, "idle_host_ns", (double)bd->idle_host_ns, "ns");
@@ -517,10 +518,10 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		f->gpu_ns = f->saving_ns = bd->idle_kernel_ns;
 		f->share = (double)bd->idle_kernel_ns / (double)wall;
 		f->share_of_wall = 1;
-		put_text(f->title, sizeof f->title,
+		findings_put_text(f->title, sizeof f->title,
 		         "gaps under %d us between back-to-back kernels add up to %s a step (%s of the step)",
 		         TIX_KERNEL_WAIT_NS / 1000, tix_fmt_dur(bd->idle_kernel_ns, a, sizeof a), pct(f->share, b, sizeof b));
-		put_text(f->basis, sizeof f->basis, "the kernel-wait idle over all streams, %s a step: fusing the "
+		findings_put_text(f->basis, sizeof f->basis, "the kernel-wait idle over all streams, %s a step: fusing the "
 		         "kernels or a CUDA graph removes it", tix_fmt_dur(bd->idle_kernel_ns, c, sizeof c));
 		ev_num(f, "idle_kernel_ns", (double)bd->idle_kernel_ns, "ns");
 	}
@@ -535,13 +536,13 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		f->saving_ns = bd->launch_bound_idle_ns < cap ? bd->launch_bound_idle_ns : cap;
 		f->share = (double)f->gpu_ns / (double)wall;
 		f->share_of_wall = 1;
-		put_text(f->title, sizeof f->title,
+		findings_put_text(f->title, sizeof f->title,
 		         "%u kernel%s a step run%s shorter than %s launch call%s, %d or more in a row: the GPU idles "
 		         "%s between them", bd->launch_bound_kernels, bd->launch_bound_kernels == 1 ? "" : "s",
 		         bd->launch_bound_kernels == 1 ? "s" : "", bd->launch_bound_kernels == 1 ? "its" : "their",
 		         bd->launch_bound_kernels == 1 ? "" : "s", TIX_LAUNCH_RUN_MIN,
 		         tix_fmt_dur(bd->launch_bound_idle_ns, a, sizeof a));
-		put_text(f->basis, sizeof f->basis,
+		findings_put_text(f->basis, sizeof f->basis,
 		         "the idle inside the launch-bound stretches, %s, counted up to the host-wait idle (%s): "
 		         "launch them as a CUDA graph or fuse them", tix_fmt_dur(bd->launch_bound_idle_ns, b, sizeof b),
 		         tix_fmt_dur(cap, c, sizeof c));
@@ -562,16 +563,16 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		n = own && sy ? own->syncs_count : 0;
 		char who[160] = "";
 		if (n) {
-			put_text(who, sizeof who, "%s%s%s", tix_str(ix, sy[0].call), sy[0].op != TIX_NONE ? " under " : "",
+			findings_put_text(who, sizeof who, "%s%s%s", tix_str(ix, sy[0].call), sy[0].op != TIX_NONE ? " under " : "",
 			         sy[0].op != TIX_NONE ? tix_str(ix, sy[0].op) : "");
 			f->row = sy[0].example_row;
 			if (sy[0].op != TIX_NONE)
 				f->ops[f->nops++] = sy[0].op;
 		}
-		put_text(f->title, sizeof f->title, "%u synchronising call%s a step%s%s leave%s the GPU idle %s (%s of the step)",
+		findings_put_text(f->title, sizeof f->title, "%u synchronising call%s a step%s%s leave%s the GPU idle %s (%s of the step)",
 		         bd->sync_calls, bd->sync_calls == 1 ? "" : "s", who[0] ? ", most " : "", who,
 		         bd->sync_calls == 1 ? "s" : "", tix_fmt_dur(bd->idle_sync_ns, a, sizeof a), pct(f->share, b, sizeof b));
-		put_text(f->basis, sizeof f->basis,
+		findings_put_text(f->basis, sizeof f->basis,
 		         "the idle that began while the launching thread sat in a synchronising call: %s a step",
 		         tix_fmt_dur(bd->idle_sync_ns, c, sizeof c));
 		ev_num(f, "sync_calls", bd->sync_calls, "");
@@ -588,10 +589,10 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		f->share = B->gpu_ns > 0 ? (double)bd->comm_ns / (double)B->gpu_ns : 0;
 		if (f->share > 1) /* a step's GPU time is at least its busy time */
 			f->share = 1;
-		put_text(f->title, sizeof f->title,
+		findings_put_text(f->title, sizeof f->title,
 		         "communication not hidden under compute: %s a step (%s of its GPU time)",
 		         tix_fmt_dur(bd->comm_ns, a, sizeof a), pct(f->share, b, sizeof b));
-		put_text(f->basis, sizeof f->basis,
+		findings_put_text(f->basis, sizeof f->basis,
 		         "the exposed communication, |U(comm) - U(compute)| = %s a step, if it all overlapped compute "
 		         "(%s of it already does)", tix_fmt_dur(bd->comm_ns, c, sizeof c), tix_fmt_dur(bd->overlap_ns, b, sizeof b));
 		ev_num(f, "comm_ns", (double)bd->comm_ns, "ns");
@@ -605,9 +606,9 @@ static void time_rules(struct list *l, const struct tix_index *ix, const struct 
 		f->gpu_ns = f->saving_ns = B->wall_ns - B->busy_ns;
 		f->share = (double)f->gpu_ns / (double)B->wall_ns;
 		f->share_of_wall = 1;
-		put_text(f->title, sizeof f->title, "the GPU is busy %s of a %s step: the step is CPU-bound",
+		findings_put_text(f->title, sizeof f->title, "the GPU is busy %s of a %s step: the step is CPU-bound",
 		         pct((double)B->busy_ns / (double)B->wall_ns, a, sizeof a), tix_fmt_dur(B->wall_ns, b, sizeof b));
-		put_text(f->basis, sizeof f->basis, "its wall time minus its GPU busy time: %s - %s = %s",
+		findings_put_text(f->basis, sizeof f->basis, "its wall time minus its GPU busy time: %s - %s = %s",
 		         tix_fmt_dur(B->wall_ns, a, sizeof a), tix_fmt_dur(B->busy_ns, b, sizeof b), tix_fmt_dur(f->saving_ns, c, sizeof c));
 		ev_num(f, "wall_ns", (double)B->wall_ns, "ns");
 		ev_num(f, "busy_ns", (double)B->busy_ns, "ns");
@@ -713,7 +714,7 @@ static void rank_and_total(struct tix_findings *F)
 	int64_t total = op + idle + comm, wall = F->basis.wall_ns > F->basis.span_ns ? F->basis.wall_ns : F->basis.span_ns;
 	F->total_saving_ns = total < wall ? total : wall;
 	char a[48], b[48], c[48], d[48];
-	put_text(F->total_basis, sizeof F->total_basis,
+	findings_put_text(F->total_basis, sizeof F->total_basis,
 	         "op findings %s + idle %s + communication %s, each counted once, up to the step's %s",
 	         tix_fmt_dur(op, a, sizeof a), tix_fmt_dur(idle, b, sizeof b), tix_fmt_dur(comm, c, sizeof c), tix_fmt_dur(wall, d, sizeof d));
 }
@@ -736,16 +737,16 @@ static void trace_notes(const struct tix_index *ix, struct tix_findings *F, uint
 		note(F, "no op above the GPU work has Input Dims that tix models (record_shapes off?): no "
 		        "roofline, no op findings");
 	if (unknown_dtype) {
-		put_text(m, sizeof m, "%u op shapes with GPU time have an input of a dtype tix does not know: "
+		findings_put_text(m, sizeof m, "%u op shapes with GPU time have an input of a dtype tix does not know: "
 		                      "not modelled", unknown_dtype);
 		note(F, m);
 	}
 	if (!F->device.known) {
 		if (F->device.name[0])
-			put_text(m, sizeof m, "device \"%s\" is not in tix's table of peaks: no roofline "
+			findings_put_text(m, sizeof m, "device \"%s\" is not in tix's table of peaks: no roofline "
 			                      "(give --peak-bw and --peak-flops)", F->device.name);
 		else
-			put_text(m, sizeof m, "the trace names no device (no deviceProperties): no roofline "
+			findings_put_text(m, sizeof m, "the trace names no device (no deviceProperties): no roofline "
 			                      "(give --peak-bw and --peak-flops)");
 		note(F, m);
 	}
@@ -765,7 +766,7 @@ int tix_findings_compute(const struct tix_index *ix, const struct tix_findings_o
 		return tix_error_set(err, "%s", why);
 	}
 	struct tix_breakdown bd;
-	step_basis(ix, o->step, &F->basis, &bd);
+	findings_step_basis(ix, o->step, &F->basis, &bd);
 	F->per_step = bd;
 	struct list l = {F, 0, 0};
 	uint32_t unknown_dtype = 0;
@@ -807,142 +808,4 @@ void tix_findings_free(struct tix_findings *f)
 		return;
 	free(f->items);
 	free(f);
-}
-
-/* ---- after a fix: what NEW saved of each of BASE's findings ---- */
-
-/* Whether two JSON texts are the same value written alike but for white
- * space outside strings (NULL is no text). */
-static int json_same(const char *a, const char *b)
-{
-	if (!a || !b)
-		return a == b;
-	int in_str = 0; /* both texts are at the same place of the same value */
-	for (;;) {
-		if (!in_str) {
-			while (*a == ' ' || *a == '\n' || *a == '\t' || *a == '\r')
-				a++;
-			while (*b == ' ' || *b == '\n' || *b == '\t' || *b == '\r')
-				b++;
-		}
-		if (*a != *b)
-			return 0;
-		if (!*a)
-			return 1;
-		if (in_str && *a == '\\') { /* an escape: its next character too */
-			a++, b++;
-			if (*a != *b || !*a)
-				return 0;
-		} else if (*a == '"') {
-			in_str = !in_str;
-		}
-		a++, b++;
-	}
-}
-
-static const char *info_text(const struct tix_index *ix, const struct tix_op_shape *o, int which)
-{
-	const struct tix_op_info *oi = tix_op_info_get(ix, o->op_info);
-	uint32_t id = !oi ? TIX_NONE : which == 0 ? oi->dims : which == 1 ? oi->types : oi->concrete;
-	return id == TIX_NONE ? NULL : tix_str(ix, id);
-}
-
-/* NEW's per-step GPU time of BASE's op-shape group `shape`: the group of
- * the same op, Input Dims, type and Concrete Inputs when NEW has it, else
- * every group of the same op and Input type whose largest kernel has the
- * same name (a fix usually changes the shape: that is the fix). */
-static int64_t shape_outcome(const struct tix_index *base, uint32_t shape, const struct tix_index *nw,
-                             uint32_t step, char *how, size_t cap)
-{
-	const struct tix_op_shape *b = tix_op_shape_get(base, shape);
-	if (!b)
-		return -1;
-	const char *name = tix_str(base, b->name);
-	uint32_t gc;
-	const struct tix_op_group *bg = tix_op_shape_groups(base, shape, &gc);
-	const char *kernel = gc ? tix_str(base, tix_group_get(base, bg[0].group)->name) : NULL;
-	int64_t exact = -1, alike = 0;
-	uint32_t nalike = 0;
-	for (uint32_t i = 0; i < tix_op_shape_count(nw); i++) {
-		const struct tix_op_shape *o = tix_op_shape_get(nw, i);
-		if (strcmp(tix_str(nw, o->name), name) || !json_same(info_text(nw, o, 1), info_text(base, b, 1)))
-			continue;
-		double calls;
-		int64_t ns;
-		shape_per_step(nw, i, step, &calls, &ns);
-		if (json_same(info_text(nw, o, 0), info_text(base, b, 0)) &&
-		    json_same(info_text(nw, o, 2), info_text(base, b, 2))) {
-			exact = ns;
-			break;
-		}
-		uint32_t ngc;
-		const struct tix_op_group *ng = tix_op_shape_groups(nw, i, &ngc);
-		if (kernel && ngc && strcmp(tix_str(nw, tix_group_get(nw, ng[0].group)->name), kernel))
-			continue;
-		alike = tix_sat_add(alike, ns);
-		nalike++;
-	}
-	if (exact >= 0) {
-		put_text(how, cap, "the same op and shape");
-		return exact;
-	}
-	if (nalike) {
-		put_text(how, cap, "%s of the same dtypes and kernel, its shape changed (%u shape%s in NEW)", name,
-		         nalike, nalike == 1 ? "" : "s");
-		return alike;
-	}
-	put_text(how, cap, "NEW has no %s of these dtypes and kernel", name);
-	return 0; /* gone: all of it saved */
-}
-
-void tix_findings_outcomes(const struct tix_index *base, const struct tix_findings *fb,
-                           const struct tix_index *nw, const struct tix_findings_opts *o,
-                           struct tix_finding_outcome *out)
-{
-	struct tix_step_basis nb;
-	struct tix_breakdown nbd;
-	step_basis(nw, o->step, &nb, &nbd);
-	for (uint32_t i = 0; i < fb->n; i++) {
-		const struct tix_finding *f = &fb->items[i];
-		struct tix_finding_outcome *r = &out[i];
-		memset(r, 0, sizeof(*r));
-		r->base_ns = f->gpu_ns;
-		r->new_ns = -1;
-		switch (f->rule) {
-		case TIX_RULE_MEMORY_BOUND:
-		case TIX_RULE_REPEATED_COPY:
-		case TIX_RULE_COMPUTE_LOW:
-			r->new_ns = shape_outcome(base, f->shape, nw, o->step, r->matched, sizeof r->matched);
-			break;
-		case TIX_RULE_IDLE_HOST:
-			r->new_ns = nbd.idle_host_ns;
-			put_text(r->matched, sizeof r->matched, "host-wait idle");
-			break;
-		case TIX_RULE_IDLE_KERNEL:
-			r->new_ns = nbd.idle_kernel_ns;
-			put_text(r->matched, sizeof r->matched, "kernel-wait idle");
-			break;
-		case TIX_RULE_LAUNCH_BOUND:
-			r->new_ns = nbd.launch_bound_idle_ns;
-			put_text(r->matched, sizeof r->matched, "idle in launch-bound stretches");
-			break;
-		case TIX_RULE_SYNC:
-			r->new_ns = nbd.idle_sync_ns;
-			put_text(r->matched, sizeof r->matched, "sync-covered idle");
-			break;
-		case TIX_RULE_EXPOSED_COMM:
-			r->new_ns = nbd.comm_ns;
-			put_text(r->matched, sizeof r->matched, "exposed communication");
-			break;
-		case TIX_RULE_CPU_BOUND:
-			r->new_ns = nb.wall_ns > nb.busy_ns ? nb.wall_ns - nb.busy_ns : 0;
-			put_text(r->matched, sizeof r->matched, "wall time minus GPU busy time");
-			break;
-		default:
-			put_text(r->matched, sizeof r->matched, "not compared (a rank set's finding)");
-			break;
-		}
-		if (r->new_ns >= 0)
-			r->saved_ns = r->base_ns - r->new_ns;
-	}
 }

@@ -15,6 +15,7 @@ set(TIX_INDEX_SOURCES
   perf_model.c
   peaks.c
   findings.c
+  findings_outcomes.c
   gaps.c
   text.c
   outfile.c
