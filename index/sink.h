@@ -314,6 +314,13 @@ struct tix_sink {
 	/* Forgets everything this sink was given (a parallel producer whose
 	 * share turned out to be invalid).  May be NULL. */
 	void (*discard)(void *ctx);
+	/* The producer has sent its last event and its thread would idle while
+	 * another producer still sends: the sink may use the thread to get
+	 * ready for its finish, and returns soon after *stop becomes nonzero
+	 * (read it with __atomic_load_n(stop, __ATOMIC_ACQUIRE); the producer
+	 * waits for the return before it joins).  Called on the producer's
+	 * thread, only after a share that succeeded.  May be NULL. */
+	void (*idle)(void *ctx, const int *stop);
 };
 /* ---- text that leaves tix (index/text.c says why each is unsafe) ---- */
 /* The character at p (avail bytes there, avail > 0): returns its length in

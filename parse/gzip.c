@@ -173,6 +173,7 @@ struct gz_second {
 	pthread_t th;
 	int joined;       /* th is done and joined */
 	struct timespec done_at;
+	int stop;         /* set by the first thread before it joins: the sink's idle() returns */
 };
 
 static void gz_publish(struct gz_split *sp, enum gz_cut_state st, uint64_t passed, uint64_t cut)
@@ -236,6 +237,8 @@ static void *run_gz_second(void *arg)
 	if (gz_parse_rest(r, t, 0, h->opts, h->size, &sp->cancel) != 0)
 		h->failed = 1;
 	clock_gettime(CLOCK_MONOTONIC, &h->done_at);
+	if (!h->failed && !atomic_load(&sp->cancel) && h->opts->extra_sink->idle)
+		h->opts->extra_sink->idle(h->opts->extra_sink->ctx, &h->stop);
 	return NULL;
 }
 
@@ -289,6 +292,7 @@ static void gz_split_end(struct gz_second *h, int cancel)
 {
 	if (cancel)
 		atomic_store(&h->sp->cancel, 1);
+	__atomic_store_n(&h->stop, 1, __ATOMIC_RELEASE);
 	if (!h->joined)
 		pthread_join(h->th, NULL);
 	pthread_mutex_destroy(&h->sp->mu);
@@ -333,6 +337,7 @@ static int gz_join(struct reader *r, struct gz_text *t, size_t rel, size_t *from
 		return 0; /* a wrong guess */
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	__atomic_store_n(&h->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(h->th, NULL);
 	h->joined = 1;
 	if (r->timing) /* GZ_SPLIT_AT balances these */

@@ -172,6 +172,7 @@ struct second_half {
 	struct tix_error err;
 	const struct tix_parse_opts *opts;
 	struct timespec done_at;
+	int stop; /* set by the first thread when its half is done: the sink's idle() returns */
 };
 
 static void *run_second(void *arg)
@@ -209,6 +210,8 @@ static void *run_second(void *arg)
 	 * still parses, not after the join on the build's path */
 	shim_free(r->shim);
 	r->shim = NULL;
+	if (h->used != (size_t)-1 && h->opts->extra_sink->idle)
+		h->opts->extra_sink->idle(h->opts->extra_sink->ctx, &h->stop);
 	return NULL;
 }
 
@@ -325,6 +328,7 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 	enum scan s = parse_take_events(r, b, &pa, end_a, 1, opts, size);
 	r->at_cut = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	__atomic_store_n(&h->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
 	if (r->timing) /* is the cut in the middle of the work? */
 		fprintf(stderr, "tix: timing: first half %.3f s, second half %.3f s\n",

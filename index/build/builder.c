@@ -272,6 +272,7 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	struct brow *r = spill_push(&c->rows, 1, err);
 	if (!r)
 		return -1;
+	atomic_store_explicit(&c->rows_seen, c->rows.n, memory_order_relaxed);
 	r->start_ns = ev->start_ns;
 	r->dur_ns = ev->dur_ns;
 	r->flags = 0;
@@ -556,6 +557,7 @@ void tix_builder_abort(struct tix_builder *b)
 		return;
 	for (int i = 0; i < 2; i++)
 		spill_reap_join(&b->reapers[i]);
+	builder_warm_done(b);
 	if (b->opened)
 		tix_outfile_abort(&b->out);
 	collector_done(&b->c);
@@ -696,6 +698,13 @@ static void sink_discard(void *ctx)
 	collector_init(c, dir, tb, path, out, &ignored);
 }
 
+static void sink_idle(void *ctx, const int *stop)
+{
+	struct collector *c = ctx;
+	if (c->owner)
+		builder_warm_rows(c->owner, stop);
+}
+
 static void fill_sink(struct collector *c, struct tix_sink *sink)
 {
 	sink->ctx = c;
@@ -727,5 +736,7 @@ int tix_builder_sink_extra(struct tix_builder *b, struct tix_sink *sink, struct 
 		}
 	}
 	fill_sink(b->extra, sink);
+	b->extra->owner = b;
+	sink->idle = sink_idle;
 	return 0;
 }

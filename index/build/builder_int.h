@@ -223,6 +223,7 @@ struct collector {
 	size_t ntop_meta, top_meta_cap;
 
 	struct spill rows;         /* struct brow */
+	_Atomic size_t rows_seen;  /* rows.n, for the other producer's thread (builder_warm_rows) */
 	struct spill flows;        /* struct bflow */
 	struct detail_memo *memo;  /* DETAIL_MEMO_SIZE entries, by name */
 
@@ -235,6 +236,17 @@ struct collector {
 	uint32_t kind_counts[16];
 	int has_base_time;
 	int64_t base_time_ns;
+	struct tix_builder *owner; /* the second producer's: for its sink's idle() */
+};
+
+/* ROWS's first pages and the correlation ids', made ready on the second
+ * producer's idle thread (builder_warm_rows); place adopts both. */
+struct rows_warm {
+	unsigned char *base; /* a MAP_SHARED mapping of the output from ROWS_OFFSET, or NULL */
+	size_t len;          /* its length */
+	size_t bytes;        /* of it, the bytes already faulted in (whole pages of rows) */
+	struct spill corr;   /* place's int64 per row, its first corr.n faulted in; fd -1: none */
+	int has_corr;
 };
 
 struct tix_builder {
@@ -256,6 +268,7 @@ struct tix_builder {
 	 * map extra's string, detail and track numbers to c's.  Its rows and
 	 * flows stay where they are; the linker reads them through the maps. */
 	uint32_t *xmap_str, *xmap_detail, *xmap_track;
+	struct rows_warm warm;
 };
 
 /* The end of collecting, for the finish (finish.c), in this order:
@@ -270,5 +283,14 @@ struct tix_builder {
 int builder_merge(struct tix_builder *b, struct tix_error *err);
 int builder_merge_flows(struct tix_builder *b, struct tix_error *err);
 int builder_commit(struct tix_builder *b, struct tix_error *err);
+
+/* While the first producer still parses (the second producer's sink's
+ * idle(), until *stop): the output's ROWS pages for the rows known so far
+ * (both collectors' counts: a lower bound of the index's rows) are mapped
+ * and faulted in, which is most of place's cost (the kernel zeroing each
+ * fresh page) taken off the build's path (place.c).  builder_warm_done
+ * unmaps what place did not adopt. */
+void builder_warm_rows(struct tix_builder *b, const int *stop);
+void builder_warm_done(struct tix_builder *b);
 
 #endif /* TIX_INDEX_BUILDER_INT_H */

@@ -136,7 +136,7 @@ static int rec_warn(void *ctx, const char *msg, struct tix_error *err)
 static void rec_init(struct rec_sink *r, struct tix_sink *s)
 {
 	memset(r, 0, sizeof *r);
-	*s = (struct tix_sink){r, rec_event, rec_flow, rec_track, rec_meta, rec_base, rec_warn, NULL};
+	*s = (struct tix_sink){r, rec_event, rec_flow, rec_track, rec_meta, rec_base, rec_warn, NULL, NULL};
 }
 static void rec_free(struct rec_sink *r)
 {

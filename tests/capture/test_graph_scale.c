@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	uint64_t want = strtoull(argv[2], NULL, 10);
 	double max_s = atof(argv[3]);
 	struct counts c = {0};
-	struct tix_sink s = {&c, on_event, on_flow, on_track, on_meta, NULL, on_warn, NULL};
+	struct tix_sink s = {&c, on_event, on_flow, on_track, on_meta, NULL, on_warn, NULL, NULL};
 	struct tix_error err = {0};
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
