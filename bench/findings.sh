@@ -71,7 +71,7 @@ for i in $(seq "$RUNS"); do
 			tn+=("$(secs "$t0" "$t1")") cn+=("$(cpu_last)")
 		fi
 	done
-	phase+=("$(awk '/timing: (breakdown|op-shapes)/ {s += $(NF-1)} END {printf "%.3f", s}' "$BENCH_DIR/timing-new.txt")")
+	phase+=("$(awk '/timing: (breakdown|op-shapes) / {for (i = 1; i <= NF; i++) if ($i == "s") {s += $(i - 1); break}} END {printf "%.3f", s}' "$BENCH_DIR/timing-new.txt")")
 done
 best() { printf '%s\n' "$@" | sort -n | head -1; }
 med() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

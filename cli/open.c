@@ -265,6 +265,7 @@ struct knobs {
 	int timing;          /* TIX_TIMING: where a build spends its time, on stderr */
 	int no_fallocate;    /* TIX_NO_FALLOCATE: the path of file systems without fallocate */
 	int inflate_zlib;    /* TIX_INFLATE=zlib: zlib where ISA-L is built in */
+	const char *fail_phase; /* TIX_FAIL_PHASE=NAME: that phase of the finish fails (rel_phases) */
 };
 
 static void read_knobs(struct knobs *k)
@@ -283,6 +284,7 @@ static void read_knobs(struct knobs *k)
 	k->timing = getenv("TIX_TIMING") != NULL;
 	k->no_fallocate = getenv("TIX_NO_FALLOCATE") != NULL;
 	k->inflate_zlib = inflate && strcmp(inflate, "zlib") == 0;
+	k->fail_phase = getenv("TIX_FAIL_PHASE");
 }
 
 static int build_with(const char *trace, const char *out, const struct open_opts *o,
@@ -297,6 +299,7 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 		bo.split_rows = k.split_rows;
 	bo.timing = k.timing;
 	bo.no_fallocate = k.no_fallocate;
+	bo.fail_phase = k.fail_phase;
 	struct tix_builder *b = tix_builder_new(out, &bo, err);
 	if (!b)
 		return -1;

@@ -47,10 +47,13 @@ struct tix_build_opts {
 	 * up; 0: the default (65536), UINT32_MAX: one thread.  The index is
 	 * the same either way (tests set 2 to split small traces). */
 	uint32_t split_rows;
-	/* Knobs for tests and bench/ (the CLI sets them from TIX_TIMING and
-	 * TIX_NO_FALLOCATE; nothing in index/ reads the environment). */
+	/* Knobs for tests and bench/ (the CLI sets them from TIX_TIMING,
+	 * TIX_NO_FALLOCATE and TIX_FAIL_PHASE; nothing in index/ reads the
+	 * environment). */
 	int timing;       /* each phase's time on stderr */
 	int no_fallocate; /* reserve disk by writing zeros, as where fallocate is missing */
+	const char *fail_phase; /* the finish's phase of this TIX_TIMING name fails (as if out of
+	                         * disk) instead of running: how each failure is handed on */
 };
 
 struct tix_builder;

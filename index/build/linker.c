@@ -10,10 +10,12 @@ void linker_init(struct linker *L, struct tix_builder *b)
 {
 	memset(L, 0, sizeof(*L));
 	L->b = b;
+	pthread_mutex_init(&L->mu, NULL);
 	L->rows.fd = L->corr.fd = L->members.fd = L->chains.fd = L->chain_rows.fd = -1;
 	L->names.fd = L->name_rows.fd = -1;
 	L->before_trace_step = TIX_NONE;
 	L->nrows = (uint32_t)(b->c.rows.n + (b->extra ? b->extra->rows.n : 0));
+	L->row_names = b->c.strings.n;
 }
 
 void linker_done(struct linker *L)
@@ -47,26 +49,35 @@ void linker_done(struct linker *L)
 	free(L->op_models);
 	free(L->warnings);
 	free(L->capture_sources);
+	pthread_mutex_destroy(&L->mu);
 }
 
 int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_error *err)
 {
 	int best = -1;
+	pthread_mutex_lock(&L->mu);
 	for (int i = 0; i < L->npool; i++)
 		if (best < 0 || L->pool[i].cap * L->pool[i].elem > L->pool[best].cap * L->pool[best].elem)
 			best = i;
+	if (best >= 0) {
+		*s = L->pool[best];
+		L->pool[best] = L->pool[--L->npool];
+	}
+	pthread_mutex_unlock(&L->mu);
 	if (best < 0)
 		return spill_init(s, L->b->dir, L->b->out_path, elem, &L->b->budget, err);
-	*s = L->pool[best];
-	L->pool[best] = L->pool[--L->npool];
 	spill_retype(s, elem);
 	return 0;
 }
 
 void linker_release(struct linker *L, struct spill *s)
 {
-	if (s->base && s->fd >= 0 && L->npool < (int)(sizeof(L->pool) / sizeof(L->pool[0]))) {
+	pthread_mutex_lock(&L->mu);
+	int pooled = s->base && s->fd >= 0 && L->npool < (int)(sizeof(L->pool) / sizeof(L->pool[0]));
+	if (pooled)
 		L->pool[L->npool++] = *s;
+	pthread_mutex_unlock(&L->mu);
+	if (pooled) {
 		memset(s, 0, sizeof(*s));
 		s->fd = -1;
 		return;
@@ -82,15 +93,17 @@ int linker_two_threads(const struct linker *L)
 
 int linker_warn(struct linker *L, const char *msg, struct tix_error *err)
 {
+	pthread_mutex_lock(&L->mu);
 	size_t n = strlen(msg), old = L->warnings ? strlen(L->warnings) : 0;
 	char *w = realloc(L->warnings, old + n + 3);
-	if (!w)
-		return tix_error_oom(err, NULL);
-	if (old)
-		memcpy(w + old, "; ", 2), old += 2;
-	memcpy(w + old, msg, n + 1);
-	L->warnings = w;
-	return 0;
+	if (w) {
+		if (old)
+			memcpy(w + old, "; ", 2), old += 2;
+		memcpy(w + old, msg, n + 1);
+		L->warnings = w;
+	}
+	pthread_mutex_unlock(&L->mu);
+	return w ? 0 : tix_error_oom(err, NULL);
 }
 
 void linker_rows_view(const struct linker *L, struct tix_rows *v)

@@ -11,6 +11,7 @@
 #ifndef TIX_INDEX_BUILD_LINKER_H
 #define TIX_INDEX_BUILD_LINKER_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,10 +34,15 @@ struct linker {
 	/* set by linker_init; read by every phase */
 	struct tix_builder *b;      /* the collected events, their strings and details, the options */
 	uint32_t nrows;             /* both collectors' rows */
+	uint32_t row_names;         /* the strings a row's name may be: the parse's (later
+	                             * phases add others, which name no row) */
 
-	/* the services' (linker.c): spills one phase released, for the next to reuse */
+	/* the services' (linker.c): spills one phase released, for the next to
+	 * reuse; under mu, with the warnings, for the phases that run beside
+	 * others (finish.c) */
 	struct spill pool[8];
 	int npool;
+	pthread_mutex_t mu;
 
 	/* written by place; read by every later phase, and by write */
 	struct tix_track *tracks;   /* final order: CPU threads, GPU streams, the rest */

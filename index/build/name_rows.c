@@ -11,14 +11,14 @@
 int linker_name_rows(struct linker *L, struct tix_error *err)
 {
 	const struct tix_row_disk *rows = (const struct tix_row_disk *)L->rows.base;
-	uint32_t nstr = L->b->c.strings.n;
+	uint32_t nstr = L->row_names; /* not strings.n: phases beside this one add strings */
 	struct linker_buf cb = {0};
 	uint32_t *at = linker_buf(L, &cb, (size_t)nstr + 1, sizeof(uint32_t), err);
 	if (!at)
 		return -1;
 	memset(at, 0, ((size_t)nstr + 1) * sizeof(uint32_t));
 	for (uint32_t i = 0; i < L->nrows; i++)
-		at[rows[i].name < nstr ? rows[i].name : nstr]++; /* every name is a string */
+		at[rows[i].name < nstr ? rows[i].name : nstr]++; /* every name is one of the parse's */
 	uint32_t nnames = 0;
 	for (uint32_t s = 0; s < nstr; s++)
 		nnames += at[s] != 0;
