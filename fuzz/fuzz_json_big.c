@@ -1,7 +1,7 @@
 /*
  * Fuzz target fuzz_json_big: the fuzzer's bytes as events inside a plain
  * trace of 64 to 200 MB, so that the code only large inputs reach runs:
- * the production window (8 MB, TIX_PARSE_WINDOW unset), the two-thread
+ * the production window (1 MB, TIX_PARSE_WINDOW unset), the two-thread
  * split (64 MB and up, split_min left at its default), guessed cuts near
  * the end of the mapping.  fuzz_json's inputs all fit in one window and in
  * the padding page after the file, which is how issue 9's item 1 (a cut
@@ -23,7 +23,7 @@
  *   0 end      {"tixFuzzPad": "PAD", "traceEvents": [E]}   ending at S
  *   1 middle   the same, starting near S * where / 65536, zeros after
  *   2 window   {"tixFuzzPad": "PAD", "traceEvents": [FILL, E, FILL]}: E
- *              starts up to 4 MB before the end of the first 8 MB window,
+ *              starts up to half a window before the end of the first,
  *              where the cut is guessed
  *   3 split    the same with 16 MB of FILL and more, E near where the
  *              split's cut is guessed (the middle plus one window)
@@ -49,7 +49,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MB ((size_t)1 << 20)
-#define WIN (8 * MB) /* parse/reader.h's WINDOW */
+#define WIN (1 * MB) /* parse/reader.h's WINDOW */
 #define PAD_KEY "tixFuzzPad"
 
 static int fd = -1;
@@ -241,7 +241,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* FILL, then E at q + lead, then FILL to about q + span */
 		size_t lead, span;
 		if (layout == 2) {
-			lead = WIN - (WIN / 2) * where / 65536; /* [q + 4 MB, q + 8 MB] */
+			lead = WIN - (WIN / 2) * where / 65536; /* [q + WIN / 2, q + WIN] */
 			span = lead + n + WIN / 2;
 		} else {
 			lead = 2 * WIN + MB - (MB * where / 65536); /* about mid + WIN */

@@ -38,7 +38,7 @@ struct tix_parse_opts {
 	int strict;
 	/* Knobs for tests and bench/ (the CLI sets them from TIX_PARSE_WINDOW,
 	 * TIX_TIMING and TIX_INFLATE; nothing in parse/ reads the environment). */
-	size_t window;    /* bytes a parse window holds (0, or under 256: 16 MB) */
+	size_t window;    /* bytes a parse window holds (0, or under 256: WINDOW, 1 MB) */
 	int timing;       /* when the two threads of a split parse finished, on stderr */
 	int inflate_zlib; /* gzip through zlib even where ISA-L is built in */
 };

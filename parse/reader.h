@@ -15,7 +15,12 @@
 #include "parse/json_shim.h"
 #include "parse/parse.h"
 
-#define WINDOW (8u << 20)
+/* Bytes of events a parse window holds.  simdjson's buffers for a window
+ * (~5.7 bytes a byte: structural indexes, strings) stay in the caches at
+ * 1 MB, and its text does for gzip, where it is inflated just before: 0.96-
+ * 0.98x the wall and CPU of 8 MB windows on the story trace, peak anonymous
+ * memory 21 -> 6 MB (gzip 53 -> 8.5 MB; docs/PERFORMANCE.md, "Round 6"). */
+#define WINDOW (1u << 20)
 
 enum top_state { TOP_START, TOP_KEY, TOP_EVENTS, TOP_AFTER_EVENTS, TOP_DONE };
 
