@@ -34,6 +34,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -160,9 +161,32 @@ static int shrank(struct reader *r)
  * whole events that started at a true boundary ends at a true boundary);
  * the second parses from it to the end of the file into its own sink.
  * When the guess was wrong, the second thread's work is discarded and the
- * first goes on alone. */
+ * first goes on alone.
+ *
+ * The cut moved once: the cut is put where the sampled cost is half
+ * (balanced_middle), but what an event costs varies with its kind and its
+ * args more than a sample can say (the generator's traces: the first half
+ * took 1.4x the second's time at 2-8 GB), and the thread done first idles.
+ * So on a large share (RECUT_MIN windows or more) the second thread parses
+ * a probe first (a 32nd of its share, or more until the first thread has
+ * done 16 windows meanwhile), and times both threads over it,
+ * after a few windows of start-up: when one would end later than the other
+ * by more than RECUT_SLACK, it moves the cut to where both would end at
+ * once (the bytes that change hands costing what they cost the thread
+ * whose share they were in), throws the probe's events away (the sink's discard, as after a
+ * wrong guess) and starts again at the new cut.  The first thread parses
+ * in segments of SEGMENT_WINDOWS windows and, between two, takes a cut that
+ * moved (one earlier: its half ends there; one later: on to it at the old
+ * end); it says before each segment how far that one goes, and the cut only
+ * moves earlier past that, so neither thread ever parses the other's
+ * events.  Once only; the index is the same whatever the cut
+ * (scripts/same_index.sh, rel_pages). */
+#define RECUT_MIN 512
+#define RECUT_SLACK 0.05
+#define RECUT_SHARE 0.75
+#define SEGMENT_WINDOWS 8
 
-
+enum cut_state { CUT_OPEN, CUT_KEPT, CUT_MOVED };
 
 struct second_half {
 	struct reader r;
@@ -173,7 +197,96 @@ struct second_half {
 	const struct tix_parse_opts *opts;
 	struct timespec done_at;
 	int stop; /* set by the first thread when its half is done: the sink's idle() returns */
+	size_t q0, end_a;          /* the first thread's events: from q0 to end_a, at the start */
+	struct shared_progress *share;
+	const struct reader *first; /* its settings, for a restart */
+	pthread_mutex_t mu;        /* the cut, between the threads: */
+	enum cut_state state;
+	size_t committed;          /* the first thread parses up to here before it looks again */
+	size_t new_cut;            /* CUT_MOVED: the ',' the second half now starts after */
 };
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* The second thread's reader, as the first's settings make it; 0 or -1. */
+static int second_reader(struct second_half *h)
+{
+	struct reader *r = &h->r;
+	if (parse_reader_init(r, h->first->path, h->opts->extra_sink, h->opts, &h->err) != 0)
+		return -1;
+	r->state = TOP_EVENTS;
+	r->array_format = h->first->array_format;
+	r->strict = h->first->strict;
+	r->is_second = 1;
+	r->share = h->share;
+	r->conv.keep_orphan_ends = 1;
+	return 0;
+}
+
+/* After the probe: the first thread went from ya to yb and this one from
+ * xa to xb in dt seconds.  Where the cut should be for both to end at
+ * once, or 0 to keep it. */
+static size_t recut_at(const struct second_half *h, uint64_t ya, uint64_t yb, size_t xa, size_t xb, double dt)
+{
+	if (dt <= 0 || ya == 0 || yb <= ya || xb <= xa || yb >= h->end_a)
+		return 0;
+	double r1 = (double)(yb - ya) / dt, r2 = (double)(xb - xa) / dt; /* bytes a second */
+	double left1 = (double)(h->end_a - yb) / r1, left2 = (double)(h->size - xb) / r2;
+	if (fabs(left1 - left2) <= RECUT_SLACK * (left1 + left2) / 2)
+		return 0;
+	/* The bytes that change hands cost what they cost the thread whose
+	 * share they were in; the second thread starts again at c:
+	 *   earlier: (c - yb) / r1 = (cut - c) / r1 + (size - cut) / r2
+	 *   later:   (cut - yb) / r1 + (c - cut) / r2 = (size - c) / r2 */
+	double cut = (double)(h->start - 1), y = (double)yb, size = (double)h->size;
+	double at = left1 > left2 ? (y + cut + r1 * (size - cut) / r2) / 2 : (size + cut - r2 * (cut - y) / r1) / 2;
+	/* Three quarters of the way: the rates come from a 32nd of the share,
+	 * and a cut moved too far costs as much as one not moved */
+	at = cut + RECUT_SHARE * (at - cut);
+	if (at <= y)
+		return 0;
+	size_t c = (size_t)at;
+	size_t w = h->r.window;
+	if (c + 2 * w > h->size || (c > h->start && c < xb + w))
+		return 0; /* a later cut must skip the probe */
+	return parse_guess_cut(h->b, c, c + w);
+}
+
+/* Moves the cut to c unless the first thread may be past it, or has closed
+ * it; 1 when it moved. */
+static int move_cut(struct second_half *h, size_t c)
+{
+	pthread_mutex_lock(&h->mu);
+	int ok = h->state == CUT_OPEN && (c > h->start || c > h->committed + 2 * (size_t)h->r.window);
+	if (ok) {
+		h->state = CUT_MOVED;
+		h->new_cut = c;
+	}
+	pthread_mutex_unlock(&h->mu);
+	return ok;
+}
+
+/* The second half's events from b[*p] (just past the cut's ','): its first
+ * event on its own, so that it never patches the bytes at the cut, which
+ * the first thread patches.  -1 on an error, 1 when the array closed
+ * there, else 0. */
+static int second_start(struct second_half *h, size_t *p)
+{
+	struct reader *r = &h->r;
+	int closed = 0, failed = 0;
+	if (parse_walk_events(r, h->b, p, h->size, *p + 1, 1, &closed, &failed) == SCAN_BAD)
+		return -1;
+	if (closed) {
+		r->state = r->array_format ? TOP_DONE : TOP_AFTER_EVENTS;
+		r->expect_comma = 1;
+	}
+	return closed;
+}
 
 static void *run_second(void *arg)
 {
@@ -190,20 +303,52 @@ static void *run_second(void *arg)
 	bus_jump = &jb;
 	bus_map = h->b;
 	bus_len = h->size;
-	/* Its first event is parsed on its own, so that it never patches the
-	 * bytes at the cut, which the first thread patches. */
-	int closed = 0, failed = 0;
-	enum scan s = parse_walk_events(r, h->b, &p, h->size, p + 1, 1, &closed, &failed);
-	if (s == SCAN_BAD) {
+	int st = second_start(h, &p);
+	size_t w = r->window, share = h->size - h->start;
+	if (st == 0 && share >= RECUT_MIN * w) {
+		/* a few windows of start-up (simdjson's buffers, the first
+		 * pages of the spills), then the probe, timed */
+		size_t q = p;
+		uint64_t ya = 0;
+		for (int k = 0; k < 8 && q != (size_t)-1 && !ya; k++) { /* until the first has a window done */
+			q = parse_consume(r, h->b, q, q + 4 * w, 0, h->opts, h->size);
+			ya = atomic_load_explicit(&h->share->first_at, memory_order_relaxed);
+		}
+		size_t xa = q;
+		struct timespec ta;
+		clock_gettime(CLOCK_MONOTONIC, &ta);
+		/* a 32nd of the share, and 16 windows of the first thread's (its
+		 * progress is known a window at a time); an 8th at most */
+		uint64_t yb = ya;
+		while (q != (size_t)-1 && r->state == TOP_EVENTS && q - xa < share / 8 &&
+		       (q - xa < share / 32 || yb < ya + 16 * (uint64_t)w)) {
+			q = parse_consume(r, h->b, q, q + 4 * w, 0, h->opts, h->size);
+			yb = atomic_load_explicit(&h->share->first_at, memory_order_relaxed);
+		}
+		double dt = since(&ta);
+		if (q == (size_t)-1)
+			st = -1;
+		else
+			p = q;
+		size_t cut = st == 0 && r->state == TOP_EVENTS ? recut_at(h, ya, yb, xa, q, dt) : 0;
+		if (cut && move_cut(h, cut)) {
+			if (h->opts->extra_sink->discard)
+				h->opts->extra_sink->discard(h->opts->extra_sink->ctx);
+			parse_reader_done(r);
+			st = second_reader(h);
+			atomic_store(&h->share->second_done, 0);
+			atomic_store(&h->share->first_start, cut + 1);
+			p = cut + 1;
+			if (st == 0)
+				st = second_start(h, &p);
+		}
+	}
+	if (st < 0) {
 		bus_jump = NULL;
 		h->used = (size_t)-1;
 		return NULL;
 	}
-	if (closed) {
-		r->state = r->array_format ? TOP_DONE : TOP_AFTER_EVENTS;
-		r->expect_comma = 1;
-	}
-	h->used = s == SCAN_MORE && p >= h->size ? p : parse_consume(r, h->b, p, h->size, 1, h->opts, h->size);
+	h->used = p >= h->size ? p : parse_consume(r, h->b, p, h->size, 1, h->opts, h->size);
 	bus_jump = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &h->done_at);
 	/* simdjson's buffers (~46 MB) are freed here, while the first thread
@@ -294,27 +439,22 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 		end_a--;
 
 	struct second_half *h = calloc(1, sizeof(*h));
-	struct shared_progress share = {0, cut + 1};
+	struct shared_progress share = {0, cut + 1, 0};
 	if (!h)
 		return 0;
-	if (parse_reader_init(&h->r, r->path, opts->extra_sink, opts, &h->err) != 0) {
-		parse_reader_done(&h->r);
-		free(h);
-		return 0;
-	}
-	h->r.state = TOP_EVENTS;
-	h->r.array_format = r->array_format;
-	h->r.strict = r->strict;
-	h->r.is_second = 1;
-	h->r.share = &share;
-	h->r.conv.keep_orphan_ends = 1;
 	h->b = b;
 	h->start = cut + 1;
 	h->size = size;
 	h->opts = opts;
+	h->share = &share;
+	h->first = r;
+	h->q0 = q;
+	h->end_a = end_a;
+	pthread_mutex_init(&h->mu, NULL);
 	pthread_t th;
-	if (pthread_create(&th, NULL, run_second, h) != 0) {
+	if (second_reader(h) != 0 || pthread_create(&th, NULL, run_second, h) != 0) {
 		parse_reader_done(&h->r);
+		pthread_mutex_destroy(&h->mu);
 		free(h);
 		return 0;
 	}
@@ -325,7 +465,34 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r->at_cut = 1; /* the data ends at the cut, the trace does not */
-	enum scan s = parse_take_events(r, b, &pa, end_a, 1, opts, size);
+	size_t old_cut = cut, seg = (size_t)SEGMENT_WINDOWS * r->window;
+	enum scan s;
+	for (;;) { /* a segment at a time, taking a cut that moved between two */
+		pthread_mutex_lock(&h->mu);
+		if (h->state == CUT_MOVED && cut == old_cut) {
+			if (h->new_cut > cut) /* later: on from the old cut, when there */
+				pa = pa == end_a ? cut + 1 : pa;
+			cut = h->new_cut;
+			end_a = cut;
+			while (b[end_a - 1] != '}')
+				end_a--;
+		}
+		size_t upto = end_a - pa > seg + 2 * (size_t)r->window ? pa + seg : end_a;
+		h->committed = upto;
+		pthread_mutex_unlock(&h->mu);
+		s = parse_take_events(r, b, &pa, upto, upto == end_a, opts, size);
+		if (s != SCAN_MORE || r->truncated || (upto == end_a && pa != end_a))
+			break; /* an error, or a wrong guess: the join says */
+		if (upto < end_a)
+			continue;
+		pthread_mutex_lock(&h->mu); /* at the end: closed, unless it moved later meanwhile */
+		int later = h->state == CUT_MOVED && cut == old_cut;
+		if (h->state == CUT_OPEN)
+			h->state = CUT_KEPT;
+		pthread_mutex_unlock(&h->mu);
+		if (!later)
+			break;
+	}
 	r->at_cut = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	__atomic_store_n(&h->stop, 1, __ATOMIC_RELEASE);
@@ -334,6 +501,9 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 		fprintf(stderr, "tix: timing: first half %.3f s, second half %.3f s\n",
 		        (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
 		        (h->done_at.tv_sec - t0.tv_sec) + (h->done_at.tv_nsec - t0.tv_nsec) / 1e9);
+	if (r->timing && cut != old_cut)
+		fprintf(stderr, "tix: timing: the cut moved from %.1f%% to %.1f%% of the events' bytes\n",
+		        100.0 * (double)(old_cut - q) / (double)(size - q), 100.0 * (double)(cut - q) / (double)(size - q));
 	if (r->timing) /* each growth frees simdjson's buffers and touches new ones */
 		fprintf(stderr, "tix: timing: simdjson's buffers grew %u times (first half), %u (second half)\n",
 		        r->shim_grew, h->r.shim_grew);
@@ -369,6 +539,7 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 		rc = 0;
 	}
 	parse_reader_done(&h->r);
+	pthread_mutex_destroy(&h->mu);
 	free(h);
 	return rc;
 }

@@ -68,7 +68,8 @@ enum scan { SCAN_OK, SCAN_MORE, SCAN_BAD, SCAN_DEEP };
 /* Progress of the second thread, read by the first when it reports. */
 struct shared_progress {
 	_Atomic uint64_t second_done; /* bytes the second thread has taken */
-	uint64_t first_start;
+	_Atomic uint64_t first_start; /* where the second thread's share starts */
+	_Atomic uint64_t first_at;    /* the first thread's events end here so far */
 };
 
 

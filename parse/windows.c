@@ -433,7 +433,9 @@ enum scan parse_take_events(struct reader *r, char *b, size_t *p, size_t n, int 
 					*p = cut + 1;
 					report(r, opts, r->base + *p, total);
 					if (r->is_second && r->share)
-						atomic_store(&r->share->second_done, *p - r->share->first_start);
+						atomic_store(&r->share->second_done, *p - atomic_load(&r->share->first_start));
+					else if (r->share)
+						atomic_store_explicit(&r->share->first_at, *p, memory_order_relaxed);
 					continue;
 				}
 				q = resume;
