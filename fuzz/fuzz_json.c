@@ -13,7 +13,8 @@
  * Small parse windows (tix_parse_opts.window, 256 B to 1.3 KB, chosen from the
  * input size) make the window cutting and the careful scanner run on small
  * inputs, and split_min = 2 KB makes plain inputs over 2 KB take the
- * two-thread parse into two sinks too; odd-sized inputs take the
+ * two-thread parse into two sinks too, its cut moved when the threads'
+ * speeds say so (recut_min = 4 windows); odd-sized inputs take the
  * two-thread finish (split_rows = 2).
  *
  * Checked after each input: no crash or sanitizer report, no leak, no file
@@ -105,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tix_parse_opts po = {0};
 	po.split_min = 2048;
 	po.window = 256 + (size * 7) % 1100;
+	po.recut_min = 4; /* the second thread's probe and a moved cut on small inputs too */
 	if (tix_builder_sink_extra(b, &extra, &err) == 0)
 		po.extra_sink = &extra;
 	struct tix_parse_result res;

@@ -305,7 +305,8 @@ static void *run_second(void *arg)
 	bus_len = h->size;
 	int st = second_start(h, &p);
 	size_t w = r->window, share = h->size - h->start;
-	if (st == 0 && share >= RECUT_MIN * w) {
+	size_t recut_min = h->opts->recut_min ? h->opts->recut_min : RECUT_MIN;
+	if (st == 0 && share >= recut_min * w) {
 		/* a few windows of start-up (simdjson's buffers, the first
 		 * pages of the spills), then the probe, timed */
 		size_t q = p;
@@ -366,6 +367,7 @@ int parse_reader_init(struct reader *r, const char *path, const struct tix_sink 
 	r->path = path;
 	r->err = err;
 	r->window = opts && opts->window >= 256 ? opts->window : WINDOW; /* tests use small windows */
+	r->reach = opts && opts->window >= 256 ? opts->window : SCAN_REACH;
 	r->timing = opts && opts->timing;
 	r->inflate_zlib = opts && opts->inflate_zlib;
 	r->shim = shim_new();

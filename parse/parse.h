@@ -33,6 +33,10 @@ struct tix_parse_opts {
 	 * (0: 64 MB, below which one thread is as fast).  Tests and fuzzers
 	 * make it small to exercise the split. */
 	uint64_t split_min;
+	/* A second thread's share of this many windows or more may have its cut
+	 * moved toward balance (parse.c, "The cut moved once"; 0: 512).  The
+	 * fuzzers make it small so that the move runs on small inputs. */
+	uint32_t recut_min;
 	/* A malformed event in traceEvents is an error (-1, the first one's
 	 * message) instead of skipped with a warning (parse/resync.c). */
 	int strict;

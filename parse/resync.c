@@ -44,7 +44,7 @@ void parse_bad(struct reader *r, const char *fmt, ...)
 /* Whether b[c] ('{') starts an event (the header's rule), and where it ends. */
 static int event_at(struct reader *r, const char *b, size_t c, size_t n, int eof)
 {
-	size_t lim = n - c > r->window ? c + r->window : n, end, bad;
+	size_t lim = n - c > r->reach ? c + r->reach : n, end, bad;
 	if (parse_scan_value(b, c, lim, &end, &bad) != SCAN_OK || !memmem(b + c, end - c, "\"ph\"", 4))
 		return 0;
 	size_t after = parse_skip_ws(b, end, n);

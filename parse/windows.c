@@ -263,12 +263,13 @@ static int parse_run(struct reader *r, char *b, size_t s, size_t e, size_t *resu
 
 /* The event at b[q] (a '{'): SCAN_OK with *e past it, SCAN_BAD or
  * SCAN_DEEP (parse_bad said why), or SCAN_MORE when it does not end in the
- * data.  One that runs on for more than a window while an event starts
- * inside it is malformed (a stray quote turned its strings inside out): it
- * is not scanned to the end of the file, as each such event would be. */
+ * data.  One that runs on for more than r->reach (SCAN_REACH) while an
+ * event starts inside it is malformed (a stray quote turned its strings
+ * inside out): it is not scanned to the end of the file, as each such event
+ * would be. */
 static enum scan scan_event(struct reader *r, const char *b, size_t q, size_t n, int eof, size_t *e)
 {
-	size_t bad = q, lim = n - q > r->window ? q + r->window : n;
+	size_t bad = q, lim = n - q > r->reach ? q + r->reach : n;
 	enum scan s = parse_scan_value(b, q, lim, e, &bad);
 	uint64_t passed;
 	size_t next = 0;
@@ -276,7 +277,7 @@ static enum scan scan_event(struct reader *r, const char *b, size_t q, size_t n,
 		next = parse_next_event(r, b, q + 1, lim, 0, &passed);
 		if (!next)
 			s = parse_scan_value(b, q, n, e, &bad); /* a long event, whole */
-	} else if (s == SCAN_MORE && (eof || n - q > r->window)) {
+	} else if (s == SCAN_MORE && (eof || n - q > r->reach)) {
 		/* at the end of the data, or a gzip buffer that would grow for ever */
 		next = parse_next_event(r, b, q + 1, n, eof, &passed);
 	}

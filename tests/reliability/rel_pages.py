@@ -13,8 +13,8 @@
             faults in the output's ROWS pages and the correlation ids'
             for the rows known so far, while the first still parses
             (TIX_TIMING's "ROWS warmed" line): on a trace whose first half
-            (by events, where the cut goes) is the costly one, it warms
-            some, and the index is byte for byte the one-thread one.
+            costs twice the second, it warms some in at least one of 3
+            runs, and the index is byte for byte the one-thread one.
 
     rel_pages.py --tix TIX --work DIR
 """
@@ -57,20 +57,26 @@ def main():
 
 
 def warm(args, chk, d):
-    """A first half of ops with 4 KB of args each, a second half of as many
-    bare kernels: the cut (by events) leaves the first thread ~20x the
-    bytes, so the second is idle long before the first is done."""
-    t = os.path.join(d, "lopsided.json")
-    n = 12000
-    evs = []
-    for i in range(n):
-        evs.append({"ph": "X", "cat": "cpu_op", "name": "aten::op%d" % (i % 50), "pid": 1, "tid": 1,
-                    "ts": 10 * i, "dur": 5, "args": {"Input Dims": [[i, 4096]], "pad": "x" * 4096}})
-    for i in range(n):
-        evs.append({"ph": "X", "cat": "kernel", "name": "k%d" % (i % 30), "pid": 0, "tid": 7,
-                    "ts": 10 * i + 1, "dur": 3, "args": {"correlation": i}})
-    with open(t, "w") as f:
-        json.dump({"traceEvents": evs}, f)
+    """60,000 ops with 30 args fields each, then 60,000 kernels of as many
+    bytes (long names): the cut (by events and bytes) leaves the first
+    thread ~2x the second's work, so the second is idle long before the
+    first is done (the share is too small for the cut to move)."""
+    t = os.path.join(args.work, "lopsided.json")
+    if not os.path.exists(t):
+        with open(t + ".part", "w") as f:
+            f.write('{"traceEvents": [\n')
+            sep = ""
+            for i in range(60000):
+                e = {"ph": "X", "cat": "cpu_op", "name": "aten::op%d" % (i % 50), "pid": 1, "tid": 1,
+                     "ts": 10 * i, "dur": 5, "args": {"f%d" % k: k for k in range(30)}}
+                f.write(sep + json.dumps(e))
+                sep = ",\n"
+            for i in range(60000):
+                e = {"ph": "X", "cat": "kernel", "name": "void kernel_%d<%s>" % (i % 30, "x" * 330), "pid": 0,
+                     "tid": 7, "ts": 10 * i + 1, "dur": 3, "args": {"correlation": i}}
+                f.write(sep + json.dumps(e))
+            f.write("\n]}\n")
+        os.replace(t + ".part", t)
     ref = os.path.join(d, "lopsided-ref.tix")
     rc, o, e = tixtest.tix(args, "index", t, "-o", ref, env=dict(os.environ, TIX_THREADS="1"))
     chk.check(rc == 0, "lopsided trace: the one-thread index", "rc %d %r" % (rc, e[:300]))
