@@ -179,9 +179,16 @@ static void w_discard(void *c)
 		w->inner.discard(w->inner.ctx);
 }
 
+static void w_idle(void *c, const int *stop)
+{
+	struct wrap *w = c;
+	if (w->inner.idle)
+		w->inner.idle(w->inner.ctx, stop);
+}
+
 static void wrap_sink(struct wrap *w, struct tix_sink *s)
 {
-	*s = (struct tix_sink){w, w_event, w_flow, w_track_meta, w_meta, w_base_time, w_warn, w_discard};
+	*s = (struct tix_sink){w, w_event, w_flow, w_track_meta, w_meta, w_base_time, w_warn, w_discard, w_idle};
 }
 
 /* abort()s when msg names a byte offset outside the file. */

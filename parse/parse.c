@@ -312,7 +312,7 @@ static void *run_second(void *arg)
 		size_t q = p;
 		uint64_t ya = 0;
 		for (int k = 0; k < 8 && q != (size_t)-1 && !ya; k++) { /* until the first has a window done */
-			q = parse_consume(r, h->b, q, q + 4 * w, 0, h->opts, h->size);
+			q = parse_consume(r, h->b, q, h->size - q > 4 * w ? q + 4 * w : h->size, 0, h->opts, h->size);
 			ya = atomic_load_explicit(&h->share->first_at, memory_order_relaxed);
 		}
 		size_t xa = q;
@@ -323,8 +323,11 @@ static void *run_second(void *arg)
 		uint64_t yb = ya;
 		while (q != (size_t)-1 && r->state == TOP_EVENTS && q - xa < share / 8 &&
 		       (q - xa < share / 32 || yb < ya + 16 * (uint64_t)w)) {
-			q = parse_consume(r, h->b, q, q + 4 * w, 0, h->opts, h->size);
+			size_t was = q; /* an event longer than the step: no progress, no probe */
+			q = parse_consume(r, h->b, q, h->size - q > 4 * w ? q + 4 * w : h->size, 0, h->opts, h->size);
 			yb = atomic_load_explicit(&h->share->first_at, memory_order_relaxed);
+			if (q == was)
+				break;
 		}
 		double dt = since(&ta);
 		if (q == (size_t)-1)
@@ -482,11 +485,15 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 		size_t upto = end_a - pa > seg + 2 * (size_t)r->window ? pa + seg : end_a;
 		h->committed = upto;
 		pthread_mutex_unlock(&h->mu);
+		size_t was = pa;
 		s = parse_take_events(r, b, &pa, upto, upto == end_a, opts, size);
 		if (s != SCAN_MORE || r->truncated || (upto == end_a && pa != end_a))
 			break; /* an error, or a wrong guess: the join says */
-		if (upto < end_a)
+		if (upto < end_a) {
+			if (pa == was) /* an event longer than the segment: the rest at once */
+				seg = end_a - pa;
 			continue;
+		}
 		pthread_mutex_lock(&h->mu); /* at the end: closed, unless it moved later meanwhile */
 		int later = h->state == CUT_MOVED && cut == old_cut;
 		if (h->state == CUT_OPEN)
