@@ -167,20 +167,20 @@ static int shrank(struct reader *r)
  * (balanced_middle), but what an event costs varies with its kind and its
  * args more than a sample can say (the generator's traces: the first half
  * took 1.4x the second's time at 2-8 GB), and the thread done first idles.
- * So on a large share (RECUT_MIN windows or more) the second thread parses
- * a probe first (a 32nd of its share, or more until the first thread has
- * done 16 windows meanwhile), and times both threads over it,
- * after a few windows of start-up: when one would end later than the other
- * by more than RECUT_SLACK, it moves the cut to where both would end at
- * once (the bytes that change hands costing what they cost the thread
- * whose share they were in), throws the probe's events away (the sink's discard, as after a
- * wrong guess) and starts again at the new cut.  The first thread parses
- * in segments of SEGMENT_WINDOWS windows and, between two, takes a cut that
- * moved (one earlier: its half ends there; one later: on to it at the old
- * end); it says before each segment how far that one goes, and the cut only
- * moves earlier past that, so neither thread ever parses the other's
- * events.  Once only; the index is the same whatever the cut
- * (scripts/same_index.sh, rel_pages). */
+ * So on a large share (RECUT_MIN windows or more) the second thread first
+ * parses a probe (a 32nd of its share, or more until the first thread has
+ * done 16 windows meanwhile) and times both threads over it, after a few
+ * windows of start-up.  When one would end later than the other by more
+ * than RECUT_SLACK, it moves the cut RECUT_SHARE of the way to where both
+ * would end at once (the bytes that change hands costing what they cost
+ * the thread whose share they were in), throws the probe's events away
+ * (the sink's discard, as after a wrong guess) and starts again at the new
+ * cut.  The first thread parses in segments of SEGMENT_WINDOWS windows and
+ * between two takes a cut that moved: one earlier ends its half there, one
+ * later it goes on to from the old cut.  It says before each segment how
+ * far that one goes, and the cut moves earlier only past that, under one
+ * mutex, so neither thread ever parses the other's events.  Once only; the
+ * index is the same whatever the cut (scripts/same_index.sh, rel_recut). */
 #define RECUT_MIN 512
 #define RECUT_SLACK 0.05
 #define RECUT_SHARE 0.75
