@@ -14,8 +14,9 @@ large enough to be probed) and the split from 4 KB:
                be guessed inside an event: a wrong guess at the moved cut
                is found by the first thread, and it goes on alone
 
-Each is indexed RUNS times (5; 3 under TIX_TEST_TRIM, the sanitizers'
-stage; the move depends on the threads' speeds): every
+Each is indexed RUNS times (the move depends on the threads' speeds; under
+TIX_TEST_TRIM, the sanitizers' stage: 20,000 events a block in 12 KB windows,
+3 runs): every
 index must equal the one-thread index, and the cut must have moved the
 expected way in at least one run (TIX_TIMING's "the cut moved" line).
 
@@ -28,8 +29,10 @@ import re
 import reltest
 from reltest import tixtest
 
-RUNS = 3 if os.environ.get("TIX_TEST_TRIM") else 5  # the sanitizers' stage: 3
-N = 60000
+TRIM = bool(os.environ.get("TIX_TEST_TRIM"))  # the sanitizers' stage: a third of the events, 3 runs
+RUNS = 3 if TRIM else 5
+N = 20000 if TRIM else 60000
+WINDOW = "12288" if TRIM else "32768"  # a share of 512 windows or more is probed
 MOVED = re.compile(r"the cut moved from ([0-9.]+)% to ([0-9.]+)%")
 
 
@@ -63,7 +66,7 @@ def main():
              ("ops-last", ("kernels", "ops"), False, "later"),
              ("fooled", ("ops", "kernels"), True, None))
     for name, blocks, fooled, way in cases:
-        t = write(os.path.join(args.work, "recut-%s.json" % name), blocks, fooled)
+        t = write(os.path.join(args.work, "recut-%s-%d.json" % (name, N)), blocks, fooled)
         ref = os.path.join(d, "%s-ref.tix" % name)
         rc, o, e = tixtest.tix(args, "index", t, "-o", ref, env=dict(os.environ, TIX_THREADS="1"))
         chk.check(rc == 0, "%s: the one-thread index" % name, "rc %d %r" % (rc, e[:300]))
@@ -71,7 +74,7 @@ def main():
         moves = []
         for k in range(RUNS):
             out = os.path.join(d, "%s-%d.tix" % (name, k))
-            env = dict(os.environ, TIX_TIMING="1", TIX_SPLIT_MIN="4096", TIX_PARSE_WINDOW="32768")
+            env = dict(os.environ, TIX_TIMING="1", TIX_SPLIT_MIN="4096", TIX_PARSE_WINDOW=WINDOW)
             rc, o, e = tixtest.tix(args, "index", t, "-o", out, env=env)
             m = MOVED.search(e)
             if m:
