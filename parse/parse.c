@@ -198,7 +198,7 @@ struct second_half {
 	struct timespec done_at;
 	int stop; /* set by the first thread when its half is done: the sink's idle() returns */
 	size_t q0, end_a;          /* the first thread's events: from q0 to end_a, at the start */
-	struct shared_progress *share;
+	struct shared_progress progress, *share; /* share: &progress, for both readers */
 	const struct reader *first; /* its settings, for a restart */
 	pthread_mutex_t mu;        /* the cut, between the threads: */
 	enum cut_state state;
@@ -444,14 +444,14 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 		end_a--;
 
 	struct second_half *h = calloc(1, sizeof(*h));
-	struct shared_progress share = {0, cut + 1, 0};
 	if (!h)
 		return 0;
 	h->b = b;
 	h->start = cut + 1;
 	h->size = size;
 	h->opts = opts;
-	h->share = &share;
+	h->share = &h->progress;
+	atomic_store(&h->progress.first_start, cut + 1);
 	h->first = r;
 	h->q0 = q;
 	h->end_a = end_a;
@@ -463,7 +463,7 @@ static int parse_split(struct reader *r, char *b, size_t *p, size_t size,
 		free(h);
 		return 0;
 	}
-	r->share = &share;
+	r->share = h->share;
 
 	/* The first half, as if the file ended at the cut. */
 	size_t pa = q;
