@@ -566,8 +566,18 @@ int cli_open_trace(const char *path, const struct open_opts *o, struct tix_index
 				at = i;
 			} else if (err->cls != TIX_ERR_ENV || tried++) {
 				if (tried > 1) {
-					char both[2 * sizeof(err->msg) + 32]; /* cut to fit by tix_error_env */
-					snprintf(both, sizeof(both), "%s; and in the cache: %s", first.msg, err->msg);
+					/* both in one line that fits err->msg: the first place's
+					 * message is cut (marked "...") rather than the cache's,
+					 * which says where the second try went; long paths made
+					 * the cut fall inside it */
+					const char *sep = "; and in the cache: ";
+					size_t room = sizeof(err->msg) - 1, n1 = strlen(first.msg), n2 = strlen(err->msg);
+					size_t keep1 = n1 + strlen(sep) + n2 <= room ? n1
+					               : room > strlen(sep) + n2 + 3 + room / 4 ? room - strlen(sep) - n2 - 3
+					                                                        : room / 4;
+					char both[2 * sizeof(err->msg) + 32];
+					snprintf(both, sizeof(both), "%.*s%s%s%s", (int)keep1, first.msg, keep1 < n1 ? "..." : "",
+					         sep, err->msg);
 					tix_error_env(err, "%s", both);
 				}
 				if (alone)

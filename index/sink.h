@@ -36,7 +36,7 @@ enum tix_error_class {
 };
 
 struct tix_error {
-	char msg[512];
+	char msg[2048]; /* a path may appear twice, and a message may hold two (open.c) */
 	enum tix_error_class cls;
 	int code; /* the errno behind it (ENOMEM for tix_error_oom), 0 when none */
 };
