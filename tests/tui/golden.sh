@@ -49,6 +49,10 @@ session() {
 	rm -f ./*.tix ./tp8/*.tix
 	$T new-session -d -s g -x "$w" -y "$h" -c "$WORK" \
 		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC HOME=$WORK $* $TIX $tr; sleep 600"
+	# the server outlives a killed session: killing the last one otherwise
+	# ends the server, and the next new-session racing that exit fails with
+	# "server exited unexpectedly" (CI saw it once)
+	$T set -g exit-empty off
 }
 
 # snap NAME TEXT: the screen once it shows TEXT and two captures agree (at
