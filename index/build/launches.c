@@ -51,30 +51,87 @@ static uint32_t flow_end_row(const struct linker *L, const struct bflow *f, int 
 	return TIX_NONE;
 }
 
+/* The table of launch calls by correlation id.  Kineto numbers the
+ * launches of a process from 1 up, so the ids of a trace mostly fill a
+ * range not much wider than their count: then the id less the smallest is
+ * the slot, and a walk over the rows (each track in time order, its ids
+ * rising) touches the table in order.  A hash scatters those touches over
+ * a table far larger than the caches at millions of launches (at 10M
+ * events, the phase took 10x its time at 2.5M), so it serves only ids too
+ * sparse for that.  Either way a slot holds one id: what the links are
+ * does not depend on which. */
+struct corr_table {
+	struct spill sp;
+	struct corr_slot *slots;
+	uint32_t mask;   /* hashed: slots - 1 */
+	int direct;      /* slot = id - lo */
+	int64_t lo, hi;  /* direct: the ids' range */
+};
+
+/* Direct when the range holds at most this many slots per launch (the hash
+ * takes 2-4 per launch, so the table is no larger). */
+#define DIRECT_SLOTS_PER_LAUNCH 4
+
+static int corr_table_init(struct linker *L, struct corr_table *t, uint32_t nlaunch, struct tix_error *err)
+{
+	memset(t, 0, sizeof(*t));
+	t->sp.fd = -1;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (uint32_t i = 0; i < L->nrows; i++) {
+		int64_t c = SPILL_AT(&L->corr, int64_t, i);
+		if (c < 0 || !tix_kind_is_launch(SPILL_AT(&L->rows, struct tix_row_disk, i).kind))
+			continue;
+		lo = c < lo ? c : lo;
+		hi = c > hi ? c : hi;
+	}
+	uint64_t nslots = 16;
+	if (lo <= hi && (uint64_t)(hi - lo) < (uint64_t)DIRECT_SLOTS_PER_LAUNCH * nlaunch + 16) {
+		t->direct = 1;
+		t->lo = lo;
+		t->hi = hi;
+		nslots = (uint64_t)(hi - lo) + 1;
+	} else {
+		while (nslots < 2ull * nlaunch)
+			nslots *= 2;
+		t->mask = (uint32_t)(nslots - 1);
+	}
+	if (linker_spill(L, &t->sp, sizeof(struct corr_slot), err) || spill_resize(&t->sp, nslots, err))
+		return -1;
+	t->slots = (struct corr_slot *)t->sp.base;
+	memset(t->slots, 0, nslots * sizeof(*t->slots));
+	return 0;
+}
+
+/* The slot of id c (>= 0): the one that holds it, or the free one it would
+ * take; NULL when a direct table has no room for it (then it is no
+ * launch's). */
+static struct corr_slot *corr_slot_of(const struct corr_table *t, int64_t c)
+{
+	if (t->direct)
+		return c >= t->lo && c <= t->hi ? &t->slots[c - t->lo] : NULL;
+	uint32_t j = (uint32_t)tix_hash64(&c, 8, 3) & t->mask;
+	while (t->slots[j].used && t->slots[j].corr != c)
+		j = (j + 1) & t->mask;
+	return &t->slots[j];
+}
+
 /* Launch calls by correlation id (rule: docs/FORMAT.md, "Links"). */
 int linker_link_by_correlation(struct linker *L, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
 	uint32_t nlaunch = b->c.kind_counts[TIX_KIND_RUNTIME] + b->c.kind_counts[TIX_KIND_DRIVER];
-	uint32_t nslots = 16;
-	while (nslots < 2ull * nlaunch)
-		nslots *= 2;
-	struct spill table;
-	if (linker_spill(L, &table, sizeof(struct corr_slot), err) ||
-	    spill_resize(&table, nslots, err)) {
-		spill_done(&table);
+	struct corr_table table;
+	if (corr_table_init(L, &table, nlaunch, err) != 0) {
+		spill_done(&table.sp);
 		return -1;
 	}
-	struct corr_slot *slots = (struct corr_slot *)table.base;
-	memset(slots, 0, (size_t)nslots * sizeof(*slots));
-	uint32_t mask = nslots - 1;
 	/* Launch calls by correlation id.  Merged traces of several processes
 	 * (and some single ones) reuse ids: the slot keeps a list, through
 	 * next[], of every launch with its id. */
 	struct spill nexts;
 	if (linker_spill(L, &nexts, sizeof(uint32_t), err) || spill_resize(&nexts, L->nrows, err)) {
 		spill_done(&nexts);
-		linker_release(L, &table);
+		linker_release(L, &table.sp);
 		return -1;
 	}
 	uint32_t *next = (uint32_t *)nexts.base;
@@ -82,15 +139,13 @@ int linker_link_by_correlation(struct linker *L, struct tix_error *err)
 		int64_t c = SPILL_AT(&L->corr, int64_t, i);
 		if (c < 0 || !tix_kind_is_launch(SPILL_AT(&L->rows, struct tix_row_disk, i).kind))
 			continue;
-		uint32_t j = (uint32_t)tix_hash64(&c, 8, 3) & mask;
-		while (slots[j].used && slots[j].corr != c)
-			j = (j + 1) & mask;
-		next[i] = slots[j].used ? slots[j].row : TIX_NONE;
-		if (slots[j].used == 1)
+		struct corr_slot *slot = corr_slot_of(&table, c); /* never NULL: the range holds every launch's */
+		next[i] = slot->used ? slot->row : TIX_NONE;
+		if (slot->used == 1)
 			L->corr_collisions++;
-		slots[j].corr = c;
-		slots[j].row = i;
-		slots[j].used++;
+		slot->corr = c;
+		slot->row = i;
+		slot->used++;
 	}
 	uint32_t unlinked = 0;
 	for (uint32_t i = 0; i < L->nrows; i++) {
@@ -102,17 +157,15 @@ int linker_link_by_correlation(struct linker *L, struct tix_error *err)
 			unlinked += tix_kind_is_gpu_work(r->kind);
 			continue;
 		}
-		uint32_t j = (uint32_t)tix_hash64(&c, 8, 3) & mask;
-		while (slots[j].used && slots[j].corr != c)
-			j = (j + 1) & mask;
-		if (!slots[j].used) {
+		const struct corr_slot *slot = corr_slot_of(&table, c);
+		if (!slot || !slot->used) {
 			unlinked += tix_kind_is_gpu_work(r->kind);
 			continue;
 		}
 		/* The launch that precedes the GPU event most closely; when none
 		 * precedes it, the earliest. */
 		uint32_t best = TIX_NONE, first = TIX_NONE;
-		for (uint32_t k = slots[j].row; k != TIX_NONE; k = next[k]) {
+		for (uint32_t k = slot->row; k != TIX_NONE; k = next[k]) {
 			int64_t ks = SPILL_AT(&L->rows, struct tix_row_disk, k).start_ns;
 			if (ks <= r->start_ns &&
 			    (best == TIX_NONE || ks > SPILL_AT(&L->rows, struct tix_row_disk, best).start_ns))
@@ -123,7 +176,7 @@ int linker_link_by_correlation(struct linker *L, struct tix_error *err)
 		r->link = best != TIX_NONE ? best : first;
 	}
 	linker_release(L, &nexts);
-	linker_release(L, &table);
+	linker_release(L, &table.sp);
 
 	L->unlinked_by_corr = unlinked;
 	return 0;

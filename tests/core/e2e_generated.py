@@ -13,11 +13,15 @@ step-marker style, each checked against the reference recount.
     the interleaved layout, and --step-marker REGEX.
   * rows that overlap without nesting (chains), against the recount; the
     finish on two threads writes the index one thread writes.
+  * correlation ids too sparse for the direct table (the hashed one), and
+    GPU events whose ids lie outside the launches' range, against the
+    recount.
 """
 
 import gzip
 import json
 import os
+import re
 import sys
 
 import tixtest
@@ -350,6 +354,38 @@ def finish_two_threads(args, chk, traces):
                           "%s differs from %s" % (two, ref))
 
 
+def correlation_ids(args, chk):
+    """index/build/launches.c looks launches up by id in a table indexed by
+    the id less the smallest when the ids are dense (Kineto's), else in a
+    hash: the same trace with its ids spread out (x 7919 + 10^12) takes the
+    hash, and one whose GPU events name ids just outside the launches'
+    range (those are unlinked) tests the direct table's bounds; each
+    against the recount."""
+    base = os.path.join(args.work, "corr.json")
+    tixtest.generate(base, "--steps", 3, "--layers", 4)
+    text = open(base).read()
+    ids = [int(x) for x in re.findall(r'"correlation":\s*(\d+)', text)]
+    if not chk.check(len(ids) > 100, "correlation ids: the generator writes them", "%d ids" % len(ids)):
+        return
+    sparse = os.path.join(args.work, "corr-sparse.json")
+    with open(sparse, "w") as f:
+        f.write(re.sub(r'"correlation":\s*(\d+)', lambda m: '"correlation": %d' % (int(m.group(1)) * 7919 + 10**12),
+                       text))
+    compare_trace(args, chk, sparse, label="corr-sparse.json")
+    # two GPU events name ids past the launches' range, one below it
+    lo, hi = min(ids), max(ids)
+    trace = json.loads(text)
+    gpu = [e for e in trace["traceEvents"] if e.get("cat") == "kernel" and "correlation" in e.get("args", {})]
+    moved = [hi + 1, hi + 2] + ([lo - 1] if lo > 0 else [])
+    for e, v in zip(gpu, moved):
+        e["args"]["correlation"] = v
+    chk.check(len(gpu) >= len(moved), "correlation ids: kernels to move out of the range", "%d kernels" % len(gpu))
+    outside = os.path.join(args.work, "corr-outside.json")
+    with open(outside, "w") as f:
+        json.dump(trace, f)
+    compare_trace(args, chk, outside, label="corr-outside.json")
+
+
 def main():
     p = tixtest.arg_parser(__doc__)
     args = tixtest.setup(p.parse_args())
@@ -357,6 +393,7 @@ def main():
     decode_story(args, chk)
     marker_styles(args, chk)
     finish_two_threads(args, chk, overlapping_rows(args, chk))
+    correlation_ids(args, chk)
     return chk.done()
 
 
