@@ -431,6 +431,7 @@ static int step_totals(struct linker *L, struct group_work *w, struct tix_error 
 	memset(&ivals, 0, sizeof(ivals));
 	ivals.fd = -1;
 	int rc = -1;
+	size_t *bucket_at = NULL; /* by step * 3 + class: where its intervals start */
 	uint8_t *comm = calloc((size_t)L->ngroups + 1, 1);
 	if (!comm) {
 		rc = tix_error_oom(err, NULL);
@@ -439,28 +440,52 @@ static int step_totals(struct linker *L, struct group_work *w, struct tix_error 
 	for (uint32_t g = 0; g < L->ngroups; g++)
 		comm[g] = L->groups[g].kind == TIX_KIND_KERNEL &&
 		          tix_name_is_comm(intern_str(&L->b->c.strings, L->groups[g].name));
-	if (linker_spill(L, &ivals, sizeof(struct interval), err))
+	/* The intervals by step and class, each bucket in the members' order
+	 * (a counting sort), then each bucket by start: the order of one sort
+	 * by (step, class, start), for the buckets are sorted runs of the
+	 * members of a group and the sort is stable.  Sorting the whole array
+	 * at once merged ~2 runs per group and step, log2 of which grows with
+	 * the trace; a step's bucket holds its groups' runs only. */
+	size_t nm = w->sorted.n, nbuckets = (size_t)L->nsteps * 3;
+	bucket_at = calloc(nbuckets + 1, sizeof(*bucket_at));
+	if (!bucket_at) {
+		rc = tix_error_oom(err, NULL);
 		goto out;
-	size_t nm = w->sorted.n;
+	}
 	for (size_t i = 0; i < nm; i++) {
 		const struct member *m = &SPILL_AT(&w->sorted, struct member, i);
 		if (m->step == TIX_NONE)
 			continue;
-		struct interval *iv = spill_push(&ivals, 2, err);
-		if (!iv)
-			goto out;
 		int c = m->group < L->ngroups && comm[m->group];
-		iv[0] = (struct interval){m->step, BUSY_ALL, m->start_ns, m->start_ns + m->dur_ns};
-		iv[1] = (struct interval){m->step, c ? BUSY_COMM : BUSY_COMPUTE, m->start_ns, m->start_ns + m->dur_ns};
+		bucket_at[(size_t)m->step * 3 + BUSY_ALL + 1]++;
+		bucket_at[(size_t)m->step * 3 + (c ? BUSY_COMM : BUSY_COMPUTE) + 1]++;
 		if (c)
 			L->steps[m->step].comm_kernels++;
 	}
+	for (size_t k = 0; k < nbuckets; k++)
+		bucket_at[k + 1] += bucket_at[k];
+	if (linker_spill(L, &ivals, sizeof(struct interval), err) || spill_resize(&ivals, bucket_at[nbuckets], err))
+		goto out;
+	struct interval *iv = (struct interval *)ivals.base;
+	for (size_t i = 0; i < nm; i++) {
+		const struct member *m = &SPILL_AT(&w->sorted, struct member, i);
+		if (m->step == TIX_NONE)
+			continue;
+		int c = m->group < L->ngroups && comm[m->group];
+		uint32_t cls = c ? BUSY_COMM : BUSY_COMPUTE;
+		iv[bucket_at[(size_t)m->step * 3 + BUSY_ALL]++] =
+			(struct interval){m->step, BUSY_ALL, m->start_ns, m->start_ns + m->dur_ns};
+		iv[bucket_at[(size_t)m->step * 3 + cls]++] =
+			(struct interval){m->step, cls, m->start_ns, m->start_ns + m->dur_ns};
+	}
 	free(comm);
 	comm = NULL;
-	linker_release(L, &w->sorted); /* its pages serve the sort of the intervals */
-	struct interval *iv = (struct interval *)ivals.base;
-	if (linker_sort(L, iv, ivals.n, sizeof(*iv), cmp_interval, err) != 0)
-		goto out;
+	linker_release(L, &w->sorted); /* its pages serve the sorts of the buckets */
+	/* bucket_at[k] is now the end of bucket k, the start of k + 1 */
+	for (size_t k = 0, from = 0; k < nbuckets; from = bucket_at[k++])
+		if (bucket_at[k] - from > 1 &&
+		    linker_sort(L, iv + from, bucket_at[k] - from, sizeof(*iv), cmp_interval, err) != 0)
+			goto out;
 	for (size_t i = 0; i < ivals.n;) {
 		uint32_t s = iv[i].step, cls = iv[i].cls;
 		int64_t busy = 0, cs = iv[i].start, ce = iv[i].end;
@@ -486,6 +511,7 @@ static int step_totals(struct linker *L, struct group_work *w, struct tix_error 
 	rc = 0;
 out:
 	free(comm);
+	free(bucket_at);
 	spill_done(&ivals);
 	return rc;
 }
