@@ -266,6 +266,7 @@ struct knobs {
 	int no_fallocate;    /* TIX_NO_FALLOCATE: the path of file systems without fallocate */
 	int inflate_zlib;    /* TIX_INFLATE=zlib: zlib where ISA-L is built in */
 	const char *fail_phase; /* TIX_FAIL_PHASE=NAME: that phase of the finish fails (rel_phases) */
+	double recut_to;     /* TIX_RECUT_TO=F: the parse's cut moved to F of the bytes (rel_recut) */
 };
 
 static void read_knobs(struct knobs *k)
@@ -285,6 +286,9 @@ static void read_knobs(struct knobs *k)
 	k->no_fallocate = getenv("TIX_NO_FALLOCATE") != NULL;
 	k->inflate_zlib = inflate && strcmp(inflate, "zlib") == 0;
 	k->fail_phase = getenv("TIX_FAIL_PHASE");
+	const char *recut_to = getenv("TIX_RECUT_TO");
+	double f = recut_to ? atof(recut_to) : 0;
+	k->recut_to = f > 0 && f < 1 ? f : 0;
 }
 
 static int build_with(const char *trace, const char *out, const struct open_opts *o,
@@ -319,7 +323,8 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 		                            .strict = o->strict,
 		                            .window = k.parse_window,
 		                            .timing = k.timing,
-		                            .inflate_zlib = k.inflate_zlib};
+		                            .inflate_zlib = k.inflate_zlib,
+		                            .recut_to = k.recut_to};
 		if (!k.one_thread && tix_builder_sink_extra(b, &extra, err) == 0)
 			po.extra_sink = &extra; /* two threads on large traces */
 		struct tix_parse_result res;

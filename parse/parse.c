@@ -228,6 +228,17 @@ static int second_reader(struct second_half *h)
 	return 0;
 }
 
+/* A cut at the first event boundary from byte c, or 0 where none may be:
+ * too near the end, or later than the old cut but inside the probe (xb:
+ * where the probe ended), which the new start must skip. */
+static size_t cut_near(const struct second_half *h, size_t c, size_t xb)
+{
+	size_t w = h->r.window;
+	if (c + 2 * w > h->size || (c > h->start && c < xb + w))
+		return 0;
+	return parse_guess_cut(h->b, c, c + w);
+}
+
 /* After the probe: the first thread went from ya to yb and this one from
  * xa to xb in dt seconds.  Where the cut should be for both to end at
  * once, or 0 to keep it. */
@@ -250,11 +261,7 @@ static size_t recut_at(const struct second_half *h, uint64_t ya, uint64_t yb, si
 	at = cut + RECUT_SHARE * (at - cut);
 	if (at <= y)
 		return 0;
-	size_t c = (size_t)at;
-	size_t w = h->r.window;
-	if (c + 2 * w > h->size || (c > h->start && c < xb + w))
-		return 0; /* a later cut must skip the probe */
-	return parse_guess_cut(h->b, c, c + w);
+	return cut_near(h, (size_t)at, xb);
 }
 
 /* Moves the cut to c unless the first thread may be past it, or has closed
@@ -334,7 +341,11 @@ static void *run_second(void *arg)
 			st = -1;
 		else
 			p = q;
-		size_t cut = st == 0 && r->state == TOP_EVENTS ? recut_at(h, ya, yb, xa, q, dt) : 0;
+		/* the tests' TIX_RECUT_TO puts the cut where they say, whatever
+		 * the threads' speeds (a loaded machine blurs them) */
+		size_t cut = st != 0 || r->state != TOP_EVENTS ? 0
+		             : h->opts->recut_to > 0 ? cut_near(h, (size_t)(h->opts->recut_to * (double)h->size), q)
+		                                     : recut_at(h, ya, yb, xa, q, dt);
 		if (cut && move_cut(h, cut)) {
 			if (h->opts->extra_sink->discard)
 				h->opts->extra_sink->discard(h->opts->extra_sink->ctx);

@@ -37,11 +37,17 @@ struct tix_parse_opts {
 	 * moved toward balance (parse.c, "The cut moved once"; 0: 512).  The
 	 * fuzzers make it small so that the move runs on small inputs. */
 	uint32_t recut_min;
+	/* Above 0 (and below 1): after the probe the cut moves to the event
+	 * boundary from this share of the file's bytes, whatever the threads'
+	 * speeds, where it may (rel_recut: a move earlier and one later on a
+	 * loaded machine). */
+	double recut_to;
 	/* A malformed event in traceEvents is an error (-1, the first one's
 	 * message) instead of skipped with a warning (parse/resync.c). */
 	int strict;
 	/* Knobs for tests and bench/ (the CLI sets them from TIX_PARSE_WINDOW,
-	 * TIX_TIMING and TIX_INFLATE; nothing in parse/ reads the environment). */
+	 * TIX_TIMING, TIX_INFLATE and TIX_RECUT_TO; nothing in parse/ reads the
+	 * environment). */
 	size_t window;    /* bytes a parse window holds (0, or under 256: WINDOW, 1 MB) */
 	int timing;       /* when the two threads of a split parse finished, on stderr */
 	int inflate_zlib; /* gzip through zlib even where ISA-L is built in */

@@ -14,11 +14,15 @@ large enough to be probed) and the split from 4 KB:
                be guessed inside an event: a wrong guess at the moved cut
                is found by the first thread, and it goes on alone
 
-Each is indexed RUNS times (the move depends on the threads' speeds; under
+Each is indexed RUNS times as the threads' speeds move the cut (under
 TIX_TEST_TRIM, the sanitizers' stage: 20,000 events a block in 12 KB windows,
-3 runs): every
-index must equal the one-thread index, and the cut must have moved the
-expected way in at least one run (TIX_TIMING's "the cut moved" line).
+3 runs), and once with the cut put by TIX_RECUT_TO at a quarter of the bytes
+(ops-first, fooled: earlier) or four fifths (ops-last: later), whatever the
+speeds: every index must equal the one-thread index, and the put cut must
+have moved the expected way (TIX_TIMING's "the cut moved" line).  Where the
+speeds moved it is said, not checked: on a loaded machine (ctest -j, CI)
+the probe's timing is blurred and the cut may rightly stay; what the move
+wins is measured in docs/PERFORMANCE.md, round 6.
 
     rel_recut.py --tix TIX --work DIR
 """
@@ -62,31 +66,36 @@ def write(path, blocks, fooled=False):
 
 def main():
     args, chk, d = reltest.start(__doc__, "rel_recut", "recut")
-    cases = (("ops-first", ("ops", "kernels"), False, "earlier"),
-             ("ops-last", ("kernels", "ops"), False, "later"),
-             ("fooled", ("ops", "kernels"), True, None))
-    for name, blocks, fooled, way in cases:
+    cases = (("ops-first", ("ops", "kernels"), False, "earlier", "0.25"),
+             ("ops-last", ("kernels", "ops"), False, "later", "0.8"),
+             ("fooled", ("ops", "kernels"), True, None, "0.25"))
+    for name, blocks, fooled, way, put in cases:
         t = write(os.path.join(args.work, "recut-%s-%d.json" % (name, N)), blocks, fooled)
         ref = os.path.join(d, "%s-ref.tix" % name)
         rc, o, e = tixtest.tix(args, "index", t, "-o", ref, env=dict(os.environ, TIX_THREADS="1"))
         chk.check(rc == 0, "%s: the one-thread index" % name, "rc %d %r" % (rc, e[:300]))
         want = open(ref, "rb").read() if rc == 0 else b""
         moves = []
-        for k in range(RUNS):
+        for k in range(RUNS + 1):
+            put_here = k == RUNS
             out = os.path.join(d, "%s-%d.tix" % (name, k))
             env = dict(os.environ, TIX_TIMING="1", TIX_SPLIT_MIN="4096", TIX_PARSE_WINDOW=WINDOW)
+            if put_here:
+                env["TIX_RECUT_TO"] = put
             rc, o, e = tixtest.tix(args, "index", t, "-o", out, env=env)
             m = MOVED.search(e)
-            if m:
-                moves.append((float(m.group(1)), float(m.group(2))))
+            move = (float(m.group(1)), float(m.group(2))) if m else None
+            if not put_here and move:
+                moves.append(move)
+            run = "the cut put at %s of the bytes" % put if put_here else "run %d" % k
             chk.check(rc == 0 and open(out, "rb").read() == want,
-                      "%s, run %d: the index equals the one-thread one%s" %
-                      (name, k, " (the cut moved from %.1f%% to %.1f%%)" % moves[-1] if m else ""),
+                      "%s, %s: the index equals the one-thread one%s" %
+                      (name, run, " (the cut moved from %.1f%% to %.1f%%)" % move if move else ""),
                       "rc %d %r" % (rc, e[:400]))
-        if way == "earlier":
-            chk.check(any(b < a for a, b in moves), "%s: the cut moved earlier in some run" % name, repr(moves))
-        elif way == "later":
-            chk.check(any(b > a for a, b in moves), "%s: the cut moved later in some run" % name, repr(moves))
+            if put_here and way:
+                chk.check(move is not None and (move[1] < move[0] if way == "earlier" else move[1] > move[0]),
+                          "%s: the cut put at %s of the bytes moved %s" % (name, put, way), repr(move))
+        print("info  %s: where the threads' speeds moved the cut: %s" % (name, moves or "nowhere"))
     return chk.done()
 
 
