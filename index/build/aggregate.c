@@ -177,22 +177,52 @@ static int cmp_step_group(const void *a, const void *b)
 	return x->group < y->group ? -1 : (x->group > y->group);
 }
 
-/* A GPU work interval of a step, counted in one of the step's unions. */
+/* A step's GPU busy time is counted in three unions of intervals: all its
+ * GPU work, its communication kernels, and the rest. */
 enum busy_class { BUSY_ALL, BUSY_COMPUTE, BUSY_COMM };
-struct interval {
-	uint32_t step;
-	uint32_t cls;              /* enum busy_class */
-	int64_t start, end;
+struct busy_union {
+	int64_t busy, from, to; /* the time covered before [from, to), the open span */
+	int any;
 };
 
-static int cmp_interval(const void *a, const void *b)
+/* Adds [start, end) to u; the intervals come in order of their starts. */
+static void busy_add(struct busy_union *u, int64_t start, int64_t end)
 {
-	const struct interval *x = a, *y = b;
-	if (x->step != y->step)
-		return x->step < y->step ? -1 : 1;
-	if (x->cls != y->cls)
-		return x->cls < y->cls ? -1 : 1;
-	return x->start < y->start ? -1 : (x->start > y->start);
+	if (!u->any) {
+		u->any = 1;
+		u->from = start;
+		u->to = end;
+	} else if (start > u->to) {
+		u->busy += u->to - u->from;
+		u->from = start;
+		u->to = end;
+	} else if (end > u->to) {
+		u->to = end;
+	}
+}
+
+/* A step group's members not yet counted, in w->sorted. */
+struct run_cursor {
+	size_t at, end;
+	int64_t start; /* the start of the member at `at` */
+};
+
+/* Sifts h[i] down the min-heap of n cursors by start. */
+static void heap_down(struct run_cursor *h, uint32_t n, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+		if (l < n && h[l].start < h[m].start)
+			m = l;
+		if (l + 1 < n && h[l + 1].start < h[m].start)
+			m = l + 1;
+		if (m == i)
+			return;
+		struct run_cursor t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
 }
 
 /* What the four jobs of linker_aggregate_groups hand on to each other;
@@ -427,92 +457,70 @@ static int step_totals(struct linker *L, struct group_work *w, struct tix_error 
 		if (L->steps[s].groups_count == 0)
 			L->steps[s].groups_first = 0;
 
-	struct spill ivals;
-	memset(&ivals, 0, sizeof(ivals));
-	ivals.fd = -1;
 	int rc = -1;
-	size_t *bucket_at = NULL; /* by step * 3 + class: where its intervals start */
+	struct run_cursor *heap = NULL;
+	uint32_t most = 0; /* groups in a step, at most */
+	for (uint32_t s = 0; s < L->nsteps; s++)
+		most = L->steps[s].groups_count > most ? L->steps[s].groups_count : most;
 	uint8_t *comm = calloc((size_t)L->ngroups + 1, 1);
-	if (!comm) {
+	heap = comm ? malloc(((size_t)most + 1) * sizeof(*heap)) : NULL;
+	if (!heap) {
 		rc = tix_error_oom(err, NULL);
 		goto out;
 	}
 	for (uint32_t g = 0; g < L->ngroups; g++)
 		comm[g] = L->groups[g].kind == TIX_KIND_KERNEL &&
 		          tix_name_is_comm(intern_str(&L->b->c.strings, L->groups[g].name));
-	/* The intervals by step and class, each bucket in the members' order
-	 * (a counting sort), then each bucket by start: the order of one sort
-	 * by (step, class, start), for the buckets are sorted runs of the
-	 * members of a group and the sort is stable.  Sorting the whole array
-	 * at once merged ~2 runs per group and step, log2 of which grows with
-	 * the trace; a step's bucket holds its groups' runs only. */
-	size_t nm = w->sorted.n, nbuckets = (size_t)L->nsteps * 3;
-	bucket_at = calloc(nbuckets + 1, sizeof(*bucket_at));
-	if (!bucket_at) {
-		rc = tix_error_oom(err, NULL);
-		goto out;
-	}
-	for (size_t i = 0; i < nm; i++) {
-		const struct member *m = &SPILL_AT(&w->sorted, struct member, i);
-		if (m->step == TIX_NONE)
-			continue;
-		int c = m->group < L->ngroups && comm[m->group];
-		bucket_at[(size_t)m->step * 3 + BUSY_ALL + 1]++;
-		bucket_at[(size_t)m->step * 3 + (c ? BUSY_COMM : BUSY_COMPUTE) + 1]++;
-		if (c)
-			L->steps[m->step].comm_kernels++;
-	}
-	for (size_t k = 0; k < nbuckets; k++)
-		bucket_at[k + 1] += bucket_at[k];
-	if (linker_spill(L, &ivals, sizeof(struct interval), err) || spill_resize(&ivals, bucket_at[nbuckets], err))
-		goto out;
-	struct interval *iv = (struct interval *)ivals.base;
-	for (size_t i = 0; i < nm; i++) {
-		const struct member *m = &SPILL_AT(&w->sorted, struct member, i);
-		if (m->step == TIX_NONE)
-			continue;
-		int c = m->group < L->ngroups && comm[m->group];
-		uint32_t cls = c ? BUSY_COMM : BUSY_COMPUTE;
-		iv[bucket_at[(size_t)m->step * 3 + BUSY_ALL]++] =
-			(struct interval){m->step, BUSY_ALL, m->start_ns, m->start_ns + m->dur_ns};
-		iv[bucket_at[(size_t)m->step * 3 + cls]++] =
-			(struct interval){m->step, cls, m->start_ns, m->start_ns + m->dur_ns};
-	}
-	free(comm);
-	comm = NULL;
-	linker_release(L, &w->sorted); /* its pages serve the sorts of the buckets */
-	/* bucket_at[k] is now the end of bucket k, the start of k + 1 */
-	for (size_t k = 0, from = 0; k < nbuckets; from = bucket_at[k++])
-		if (bucket_at[k] - from > 1 &&
-		    linker_sort(L, iv + from, bucket_at[k] - from, sizeof(*iv), cmp_interval, err) != 0)
-			goto out;
-	for (size_t i = 0; i < ivals.n;) {
-		uint32_t s = iv[i].step, cls = iv[i].cls;
-		int64_t busy = 0, cs = iv[i].start, ce = iv[i].end;
-		size_t j = i;
-		for (; j < ivals.n && iv[j].step == s && iv[j].cls == cls; j++) {
-			if (iv[j].start > ce) {
-				busy += ce - cs;
-				cs = iv[j].start;
-				ce = iv[j].end;
-			} else if (iv[j].end > ce) {
-				ce = iv[j].end;
-			}
+	/* Each step's members come as one run a step group, each run in order
+	 * of start (fill_groups sorted them): merged by a heap of the runs,
+	 * they reach the unions in order of start, with no array of intervals
+	 * and no sort (a sort of all of them merged ~2 runs a group and step,
+	 * log2 of which grows with the trace). */
+	for (uint32_t s = 0; s < L->nsteps; s++) {
+		struct tix_step *st = &L->steps[s];
+		uint32_t n = 0;
+		for (uint32_t j = st->groups_first; j < st->groups_first + st->groups_count; j++) {
+			const struct tix_group *S = &L->step_groups[j];
+			if (!S->members_count)
+				continue;
+			heap[n].at = S->members_first;
+			heap[n].end = (size_t)S->members_first + S->members_count;
+			heap[n].start = SPILL_AT(&w->sorted, struct member, heap[n].at).start_ns;
+			n++;
 		}
-		busy += ce - cs;
-		if (cls == BUSY_ALL)
-			L->steps[s].gpu_busy_ns = busy;
-		else if (cls == BUSY_COMM)
-			L->steps[s].comm_busy_ns = busy;
-		else
-			L->steps[s].compute_busy_ns = busy;
-		i = j;
+		for (uint32_t i = n / 2; i-- > 0;)
+			heap_down(heap, n, i);
+		struct busy_union u[3];
+		memset(u, 0, sizeof(u));
+		while (n) {
+			const struct member *m = &SPILL_AT(&w->sorted, struct member, heap[0].at);
+			int c = m->group < L->ngroups && comm[m->group];
+			busy_add(&u[BUSY_ALL], m->start_ns, m->start_ns + m->dur_ns);
+			busy_add(&u[c ? BUSY_COMM : BUSY_COMPUTE], m->start_ns, m->start_ns + m->dur_ns);
+			st->comm_kernels += (uint32_t)c;
+			if (++heap[0].at < heap[0].end)
+				heap[0].start = m[1].start_ns;
+			else
+				heap[0] = heap[--n];
+			heap_down(heap, n, 0);
+		}
+		for (int k = 0; k < 3; k++) {
+			if (!u[k].any)
+				continue;
+			int64_t busy = u[k].busy + (u[k].to - u[k].from);
+			if (k == BUSY_ALL)
+				st->gpu_busy_ns = busy;
+			else if (k == BUSY_COMM)
+				st->comm_busy_ns = busy;
+			else
+				st->compute_busy_ns = busy;
+		}
 	}
+	linker_release(L, &w->sorted); /* its pages serve the next phases */
 	rc = 0;
 out:
 	free(comm);
-	free(bucket_at);
-	spill_done(&ivals);
+	free(heap);
 	return rc;
 }
 
