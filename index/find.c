@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/merge.h"
 #include "index/reader_int.h"
 
 /* ---- events by name ---- */
@@ -25,22 +26,7 @@ static int head_less(const struct head *a, const struct head *b)
 	return a->start != b->start ? a->start < b->start : a->row < b->row;
 }
 
-static void heap_down(struct head *h, uint32_t n, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		if (l < n && head_less(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && head_less(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		struct head t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
+TIX_HEAP_DOWN(heap_down, struct head, head_less)
 
 static struct head head_of(const struct tix_index *ix, const struct run *r, uint32_t run)
 {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "index/build/phases.h"
+#include "index/merge.h"
 
 struct member {               /* 32 bytes */
 	uint32_t group;
@@ -180,26 +181,6 @@ static int cmp_step_group(const void *a, const void *b)
 /* A step's GPU busy time is counted in three unions of intervals: all its
  * GPU work, its communication kernels, and the rest. */
 enum busy_class { BUSY_ALL, BUSY_COMPUTE, BUSY_COMM };
-struct busy_union {
-	int64_t busy, from, to; /* the time covered before [from, to), the open span */
-	int any;
-};
-
-/* Adds [start, end) to u; the intervals come in order of their starts. */
-static void busy_add(struct busy_union *u, int64_t start, int64_t end)
-{
-	if (!u->any) {
-		u->any = 1;
-		u->from = start;
-		u->to = end;
-	} else if (start > u->to) {
-		u->busy += u->to - u->from;
-		u->from = start;
-		u->to = end;
-	} else if (end > u->to) {
-		u->to = end;
-	}
-}
 
 /* A step group's members not yet counted, in w->sorted. */
 struct run_cursor {
@@ -207,23 +188,12 @@ struct run_cursor {
 	int64_t start; /* the start of the member at `at` */
 };
 
-/* Sifts h[i] down the min-heap of n cursors by start. */
-static void heap_down(struct run_cursor *h, uint32_t n, uint32_t i)
+static int run_before(const struct run_cursor *a, const struct run_cursor *b)
 {
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		if (l < n && h[l].start < h[m].start)
-			m = l;
-		if (l + 1 < n && h[l + 1].start < h[m].start)
-			m = l + 1;
-		if (m == i)
-			return;
-		struct run_cursor t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
+	return a->start < b->start;
 }
+
+TIX_HEAP_DOWN(heap_down, struct run_cursor, run_before)
 
 /* What the four jobs of linker_aggregate_groups hand on to each other;
  * group_work_done frees whatever is left, whichever job stopped. */
@@ -490,13 +460,13 @@ static int step_totals(struct linker *L, struct group_work *w, struct tix_error 
 		}
 		for (uint32_t i = n / 2; i-- > 0;)
 			heap_down(heap, n, i);
-		struct busy_union u[3];
+		struct tix_union u[3];
 		memset(u, 0, sizeof(u));
 		while (n) {
 			const struct member *m = &SPILL_AT(&w->sorted, struct member, heap[0].at);
 			int c = m->group < L->ngroups && comm[m->group];
-			busy_add(&u[BUSY_ALL], m->start_ns, m->start_ns + m->dur_ns);
-			busy_add(&u[c ? BUSY_COMM : BUSY_COMPUTE], m->start_ns, m->start_ns + m->dur_ns);
+			tix_union_add(&u[BUSY_ALL], m->start_ns, m->start_ns + m->dur_ns);
+			tix_union_add(&u[c ? BUSY_COMM : BUSY_COMPUTE], m->start_ns, m->start_ns + m->dur_ns);
 			st->comm_kernels += (uint32_t)c;
 			if (++heap[0].at < heap[0].end)
 				heap[0].start = m[1].start_ns;
@@ -505,9 +475,9 @@ static int step_totals(struct linker *L, struct group_work *w, struct tix_error 
 			heap_down(heap, n, 0);
 		}
 		for (int k = 0; k < 3; k++) {
-			if (!u[k].any)
+			if (!u[k].open)
 				continue;
-			int64_t busy = u[k].busy + (u[k].to - u[k].from);
+			int64_t busy = tix_union_total(&u[k]);
 			if (k == BUSY_ALL)
 				st->gpu_busy_ns = busy;
 			else if (k == BUSY_COMM)

@@ -16,30 +16,7 @@
 #include <string.h>
 
 #include "index/build/phases.h"
-
-/* ---- a union of intervals, fed in start order ---- */
-struct union_acc {
-	int64_t s, e, total;
-	int open;
-};
-
-static void u_add(struct union_acc *u, int64_t s, int64_t e)
-{
-	if (!u->open) {
-		*u = (struct union_acc){s, e, 0, 1};
-	} else if (s > u->e) { /* touching intervals merge, as HTA's */
-		u->total += u->e - u->s;
-		u->s = s;
-		u->e = e;
-	} else if (e > u->e) {
-		u->e = e;
-	}
-}
-
-static int64_t u_total(const struct union_acc *u)
-{
-	return u->total + (u->open ? u->e - u->s : 0);
-}
+#include "index/merge.h"
 
 /* ---- the synchronising calls, by thread ---- */
 struct sync_call {
@@ -220,7 +197,7 @@ static const struct sync_call *sync_at(const struct state *st, uint32_t t, int64
 
 /* The unions and causes of one step (or of the trace). */
 struct span_acc {
-	struct union_acc all, compute, comm, cc; /* cc: compute or comm */
+	struct tix_union all, compute, comm, cc; /* cc: compute or comm */
 	int64_t first;
 	int any;
 };
@@ -374,13 +351,13 @@ static void on_span(struct state *st, struct span_acc *a, struct tix_breakdown *
 		a->first = s;
 		a->any = 1;
 	}
-	u_add(&a->all, s, e);
+	tix_union_add(&a->all, s, e);
 	if (cls == TIX_GPU_COMPUTE)
-		u_add(&a->compute, s, e);
+		tix_union_add(&a->compute, s, e);
 	if (cls == TIX_GPU_COMM)
-		u_add(&a->comm, s, e);
+		tix_union_add(&a->comm, s, e);
 	if (cls != TIX_GPU_MEMORY)
-		u_add(&a->cc, s, e);
+		tix_union_add(&a->cc, s, e);
 	bd->gpu_events++;
 	bd->gpu_ns = tix_sat_add(bd->gpu_ns, dur);
 	(void)row;
@@ -390,8 +367,8 @@ static void span_done(const struct span_acc *a, struct tix_breakdown *bd)
 {
 	if (!a->any)
 		return;
-	int64_t all = u_total(&a->all), c = u_total(&a->compute), m = u_total(&a->comm),
-	        cc = u_total(&a->cc);
+	int64_t all = tix_union_total(&a->all), c = tix_union_total(&a->compute), m = tix_union_total(&a->comm),
+	        cc = tix_union_total(&a->cc);
 	bd->span_start = a->first;
 	bd->span_end = a->all.e > a->first ? a->all.e : a->first;
 	/* the end of the last interval is the latest end: unions are fed in
@@ -419,22 +396,7 @@ static int cursor_before(const struct cursor *a, const struct cursor *b)
 	return a->dur != b->dur ? a->dur > b->dur : a->row < b->row;
 }
 
-static void heap_down(struct cursor *h, uint32_t n, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		if (l < n && cursor_before(&h[l], &h[m]))
-			m = l;
-		if (l + 1 < n && cursor_before(&h[l + 1], &h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		struct cursor t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
+TIX_HEAP_DOWN(heap_down, struct cursor, cursor_before)
 
 /* Moves c to the next GPU work row of its track; 0 when there is none. */
 static int cursor_next(const struct linker *L, struct cursor *c)
