@@ -183,6 +183,9 @@ start() {
 	tm kill-session -t b 2>/dev/null || true
 	tm new-session -d -s b -x 160 -y 50 \
 		"date +%s%N >$W/start.ns; exec env LANG=C.UTF-8 TERM=xterm-256color TIX_TUI_TIMING=$LOG $*"
+	# the server outlives the session (tix's quit ends it): a new-session
+	# racing a server on its way out fails with "server exited unexpectedly"
+	tm set -g exit-empty off
 }
 screen() { tm capture-pane -p -t b 2>/dev/null; }
 # wait_for TEXT: until the screen shows TEXT (polled every 10 ms: each poll
