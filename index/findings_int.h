@@ -1,7 +1,8 @@
 /* What index/findings.c (the rules) shares with index/findings_outcomes.c
- * (what a fix saved of each finding): the one definition of a step's basis
- * and of a shape's figures per step, so an outcome is measured as its
- * finding was.  Not a door for anyone else: index/findings.h is. */
+ * (what a fix saved of each finding) and index/findings_roofline.c (a
+ * shape's and an op's figures): the one definition of a step's basis, of a
+ * shape's figures per step and of its cost, so an outcome is measured as
+ * its finding was.  Not a door for anyone else: index/findings.h is. */
 #ifndef TIX_INDEX_FINDINGS_INT_H
 #define TIX_INDEX_FINDINGS_INT_H
 
@@ -21,5 +22,8 @@ void findings_step_basis(const struct tix_index *ix, uint32_t s, struct tix_step
  * real steps averaged). */
 void findings_shape_per_step(const struct tix_index *ix, uint32_t shape, uint32_t step, double *calls,
                              int64_t *gpu_ns);
+/* What one call of op-shape group o costs, from the op models (flops and
+ * bytes -1 where they cannot say). */
+void findings_shape_cost(const struct tix_index *ix, const struct tix_op_shape *o, struct tix_op_cost *c);
 
 #endif /* TIX_INDEX_FINDINGS_INT_H */

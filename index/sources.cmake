@@ -16,6 +16,7 @@ set(TIX_INDEX_SOURCES
   peaks.c
   findings.c
   findings_outcomes.c
+  findings_roofline.c
   gaps.c
   text.c
   outfile.c
