@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,6 +80,11 @@ struct progress {
 	double last;
 	const char *path;
 };
+
+static double tv_diff(const struct timeval *a, const struct timeval *b)
+{
+	return (double)(a->tv_sec - b->tv_sec) + (double)(a->tv_usec - b->tv_usec) / 1e6;
+}
 
 static double now_s(void)
 {
@@ -311,6 +317,8 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 	tix_builder_sink(b, &sink);
 	struct progress pr = {o->progress, 0, trace};
 	double t0 = now_s();
+	struct rusage u0, u1, u2;
+	getrusage(RUSAGE_SELF, &u0);
 	int rc;
 	if (is_journal(trace)) {
 		struct tixcap_journal_result jr;
@@ -337,10 +345,19 @@ static int build_with(const char *trace, const char *out, const struct open_opts
 		return -1;
 	}
 	double t1 = now_s();
+	getrusage(RUSAGE_SELF, &u1);
 	rc = tix_builder_finish(b, err);
-	if (k.timing) /* where a build spends its time, for bench/ */
-		fprintf(stderr, "tix: timing: parse %.3f s, link+aggregate+write %.3f s\n", t1 - t0,
-		        now_s() - t1);
+	getrusage(RUSAGE_SELF, &u2);
+	/* Where a build spends its time, for bench/: wall, then the process's
+	 * CPU in user code and in the kernel (the kernel's share is mostly
+	 * first touches of fresh pages, which depend on the machine; docs/
+	 * PERFORMANCE.md, "Round 8"). */
+	if (k.timing)
+		fprintf(stderr,
+		        "tix: timing: parse %.3f s, link+aggregate+write %.3f s; CPU user+sys: parse %.3f+%.3f s, "
+		        "finish %.3f+%.3f s\n",
+		        t1 - t0, now_s() - t1, tv_diff(&u1.ru_utime, &u0.ru_utime), tv_diff(&u1.ru_stime, &u0.ru_stime),
+		        tv_diff(&u2.ru_utime, &u1.ru_utime), tv_diff(&u2.ru_stime, &u1.ru_stime));
 	return rc;
 }
 
