@@ -39,8 +39,8 @@ static int collector_init(struct collector *c, const char *dir, struct temp_budg
 		return tix_error_oom(err, source_path);
 	for (int i = 0; i < DETAIL_MEMO_SIZE; i++)
 		c->memo[i].name = TIX_NONE;
-	if (spill_init(&c->rows, dir, out_path, sizeof(struct brow), tb, err) ||
-	    spill_init(&c->flows, dir, out_path, sizeof(struct bflow), tb, err))
+	if (spill_stage_init(&c->rows, dir, out_path, sizeof(struct brow), tb, err) ||
+	    spill_stage_init(&c->flows, dir, out_path, sizeof(struct bflow), tb, err))
 		return -1;
 	return 0;
 }
@@ -640,6 +640,11 @@ static int warn_times(struct collector *c, struct tix_error *err)
 
 int builder_merge(struct tix_builder *b, struct tix_error *err)
 {
+	/* the collectors' rows and flows are read from here on */
+	struct collector *c[2] = {&b->c, b->extra};
+	for (int k = 0; k < 2; k++)
+		if (c[k] && (spill_seal(&c[k]->rows, err) != 0 || spill_seal(&c[k]->flows, err) != 0))
+			return -1;
 	int rc = 0;
 	if (b->extra)
 		rc = collector_merge(&b->c, b->extra, &b->xmap_str, &b->xmap_detail, &b->xmap_track, err);

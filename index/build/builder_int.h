@@ -52,14 +52,32 @@ struct spill {
 	size_t elem;        /* element size */
 	size_t n;           /* elements used */
 	size_t cap;         /* elements mapped */
+	/* Staged (spill_stage_init): elements [staged, n) wait in stage, the
+	 * ones before are in the file, nothing is mapped until spill_seal. */
+	unsigned char *stage;
+	size_t staged;
 };
 
 /* A spill in dir (an unlinked file); label names the index in messages;
  * its blocks count against tb (may be NULL). */
 int spill_init(struct spill *s, const char *dir, const char *label, size_t elem, struct temp_budget *tb,
                struct tix_error *err);
+/* A spill that is only appended to, one element a push, until it is
+ * sealed: the pushes fill a small buffer (SPILL_STAGE bytes, reused) that
+ * is written to the file with pwrite() when full.  A page written whole
+ * that way is never zeroed first, as a mapped page of a new block is (the
+ * kernel fills it before the first store): the collectors' rows and flows
+ * cost a third to a half of the kernel time they did when mapped
+ * (docs/PERFORMANCE.md, "Round 8").  Elements are read only after
+ * spill_seal, which writes the rest and maps the file: a sealed spill is an
+ * ordinary one. */
+#define SPILL_STAGE (256u << 10)
+int spill_stage_init(struct spill *s, const char *dir, const char *label, size_t elem, struct temp_budget *tb,
+                     struct tix_error *err);
+int spill_seal(struct spill *s, struct tix_error *err);
 /* Returns a pointer to n fresh elements at the end (zeroed on first use of
- * the file's pages) or NULL with err set. */
+ * the file's pages; staged: n is 1, and the pointer holds until the next
+ * push) or NULL with err set. */
 void *spill_push(struct spill *s, size_t n, struct tix_error *err);
 /* Sets the size to exactly n elements (growing if needed). */
 int spill_resize(struct spill *s, size_t n, struct tix_error *err);

@@ -151,8 +151,67 @@ static int spill_reserve(struct spill *s, size_t need, struct tix_error *err)
 	return 0;
 }
 
+int spill_stage_init(struct spill *s, const char *dir, const char *label, size_t elem, struct temp_budget *tb,
+                     struct tix_error *err)
+{
+	if (spill_init(s, dir, label, elem, tb, err) != 0)
+		return -1;
+	s->stage = malloc(SPILL_STAGE);
+	if (!s->stage)
+		return tix_error_oom(err, label);
+	return 0;
+}
+
+/* The staged elements written to the file, after the ones before them.
+ * pwrite() allocates the blocks, so a full disk is ENOSPC here, as
+ * file_reserve makes it for a mapped spill. */
+static int stage_flush(struct spill *s, struct tix_error *err)
+{
+	size_t bytes = (s->n - s->staged) * s->elem, off = s->staged * s->elem;
+	if (budget_take(s->budget, bytes, s->label, err) != 0)
+		return -1;
+	for (size_t done = 0; done < bytes;) {
+		ssize_t w = pwrite(s->fd, s->stage + done, bytes - done, (off_t)(off + done));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return tix_error_sys(err, w < 0 ? errno : ENOSPC, "%s: cannot grow a temporary file to %zu MB",
+			                     s->label, (off + bytes + (1 << 20) - 1) >> 20);
+		done += (size_t)w;
+	}
+	s->staged = s->n;
+	return 0;
+}
+
+int spill_seal(struct spill *s, struct tix_error *err)
+{
+	if (!s->stage)
+		return 0;
+	if (stage_flush(s, err) != 0)
+		return -1;
+	free(s->stage);
+	s->stage = NULL;
+	if (s->n == 0)
+		return 0;
+	void *p = mmap(NULL, s->n * s->elem, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (p == MAP_FAILED)
+		return tix_error_sys(err, errno, "%s: cannot map a temporary file", s->label);
+	s->base = p;
+	s->cap = s->n; /* the file's size: growing it again reserves from there */
+	return 0;
+}
+
 void *spill_push(struct spill *s, size_t n, struct tix_error *err)
 {
+	if (s->stage && n != 1 && spill_seal(s, err) != 0)
+		return NULL;
+	if (s->stage) {
+		if ((s->n - s->staged + 1) * s->elem > SPILL_STAGE && stage_flush(s, err) != 0)
+			return NULL;
+		unsigned char *p = s->stage + (s->n++ - s->staged) * s->elem;
+		memset(p, 0, s->elem); /* as a mapped spill's fresh element reads */
+		return p;
+	}
 	if (spill_reserve(s, s->n + n, err) != 0)
 		return NULL;
 	void *p = s->base + s->n * s->elem;
@@ -187,6 +246,7 @@ void spill_done(struct spill *s)
 		munmap(s->base, s->cap * s->elem);
 	if (s->fd > 0)
 		close(s->fd);
+	free(s->stage);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }
