@@ -131,12 +131,13 @@ static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
 #endif
 
 /* ---- ROWS made ready while the first producer parses ----
- * Placing is mostly the kernel zeroing each fresh page of ROWS as the
- * scatter first writes it (a profile at 4 GB: 79% of the scatter in the
- * page-fault path, 63% in its memset), and it comes after the parse, on the
- * build's path.  The second producer's thread, done with its half before
- * the first (the halves are cut by event count, and the first's events cost
- * more), faults those pages in meanwhile: both collectors' row counts so
+ * A fresh page of ROWS costs the kernel's work to give it (and, through a
+ * mapping, to zero it first: a profile at 4 GB had 79% of the scatter in
+ * the page-fault path, 63% in its memset, before the largest tracks were
+ * written with pwrite, below), and placing comes after the parse, on the
+ * build's path.  The second producer's thread, when done with its half
+ * before the first (the cut moves toward balance, so at scale it seldom
+ * is: "warmed 0.00 of N MB"), faults those pages in meanwhile: both collectors' row counts so
  * far are a lower bound of the index's rows, so every page it touches is
  * one of ROWS's, or one that write() overwrites or the final ftruncate
  * cuts; the content of the index does not change.  It works in steps of
@@ -338,6 +339,25 @@ static int sort_track(struct linker *L, struct mover *m, uint32_t f, uint32_t n,
 /* One collector's rows scattered into their places.  The two collectors
  * of a two-thread parse are scattered at once, one thread each: within a
  * track, the first collector's rows come first, then the second's. */
+/* The rows of a collector's largest tracks go out through a buffer per
+ * track, written with pwrite() when full: a page of ROWS (or of the
+ * correlation ids) written whole that way is never zeroed first, as a
+ * mapped page of a new block is by the kernel before the first store;
+ * that zeroing was most of placing (at 8 GB, 0.9 CPU-s of 1.2; docs/
+ * PERFORMANCE.md, "Round 8").  A track's rows are consecutive, so each
+ * buffer fills a run of whole pages but for its two ends.  The other
+ * tracks' rows, and every row when the buffers cannot be had, are stored
+ * through the mappings as before: the index is the same. */
+#define STAGE_BYTES (2u << 20)  /* of rows and ids, per collector */
+#define STAGE_MIN_ROWS 256u     /* a track gets a buffer of at least this many rows ... */
+#define STAGE_MAX_ROWS 2048u    /* ... and at most this many */
+#define STAGE_ROW (sizeof(struct tix_row_disk) + sizeof(int64_t))
+
+struct stage_track {
+	uint32_t first; /* the final row its buffer starts at */
+	uint32_t n;     /* rows in the buffer */
+};
+
 struct scatter {
 	const struct collector *src;
 	const uint32_t *sm, *dm, *tm; /* the second collector's number maps, or NULL */
@@ -349,8 +369,109 @@ struct scatter {
 	int64_t *longs;               /* long durations, in the order met */
 	uint32_t nlong, long_cap;
 	int64_t first_ns, last_ns;
-	int failed;
+	int failed;                   /* 1: out of memory; 2: a write failed, errno in write_errno */
+	int write_errno;
+	/* the buffers (stage_plan): slot_of a final track, or TIX_NONE */
+	uint32_t *slot_of;
+	struct stage_track *slots;
+	struct tix_row_disk *stage_rows; /* slot k's at k * stage_rows_per */
+	int64_t *stage_corr;
+	uint32_t nslots, stage_rows_per;
+	int rows_fd, corr_fd;
+	uint64_t rows_off;            /* of final row 0 in rows_fd */
 };
+
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t w = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : ENOSPC;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+static int cmp_count_desc(const void *a, const void *b, void *ctx)
+{
+	const uint32_t *count = ctx, x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return count[x] != count[y] ? (count[x] < count[y] ? 1 : -1) : (x > y) - (x < y);
+}
+
+/* Gives buffers to j's tracks of at least 2 * STAGE_MIN_ROWS rows, the
+ * largest first, within STAGE_BYTES.  Without memory for them it plans
+ * none, and every row goes through the mappings. */
+static void stage_plan(struct scatter *j, uint32_t ntracks)
+{
+	uint32_t *count = calloc(ntracks + 1, sizeof(*count)), *order = malloc((ntracks + 1) * sizeof(*order));
+	uint32_t n = 0;
+	if (!count || !order)
+		goto out;
+	for (uint32_t i = 0; i < j->src->ntracks; i++)
+		count[j->remap[j->tm ? j->tm[i] : i]] += j->src->tracks[i].count;
+	for (uint32_t t = 0; t < ntracks; t++)
+		if (count[t] >= 2 * STAGE_MIN_ROWS)
+			order[n++] = t;
+	if (n == 0)
+		goto out;
+	uint32_t most = STAGE_BYTES / (STAGE_MIN_ROWS * STAGE_ROW);
+	if (n > most) {
+		qsort_r(order, n, sizeof(*order), cmp_count_desc, count);
+		n = most;
+	}
+	uint32_t per = STAGE_BYTES / (n * STAGE_ROW);
+	j->stage_rows_per = per < STAGE_MAX_ROWS ? per : STAGE_MAX_ROWS;
+	j->slot_of = malloc((ntracks + 1) * sizeof(*j->slot_of));
+	j->slots = calloc(n, sizeof(*j->slots));
+	j->stage_rows = malloc((size_t)n * j->stage_rows_per * sizeof(*j->stage_rows));
+	j->stage_corr = malloc((size_t)n * j->stage_rows_per * sizeof(*j->stage_corr));
+	if (!j->slot_of || !j->slots || !j->stage_rows || !j->stage_corr)
+		goto out;
+	memset(j->slot_of, 0xff, (ntracks + 1) * sizeof(*j->slot_of));
+	for (uint32_t k = 0; k < n; k++)
+		j->slot_of[order[k]] = k;
+	j->nslots = n;
+out:
+	if (!j->nslots) {
+		free(j->slot_of);
+		free(j->slots);
+		free(j->stage_rows);
+		free(j->stage_corr);
+		j->slot_of = NULL;
+		j->slots = NULL;
+		j->stage_rows = NULL;
+		j->stage_corr = NULL;
+	}
+	free(count);
+	free(order);
+}
+
+static void stage_done(struct scatter *j)
+{
+	free(j->slot_of);
+	free(j->slots);
+	free(j->stage_rows);
+	free(j->stage_corr);
+}
+
+/* Writes slot k's rows and ids to their places; 0 or an errno. */
+static int stage_flush(struct scatter *j, uint32_t k)
+{
+	struct stage_track *st = &j->slots[k];
+	size_t at = (size_t)k * j->stage_rows_per;
+	int e = 0;
+	if (st->n) {
+		e = pwrite_all(j->rows_fd, j->stage_rows + at, st->n * sizeof(*j->stage_rows),
+		               j->rows_off + (uint64_t)st->first * sizeof(*j->stage_rows));
+		if (!e)
+			e = pwrite_all(j->corr_fd, j->stage_corr + at, st->n * sizeof(*j->stage_corr),
+			               (uint64_t)st->first * sizeof(*j->stage_corr));
+	}
+	st->n = 0;
+	return e;
+}
 
 static void *scatter_rows(void *arg)
 {
@@ -361,6 +482,20 @@ static void *scatter_rows(void *arg)
 		uint32_t track = j->remap[j->tm ? j->tm[s->track] : s->track];
 		uint32_t pos = j->cursor[track]++;
 		struct tix_row_disk *r = &j->rows[pos];
+		int64_t *corr = &j->corr[pos];
+		uint32_t k = j->slot_of ? j->slot_of[track] : TIX_NONE;
+		if (k != TIX_NONE) {
+			struct stage_track *st = &j->slots[k];
+			if (st->n == j->stage_rows_per && (j->write_errno = stage_flush(j, k)) != 0) {
+				j->failed = 2;
+				return NULL;
+			}
+			if (st->n == 0)
+				st->first = pos;
+			size_t at = (size_t)k * j->stage_rows_per + st->n++;
+			r = &j->stage_rows[at];
+			corr = &j->stage_corr[at];
+		}
 		r->start_ns = s->start_ns;
 		r->name = j->sm ? j->sm[s->name] : s->name;
 		r->track = track;
@@ -383,12 +518,17 @@ static void *scatter_rows(void *arg)
 		} else {
 			r->dur_ns = (uint32_t)s->dur_ns;
 		}
-		j->corr[pos] = s->corr;
+		*corr = s->corr;
 		if (s->start_ns < j->first_ns)
 			j->first_ns = s->start_ns;
 		if (s->start_ns + s->dur_ns > j->last_ns)
 			j->last_ns = s->start_ns + s->dur_ns;
 	}
+	for (uint32_t k = 0; k < j->nslots; k++)
+		if ((j->write_errno = stage_flush(j, k)) != 0) {
+			j->failed = 2;
+			break;
+		}
 	return NULL;
 }
 
@@ -432,9 +572,14 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 		job[k].corr = corr;
 		job[k].first_ns = INT64_MAX;
 		job[k].last_ns = INT64_MIN;
+		job[k].rows_fd = b->out_fd;
+		job[k].rows_off = ROWS_OFFSET;
+		job[k].corr_fd = L->corr.fd;
 	}
 	job[0].src = &b->c;
 	job[0].cursor = cursor;
+	if (L->out_rows_mapped)
+		stage_plan(&job[0], L->ntracks);
 	pthread_t th;
 	int threaded = 0;
 	if (b->extra) {
@@ -444,6 +589,8 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 		job[1].tm = b->xmap_track;
 		job[1].cursor = cur1;
 		job[1].tag = 1u << 31;
+		if (L->out_rows_mapped)
+			stage_plan(&job[1], L->ntracks);
 		threaded = pthread_create(&th, NULL, scatter_rows, &job[1]) == 0;
 		if (!threaded)
 			scatter_rows(&job[1]);
@@ -451,8 +598,17 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	scatter_rows(&job[0]);
 	if (threaded)
 		pthread_join(th, NULL);
+	for (int k = 0; k < 2; k++)
+		if (job[k].failed == 2) {
+			rc = tix_error_sys(err, job[k].write_errno, "%s: cannot write the index", b->out_path);
+			goto out;
+		}
 	if (job[0].failed || job[1].failed)
 		goto oom;
+	if (job[0].nslots || job[1].nslots) { /* the pages written: mapped for the phases after, in one call */
+		madvise(L->rows.base, (size_t)n * sizeof(struct tix_row_disk), MADV_POPULATE_WRITE);
+		madvise(L->corr.base, (size_t)n * sizeof(int64_t), MADV_POPULATE_WRITE);
+	}
 	L->first_ns = n ? (job[0].first_ns < job[1].first_ns ? job[0].first_ns : job[1].first_ns) : 0;
 	L->last_ns = n ? (job[0].last_ns > job[1].last_ns ? job[0].last_ns : job[1].last_ns) : 0;
 	if (b->extra)
@@ -485,6 +641,8 @@ out:
 	free(cursor);
 	free(job[0].longs);
 	free(job[1].longs);
+	stage_done(&job[0]);
+	stage_done(&job[1]);
 	linker_release(L, &tmp);
 	return rc;
 }
