@@ -103,6 +103,9 @@ void spill_reap_join(struct spill_reaper *r);
  * everywhere (tests). */
 int file_reserve(struct temp_budget *tb, int fd, size_t from, size_t to, struct tix_error *err, const char *fmt,
                  ...) __attribute__((format(printf, 6, 7)));
+/* Writes len bytes at off, on through short writes and EINTR: 0, or the
+ * errno that stopped it (ENOSPC for a write that wrote nothing). */
+int file_pwrite(int fd, const void *buf, size_t len, uint64_t off);
 /* Re-types a spill for elements of another size, emptied.  Its pages stay
  * mapped and touched, which is the point: fresh pages cost ~0.3 GB/s here. */
 void spill_retype(struct spill *s, size_t elem);

@@ -381,19 +381,6 @@ struct scatter {
 	uint64_t rows_off;            /* of final row 0 in rows_fd */
 };
 
-static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
-{
-	for (size_t done = 0; done < len;) {
-		ssize_t w = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? errno : ENOSPC;
-		done += (size_t)w;
-	}
-	return 0;
-}
-
 static int cmp_count_desc(const void *a, const void *b, void *ctx)
 {
 	const uint32_t *count = ctx, x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -457,16 +444,16 @@ static void stage_done(struct scatter *j)
 }
 
 /* Writes slot k's rows and ids to their places; 0 or an errno. */
-static int stage_flush(struct scatter *j, uint32_t k)
+static int track_flush(struct scatter *j, uint32_t k)
 {
 	struct stage_track *st = &j->slots[k];
 	size_t at = (size_t)k * j->stage_rows_per;
 	int e = 0;
 	if (st->n) {
-		e = pwrite_all(j->rows_fd, j->stage_rows + at, st->n * sizeof(*j->stage_rows),
+		e = file_pwrite(j->rows_fd, j->stage_rows + at, st->n * sizeof(*j->stage_rows),
 		               j->rows_off + (uint64_t)st->first * sizeof(*j->stage_rows));
 		if (!e)
-			e = pwrite_all(j->corr_fd, j->stage_corr + at, st->n * sizeof(*j->stage_corr),
+			e = file_pwrite(j->corr_fd, j->stage_corr + at, st->n * sizeof(*j->stage_corr),
 			               (uint64_t)st->first * sizeof(*j->stage_corr));
 	}
 	st->n = 0;
@@ -486,7 +473,7 @@ static void *scatter_rows(void *arg)
 		uint32_t k = j->slot_of ? j->slot_of[track] : TIX_NONE;
 		if (k != TIX_NONE) {
 			struct stage_track *st = &j->slots[k];
-			if (st->n == j->stage_rows_per && (j->write_errno = stage_flush(j, k)) != 0) {
+			if (st->n == j->stage_rows_per && (j->write_errno = track_flush(j, k)) != 0) {
 				j->failed = 2;
 				return NULL;
 			}
@@ -525,7 +512,7 @@ static void *scatter_rows(void *arg)
 			j->last_ns = s->start_ns + s->dur_ns;
 	}
 	for (uint32_t k = 0; k < j->nslots; k++)
-		if ((j->write_errno = stage_flush(j, k)) != 0) {
+		if ((j->write_errno = track_flush(j, k)) != 0) {
 			j->failed = 2;
 			break;
 		}

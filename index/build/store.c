@@ -162,6 +162,19 @@ int spill_stage_init(struct spill *s, const char *dir, const char *label, size_t
 	return 0;
 }
 
+int file_pwrite(int fd, const void *buf, size_t len, uint64_t off)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t w = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : ENOSPC;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
 /* The staged elements written to the file, after the ones before them.
  * pwrite() allocates the blocks, so a full disk is ENOSPC here, as
  * file_reserve makes it for a mapped spill. */
@@ -170,15 +183,10 @@ static int stage_flush(struct spill *s, struct tix_error *err)
 	size_t bytes = (s->n - s->staged) * s->elem, off = s->staged * s->elem;
 	if (budget_take(s->budget, bytes, s->label, err) != 0)
 		return -1;
-	for (size_t done = 0; done < bytes;) {
-		ssize_t w = pwrite(s->fd, s->stage + done, bytes - done, (off_t)(off + done));
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return tix_error_sys(err, w < 0 ? errno : ENOSPC, "%s: cannot grow a temporary file to %zu MB",
-			                     s->label, (off + bytes + (1 << 20) - 1) >> 20);
-		done += (size_t)w;
-	}
+	int e = file_pwrite(s->fd, s->stage, bytes, off);
+	if (e)
+		return tix_error_sys(err, e, "%s: cannot grow a temporary file to %zu MB", s->label,
+		                     (off + bytes + (1 << 20) - 1) >> 20);
 	s->staged = s->n;
 	return 0;
 }

@@ -75,19 +75,8 @@ struct out_section {
 static int write_all(int fd, const void *p, size_t n, uint64_t off, const char *path,
                      struct tix_error *err)
 {
-	const char *c = p;
-	while (n) {
-		ssize_t w = pwrite(fd, c, n > (1u << 26) ? (1u << 26) : n, (off_t)off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return tix_error_sys(err, errno, "%s: cannot write the index", path);
-		}
-		c += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
+	int e = file_pwrite(fd, p, n, off);
+	return e ? tix_error_sys(err, e, "%s: cannot write the index", path) : 0;
 }
 
 int linker_write(struct linker *L, struct tix_error *err)
