@@ -147,6 +147,157 @@ static void beneath_done(struct linker *L, struct beneath *bn)
 	linker_buf_done(L, &bn->bb);
 }
 
+/* ---- the op names a launch counts for, remembered ----
+ * rules.h says which: the distinct op names among the launch call's
+ * ancestors, innermost first (tix_rule_ancestors, then tix_rule_op_names).
+ * Walking every ancestor of every launch read ~15 rows an event on the
+ * story trace (python frames, modules, the step), 6% of a one-thread
+ * build.  Those lists are kept here instead, as linked nodes (a name, then
+ * the rest of the list), each node once (a dedup), and the list of names
+ * of a row and its ancestors, M(row), remembered for the rows seen last in
+ * a direct-mapped cache: the frames above a launch are shared by many
+ * events, so a walk mostly stops at the launch's op.  With N(row) the names
+ * of row's ancestors alone:
+ *   N(row) = the names of row's chain list, when the chain table has one
+ *            (rules.h, tix_rule_listed), else M(row's link), else none;
+ *   M(row) = N(row), or, for an op, its name first and N(row) without it.
+ * That is tix_rule_op_names' list, name for name, in its order: the index
+ * is the same (scripts/same_index.sh). */
+#define NAMES_CACHE (1u << 16)
+
+struct name_node {
+	uint32_t name, rest; /* rest: the next node, TIX_NONE at the end */
+};
+
+struct names_memo {
+	const struct tix_rows *v;
+	struct dedup nodes;      /* struct name_node */
+	uint32_t *key, *val;     /* NAMES_CACHE rows (TIX_NONE: empty) and their M */
+	uint32_t *stack, *scratch;
+	uint32_t stack_cap, scratch_cap;
+	int oom;
+};
+
+static int names_memo_init(struct names_memo *m, const struct tix_rows *v)
+{
+	memset(m, 0, sizeof(*m));
+	m->v = v;
+	m->key = malloc(NAMES_CACHE * sizeof(*m->key));
+	m->val = malloc(NAMES_CACHE * sizeof(*m->val));
+	if (dedup_init(&m->nodes, sizeof(struct name_node)) != 0 || !m->key || !m->val)
+		return -1;
+	memset(m->key, 0xff, NAMES_CACHE * sizeof(*m->key));
+	return 0;
+}
+
+static void names_memo_done(struct names_memo *m)
+{
+	dedup_done(&m->nodes);
+	free(m->key);
+	free(m->val);
+	free(m->stack);
+	free(m->scratch);
+}
+
+static const struct name_node *node_at(const struct names_memo *m, uint32_t id)
+{
+	return (const struct name_node *)(m->nodes.recs + (size_t)id * sizeof(struct name_node));
+}
+
+static uint32_t node_add(struct names_memo *m, uint32_t name, uint32_t rest)
+{
+	struct name_node k = {name, rest};
+	uint32_t id = dedup_add(&m->nodes, &k);
+	if (id == TIX_NONE)
+		m->oom = 1;
+	return id;
+}
+
+/* The list name, then rest without name. */
+static uint32_t names_push(struct names_memo *m, uint32_t name, uint32_t rest)
+{
+	uint32_t n = 0, at = rest;
+	for (; at != TIX_NONE && node_at(m, at)->name != name; at = node_at(m, at)->rest)
+		n++;
+	if (at == TIX_NONE) /* not in rest: most often */
+		return node_add(m, name, rest);
+	/* rest's names before it, then the ones after it */
+	uint32_t tail = node_at(m, at)->rest;
+	if (n && tix_grow32(&m->scratch, &m->scratch_cap, n, sizeof(*m->scratch), 64) != 0) {
+		m->oom = 1;
+		return TIX_NONE;
+	}
+	uint32_t k = 0;
+	for (at = rest; k < n; at = node_at(m, at)->rest)
+		m->scratch[k++] = node_at(m, at)->name;
+	while (k > 0 && !m->oom)
+		tail = node_add(m, m->scratch[--k], tail);
+	return m->oom ? TIX_NONE : node_add(m, name, tail);
+}
+
+/* The op names of an explicit list of ancestors, innermost first. */
+static uint32_t names_of_list(struct names_memo *m, const uint32_t *anc, uint32_t count)
+{
+	uint32_t list = TIX_NONE;
+	for (uint32_t i = count; i-- > 0 && !m->oom;) {
+		const struct tix_row_disk *r = &m->v->rows[anc[i]];
+		if (tix_rule_is_op(r->kind, r->flags))
+			list = names_push(m, r->name, list);
+	}
+	return list;
+}
+
+/* M(row): the op names of row and its ancestors (TIX_NONE: none). */
+static uint32_t names_of_row(struct names_memo *m, uint32_t row)
+{
+	const struct tix_rows *v = m->v;
+	const uint32_t *list;
+	uint32_t count, k = 0, cur = TIX_NONE;
+	/* Up to a row whose M is remembered, or to one whose N is known (a
+	 * chain list, or no link): the rows passed, whose M is wanted, wait on
+	 * the stack.  Either way cur is then N of the top of the stack. */
+	for (uint32_t p = row;;) {
+		uint32_t h = p & (NAMES_CACHE - 1);
+		if (m->key[h] == p) {
+			cur = m->val[h];
+			break;
+		}
+		if (tix_grow32(&m->stack, &m->stack_cap, (size_t)k + 1, sizeof(*m->stack), 64) != 0) {
+			m->oom = 1;
+			return TIX_NONE;
+		}
+		m->stack[k++] = p;
+		if (tix_rule_listed(v, p, &list, &count)) {
+			cur = names_of_list(m, list, count);
+			break;
+		}
+		if (v->rows[p].link == TIX_NONE)
+			break;
+		p = v->rows[p].link;
+	}
+	/* down again: each row's M is N of the row below it */
+	while (k > 0 && !m->oom) {
+		uint32_t x = m->stack[--k];
+		const struct tix_row_disk *r = &v->rows[x];
+		if (tix_rule_is_op(r->kind, r->flags))
+			cur = names_push(m, r->name, cur);
+		m->key[x & (NAMES_CACHE - 1)] = x;
+		m->val[x & (NAMES_CACHE - 1)] = cur;
+	}
+	return m->oom ? TIX_NONE : cur;
+}
+
+/* N(row): the op names of row's ancestors (TIX_NONE: none). */
+static uint32_t names_above(struct names_memo *m, uint32_t row)
+{
+	const uint32_t *list;
+	uint32_t count;
+	if (tix_rule_listed(m->v, row, &list, &count))
+		return names_of_list(m, list, count);
+	uint32_t up = m->v->rows[row].link;
+	return up == TIX_NONE ? TIX_NONE : names_of_row(m, up);
+}
+
 /* ---- the GPU time beneath each op ---- */
 
 /* One thread's share: the events of groups [g0, g1). */
@@ -167,20 +318,20 @@ static int walk_groups(struct op_walk *w)
 {
 	struct linker *L = w->L;
 	const uint32_t *op_of_name = w->ol->op_of_name;
-	uint32_t nacc = w->ol->n, anc_cap = 64;
-	uint32_t *anc = malloc(anc_cap * sizeof(*anc));
+	uint32_t nacc = w->ol->n;
 	/* Members come group by group: an op's last (group, pair) saves the
 	 * pair lookup for all but the first of a group's events. */
 	uint32_t *last_group = malloc((nacc + 1) * sizeof(*last_group));
 	uint32_t *last_pair = malloc((nacc + 1) * sizeof(*last_pair));
 	w->gpu_ns = calloc(nacc + 1, sizeof(*w->gpu_ns));
 	w->gpu_events = calloc(nacc + 1, sizeof(*w->gpu_events));
-	int rc = -1;
-	if (!anc || !last_group || !last_pair || !w->gpu_ns || !w->gpu_events)
-		goto out;
-	memset(last_group, 0xff, (nacc + 1) * sizeof(*last_group));
 	struct tix_rows rv;
 	linker_rows_view(L, &rv);
+	struct names_memo memo;
+	int rc = -1;
+	if (names_memo_init(&memo, &rv) != 0 || !last_group || !last_pair || !w->gpu_ns || !w->gpu_events)
+		goto out;
+	memset(last_group, 0xff, (nacc + 1) * sizeof(*last_group));
 	for (uint32_t g = w->g0; g < w->g1; g++) {
 		const struct tix_group *G = &L->groups[g];
 		for (uint32_t k = 0; k < G->members_count; k++) {
@@ -189,19 +340,12 @@ static int walk_groups(struct op_walk *w)
 			if (r->link == TIX_NONE)
 				continue;
 			int64_t dur = row_dur(L, row);
-			uint32_t nanc = tix_rule_ancestors(&rv, r->link, anc, anc_cap);
-			if (nanc > anc_cap) {
-				uint32_t *q = realloc(anc, (size_t)nanc * sizeof(*q));
-				if (!q)
-					goto out;
-				anc = q;
-				anc_cap = nanc;
-				tix_rule_ancestors(&rv, r->link, anc, anc_cap);
-			}
-			/* the op names the event counts for, in place of its ancestors */
-			uint32_t nnames = tix_rule_op_names(&rv, anc, nanc, anc);
-			for (uint32_t a = 0; a < nnames; a++) {
-				uint32_t o = op_of_name[anc[a]];
+			/* the op names the event counts for */
+			uint32_t node = names_above(&memo, r->link);
+			if (memo.oom)
+				goto out;
+			for (; node != TIX_NONE; node = node_at(&memo, node)->rest) {
+				uint32_t o = op_of_name[node_at(&memo, node)->name];
 				if (o == TIX_NONE) /* list_ops met every op row: cannot be */
 					continue;
 				w->gpu_ns[o] = tix_sat_add(w->gpu_ns[o], dur);
@@ -225,7 +369,7 @@ static int walk_groups(struct op_walk *w)
 	}
 	rc = 0;
 out:
-	free(anc);
+	names_memo_done(&memo);
 	free(last_group);
 	free(last_pair);
 	return rc;
