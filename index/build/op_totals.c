@@ -339,15 +339,23 @@ static int walk_groups(struct op_walk *w)
 		for (uint32_t k = 0; k < G->members_count; k++) {
 			uint32_t row = SPILL_AT(&L->members, uint32_t, G->members_first + k);
 			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, row);
-			/* The launch rows of a group's events lie far apart: the
-			 * one a few events on is asked for now, so that it has come
-			 * by the time its walk reads it (most of this walk's time
-			 * was that wait). */
-			if (k + WALK_AHEAD < G->members_count) {
-				uint32_t ahead = SPILL_AT(&L->members, uint32_t, G->members_first + k + WALK_AHEAD);
+			/* The launch rows of a group's events lie far apart, and so
+			 * do the rows of their ops: most of this walk's time was
+			 * the wait for the two.  So the launch row of the event
+			 * 2 * WALK_AHEAD on is asked for now, and the op row of the
+			 * event WALK_AHEAD on, whose launch row has come by then. */
+			if (k + 2 * WALK_AHEAD < G->members_count) {
+				uint32_t ahead = SPILL_AT(&L->members, uint32_t, G->members_first + k + 2 * WALK_AHEAD);
 				uint32_t launch = SPILL_AT(&L->rows, struct tix_row_disk, ahead).link;
 				if (launch != TIX_NONE)
 					__builtin_prefetch(&SPILL_AT(&L->rows, struct tix_row_disk, launch));
+			}
+			if (k + WALK_AHEAD < G->members_count) {
+				uint32_t ahead = SPILL_AT(&L->members, uint32_t, G->members_first + k + WALK_AHEAD);
+				uint32_t launch = SPILL_AT(&L->rows, struct tix_row_disk, ahead).link;
+				uint32_t op = launch != TIX_NONE ? SPILL_AT(&L->rows, struct tix_row_disk, launch).link : TIX_NONE;
+				if (op != TIX_NONE)
+					__builtin_prefetch(&SPILL_AT(&L->rows, struct tix_row_disk, op));
 			}
 			if (r->link == TIX_NONE)
 				continue;
