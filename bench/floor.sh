@@ -21,8 +21,11 @@
 # and the end.
 #
 # Targets (issue 23): tix index <= 2.5x the 2-thread walk (wall) and <= 2.5x
-# its CPU; the 1-thread index <= 2.5x the 1-thread walk; .json.gz <= 1.25x
-# plain; peak anonymous memory < 64 MB.  Missed targets are reported, not
+# its CPU; the 1-thread index <= 2.5x the 1-thread walk, and <= 2.5x the
+# walk's best warm pass; .json.gz <= 1.25x plain; peak anonymous memory
+# < 64 MB.  The fresh walk against its own best pass is printed too: it says
+# what the machine's fresh memory costs (2.6-3.1x on round 8's machine,
+# 1.4x on round 7's; docs/PERFORMANCE.md).  Missed targets are reported, not
 # failed; exits non-zero only on errors.
 #
 # Environment: TIX (default REPO/build/cli/tix), TIX_BASE, BENCH_DIR (default
@@ -142,6 +145,12 @@ print(f"best of {e['RUNS']} interleaved fresh processes (wall, CPU = user + sys,
 for k, (w, c, f) in best.items():
     print(f"  {k:<28} {w:7.3f} s  {c:7.3f} CPU-s  {f:>7} minflt")
 print(f"  (1-thread walk, best of 3 passes in one process: {walk1['seconds']:.3f} s)")
+# What the machine does to a fresh process: the floor's own fresh run against
+# its best warm pass.  Past 2.5x, no fresh process (tix index among them)
+# meets the best-pass target here, however little it does beyond the walk.
+fresh_gap = best["walk, 1 thread"][0] / walk1["seconds"] if "walk, 1 thread" in best else None
+if fresh_gap:
+    print(f"  (this machine: the walk as a fresh process is {fresh_gap:.2f}x its best pass)")
 checks = []
 def ratio(name, a, b, i, target):
     if a in best and b in best:
@@ -185,7 +194,8 @@ for p in e.get("PROFILES", "").split():
         w = l.split()
         print(f"   {w[0]:>7}  {' '.join(x for x in w[2:] if x != '-')}")
 json.dump({"best": {k: {"wall_s": w, "cpu_s": c, "minflt": f} for k, (w, c, f) in best.items()},
-           "walk_best_pass_1thread_s": walk1["seconds"], "implementation": walk2["implementation"],
+           "walk_best_pass_1thread_s": walk1["seconds"], "walk_fresh_over_best_pass": fresh_gap,
+           "implementation": walk2["implementation"],
            "walk_compiler": walk2["compiler"], "shim_compiler": e["SHIM_CXX"],
            "against_base": dict(against),
            "checks": {n: {"value": round(v, 3), "target": t, "met": ok} for n, v, t, ok in checks}},
