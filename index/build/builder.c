@@ -289,6 +289,7 @@ static int collect_event(struct collector *c, const struct tix_event_in *ev, str
 	r->track = t;
 	r->detail = detail;
 	r->kind = (uint8_t)ev->kind;
+	r->pad = 0; /* every byte written: a staged element is not zeroed */
 	if (ev->launch && ev->launch->graph_id)
 		r->flags |= TIX_ROW_GRAPH_REPLAY;
 	c->tracks[t].count++;

@@ -67,16 +67,17 @@ int spill_init(struct spill *s, const char *dir, const char *label, size_t elem,
  * is written to the file with pwrite() when full.  A page written whole
  * that way is never zeroed first, as a mapped page of a new block is (the
  * kernel fills it before the first store): 381 MB of rows in 0.14-0.18 s,
- * against 0.20-0.66 s mapped (docs/PERFORMANCE.md, "Round 8").  Elements are read only after
- * spill_seal, which writes the rest and maps the file: a sealed spill is an
- * ordinary one. */
+ * against 0.20-0.66 s mapped (docs/PERFORMANCE.md, "Round 8").  A staged
+ * element is not zeroed: the caller writes every byte of it.  Elements are
+ * read only after spill_seal, which writes the rest and maps the file: a
+ * sealed spill is an ordinary one. */
 #define SPILL_STAGE (256u << 10)
 int spill_stage_init(struct spill *s, const char *dir, const char *label, size_t elem, struct temp_budget *tb,
                      struct tix_error *err);
 int spill_seal(struct spill *s, struct tix_error *err);
 /* Returns a pointer to n fresh elements at the end (zeroed on first use of
- * the file's pages; staged: n is 1, and the pointer holds until the next
- * push) or NULL with err set. */
+ * the file's pages; staged: n is 1, the element is not zeroed, and the
+ * pointer holds until the next push) or NULL with err set. */
 void *spill_push(struct spill *s, size_t n, struct tix_error *err);
 /* Sets the size to exactly n elements (growing if needed). */
 int spill_resize(struct spill *s, size_t n, struct tix_error *err);

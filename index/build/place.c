@@ -137,8 +137,9 @@ static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
  * written with pwrite, below), and placing comes after the parse, on the
  * build's path.  The second producer's thread, when done with its half
  * before the first (the cut moves toward balance, so at scale it seldom
- * is: "warmed 0.00 of N MB"), faults those pages in meanwhile: both collectors' row counts so
- * far are a lower bound of the index's rows, so every page it touches is
+ * is: "warmed 0.00 of N MB"), faults those pages in meanwhile: both
+ * collectors' row counts so far are a lower bound of the index's rows, so
+ * every page it touches is
  * one of ROWS's, or one that write() overwrites or the final ftruncate
  * cuts; the content of the index does not change.  It works in steps of
  * WARM_STEP and stops at the first thread's *stop (the first thread joins
@@ -336,15 +337,12 @@ static int sort_track(struct linker *L, struct mover *m, uint32_t f, uint32_t n,
 
 /* Scatters the collected rows into track order (straight into the output
  * file), then sorts each track by time. */
-/* One collector's rows scattered into their places.  The two collectors
- * of a two-thread parse are scattered at once, one thread each: within a
- * track, the first collector's rows come first, then the second's. */
 /* The rows of a collector's largest tracks go out through a buffer per
  * track, written with pwrite() when full: a page of ROWS (or of the
  * correlation ids) written whole that way is never zeroed first, as a
  * mapped page of a new block is by the kernel before the first store;
- * that zeroing was most of placing (at 8 GB, 0.9 CPU-s of 1.2; docs/
- * PERFORMANCE.md, "Round 8").  A track's rows are consecutive, so each
+ * that zeroing was most of placing (at 8 GB, 7.9% of all of a build's
+ * samples; docs/PERFORMANCE.md, "Round 8").  A track's rows are consecutive, so each
  * buffer fills a run of whole pages but for its two ends.  The other
  * tracks' rows, and every row when the buffers cannot be had, are stored
  * through the mappings as before: the index is the same. */
@@ -358,6 +356,9 @@ struct stage_track {
 	uint32_t n;     /* rows in the buffer */
 };
 
+/* One collector's rows scattered into their places.  The two collectors
+ * of a two-thread parse are scattered at once, one thread each: within a
+ * track, the first collector's rows come first, then the second's. */
 struct scatter {
 	const struct collector *src;
 	const uint32_t *sm, *dm, *tm; /* the second collector's number maps, or NULL */
@@ -385,6 +386,19 @@ static int cmp_count_desc(const void *a, const void *b, void *ctx)
 {
 	const uint32_t *count = ctx, x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return count[x] != count[y] ? (count[x] < count[y] ? 1 : -1) : (x > y) - (x < y);
+}
+
+static void stage_done(struct scatter *j)
+{
+	free(j->slot_of);
+	free(j->slots);
+	free(j->stage_rows);
+	free(j->stage_corr);
+	j->slot_of = NULL;
+	j->slots = NULL;
+	j->stage_rows = NULL;
+	j->stage_corr = NULL;
+	j->nslots = 0;
 }
 
 /* Gives buffers to j's tracks of at least 2 * STAGE_MIN_ROWS rows, the
@@ -421,26 +435,10 @@ static void stage_plan(struct scatter *j, uint32_t ntracks)
 		j->slot_of[order[k]] = k;
 	j->nslots = n;
 out:
-	if (!j->nslots) {
-		free(j->slot_of);
-		free(j->slots);
-		free(j->stage_rows);
-		free(j->stage_corr);
-		j->slot_of = NULL;
-		j->slots = NULL;
-		j->stage_rows = NULL;
-		j->stage_corr = NULL;
-	}
+	if (!j->nslots)
+		stage_done(j);
 	free(count);
 	free(order);
-}
-
-static void stage_done(struct scatter *j)
-{
-	free(j->slot_of);
-	free(j->slots);
-	free(j->stage_rows);
-	free(j->stage_corr);
 }
 
 /* Writes slot k's rows and ids to their places; 0 or an errno. */

@@ -216,9 +216,7 @@ void *spill_push(struct spill *s, size_t n, struct tix_error *err)
 	if (s->stage) {
 		if ((s->n - s->staged + 1) * s->elem > SPILL_STAGE && stage_flush(s, err) != 0)
 			return NULL;
-		unsigned char *p = s->stage + (s->n++ - s->staged) * s->elem;
-		memset(p, 0, s->elem); /* as a mapped spill's fresh element reads */
-		return p;
+		return s->stage + (s->n++ - s->staged) * s->elem;
 	}
 	if (spill_reserve(s, s->n + n, err) != 0)
 		return NULL;
