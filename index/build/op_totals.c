@@ -161,8 +161,10 @@ static void beneath_done(struct linker *L, struct beneath *bn)
  *   N(row) = the names of row's chain list, when the chain table has one
  *            (rules.h, tix_rule_listed), else M(row's link), else none;
  *   M(row) = N(row), or, for an op, its name first and N(row) without it.
- * That is tix_rule_op_names' list, name for name, in its order: the index
- * is the same (scripts/same_index.sh). */
+ * That is tix_rule_op_names' list, name for name, in its order, built from
+ * the same rules.h pieces (tix_rule_listed, tix_rule_is_op): the index is
+ * the same (scripts/same_index.sh), and tests/ref's recount of the op
+ * totals, which shares no code with either, checks both. */
 #define NAMES_CACHE (1u << 16)
 
 struct name_node {
@@ -316,6 +318,12 @@ struct op_walk {
 
 #define WALK_AHEAD 8 /* events */
 
+/* The launch row of the m-th member (TIX_NONE: none). */
+static uint32_t launch_of(const struct linker *L, uint32_t m)
+{
+	return SPILL_AT(&L->rows, struct tix_row_disk, SPILL_AT(&L->members, uint32_t, m)).link;
+}
+
 static int walk_groups(struct op_walk *w)
 {
 	struct linker *L = w->L;
@@ -345,14 +353,12 @@ static int walk_groups(struct op_walk *w)
 			 * 2 * WALK_AHEAD on is asked for now, and the op row of the
 			 * event WALK_AHEAD on, whose launch row has come by then. */
 			if (k + 2 * WALK_AHEAD < G->members_count) {
-				uint32_t ahead = SPILL_AT(&L->members, uint32_t, G->members_first + k + 2 * WALK_AHEAD);
-				uint32_t launch = SPILL_AT(&L->rows, struct tix_row_disk, ahead).link;
+				uint32_t launch = launch_of(L, G->members_first + k + 2 * WALK_AHEAD);
 				if (launch != TIX_NONE)
 					__builtin_prefetch(&SPILL_AT(&L->rows, struct tix_row_disk, launch));
 			}
 			if (k + WALK_AHEAD < G->members_count) {
-				uint32_t ahead = SPILL_AT(&L->members, uint32_t, G->members_first + k + WALK_AHEAD);
-				uint32_t launch = SPILL_AT(&L->rows, struct tix_row_disk, ahead).link;
+				uint32_t launch = launch_of(L, G->members_first + k + WALK_AHEAD);
 				uint32_t op = launch != TIX_NONE ? SPILL_AT(&L->rows, struct tix_row_disk, launch).link : TIX_NONE;
 				if (op != TIX_NONE)
 					__builtin_prefetch(&SPILL_AT(&L->rows, struct tix_row_disk, op));
