@@ -17,12 +17,18 @@
 //
 // With --args alone: the same on one thread, the whole traceEvents array.
 //
-//   tix_bench_walk TRACE.json [PASSES] [--args] [--threads 2]
+// With --window BYTES: the array cut into windows of about BYTES at event
+// boundaries, as tix's parse cuts it, each walked in turn by the thread's
+// one parser (with --threads 2, each thread the windows of its half): the
+// floor of a parse in bounded memory (see walk_windowed).
+//
+//   tix_bench_walk TRACE.json [PASSES] [--args] [--threads 2] [--window BYTES]
 // prints one JSON line: {"file":..., "bytes":..., "events":..., "seconds":
 // best, "implementation": the simdjson kernel, "compiler":..., "threads",
-// "args", "passes":[...], "checksum":...}.  Plain JSON only (no .gz).  With
-// PASSES 1 the process is what tix index is: one fresh pass, its buffers
-// allocated and faulted in as it goes (bench/run.sh times it from outside).
+// "args", ["window", "windows",] "passes":[...], "checksum":...}.  Plain
+// JSON only (no .gz).  With PASSES 1 the process is what tix index is: one
+// fresh pass, its buffers allocated and faulted in as it goes (bench/run.sh
+// times it from outside).
 #include <simdjson.h>
 
 #include <fcntl.h>
@@ -38,6 +44,7 @@
 #include <ctime>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 using namespace simdjson;
 
@@ -266,6 +273,111 @@ static bool find_halves(const char *buf, size_t size, halves &h)
 	return true;
 }
 
+// With --window BYTES: the traceEvents array [a0, b1) cut at event
+// boundaries into windows of about BYTES each, as tix's parse cuts it
+// (parse/windows.c), each a JSON array once its patch bytes are written.
+// One parser per thread walks its windows in turn, so its buffers are
+// sized for a window and reused: the floor of a parse whose memory does
+// not grow with the trace, where the whole-array walk grows simdjson's
+// structural index to the trace (~0.9 byte per byte of JSON).
+struct span {
+	size_t at, len;
+};
+
+static std::vector<span> cut_windows(char *buf, size_t a0, size_t b1, size_t window)
+{
+	std::vector<span> out;
+	size_t s = a0;
+	for (;;) {
+		const char *c = b1 - s > window ? (const char *)memmem(buf + s + window, b1 - s - window, "},", 2)
+		                                : nullptr;
+		while (c) {
+			const char *d = c + 2;
+			while (is_ws(*d))
+				d++;
+			if (*d == '{' && is_ws(d[-1]))
+				break;
+			c = (const char *)memmem(c + 2, (size_t)(buf + b1 - (c + 2)), "},", 2);
+		}
+		if (!c) {
+			out.push_back(span{s, b1 - s});
+			return out;
+		}
+		size_t end = (size_t)(c - buf) + 2; // the ',' becomes ']'
+		out.push_back(span{s, end - s});
+		buf[end - 1] = ']';
+		const char *d = c + 2;
+		while (is_ws(*d))
+			d++;
+		s = (size_t)(d - buf) - 1; // the blank before the '{' becomes '['
+		buf[s] = '[';
+	}
+}
+
+static error_code walk_windows(ondemand::parser &parser, const char *buf, const span *w, size_t n,
+                               bool with_args, walk_result &r)
+{
+	walk_result all;
+	for (size_t i = 0; i < n; i++) {
+		walk_result one;
+		error_code err = walk(parser, buf + w[i].at, w[i].len, false, with_args, one);
+		if (err)
+			return err;
+		all.events += one.events;
+		all.checksum += one.checksum;
+	}
+	r = all;
+	return SUCCESS;
+}
+
+static int walk_windowed(const char *path, char *buf, size_t size, int passes, bool with_args,
+                         int threads, size_t window)
+{
+	halves h;
+	if (!find_halves(buf, size, h)) {
+		fprintf(stderr, "%s: no traceEvents array to cut into windows\n", path);
+		return 2;
+	}
+	std::vector<span> w = cut_windows(buf, h.a0, h.b1, window);
+	size_t split = w.size(); // thread A's windows: [0, split); B's the rest
+	if (threads == 2) {
+		size_t mid = h.a0 + (h.b1 - h.a0) / 2;
+		split = 0;
+		while (split < w.size() && w[split].at < mid)
+			split++;
+	}
+	ondemand::parser pa, pb; // reused: warm after the first window
+	double best = 1e30, times[16];
+	walk_result ra, rb;
+	error_code ea = SUCCESS, eb = SUCCESS;
+	for (int i = 0; i < passes; i++) {
+		double t0 = now();
+		std::thread tb;
+		if (split < w.size())
+			tb = std::thread([&] { eb = walk_windows(pb, buf, w.data() + split, w.size() - split, with_args, rb); });
+		ea = walk_windows(pa, buf, w.data(), split, with_args, ra);
+		if (tb.joinable())
+			tb.join();
+		double t = now() - t0;
+		if (ea || eb) {
+			fprintf(stderr, "%s: simdjson: %s\n", path, error_message(ea ? ea : eb));
+			return 2;
+		}
+		times[i] = t;
+		if (t < best)
+			best = t;
+	}
+	printf("{\"file\": \"%s\", \"bytes\": %zu, \"events\": %llu, \"seconds\": %.4f, "
+	       "\"implementation\": \"%s\", \"compiler\": \"%s\", \"threads\": %d, \"args\": %s, "
+	       "\"window\": %zu, \"windows\": %zu, \"passes\": [",
+	       path, size, (unsigned long long)(ra.events + rb.events), best, kernel_built(), COMPILER,
+	       threads, with_args ? "true" : "false", window, w.size());
+	for (int i = 0; i < passes; i++)
+		printf("%s%.4f", i ? ", " : "", times[i]);
+	printf("], \"checksum\": %llu}\n", (unsigned long long)(ra.checksum + rb.checksum));
+	return 0;
+}
+
 static int walk_two(const char *path, char *buf, size_t size, int passes, bool with_args)
 {
 	halves h;
@@ -307,17 +419,20 @@ static int walk_two(const char *path, char *buf, size_t size, int passes, bool w
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s TRACE.json [PASSES] [--args] [--threads 2]\n", argv[0]);
+		fprintf(stderr, "usage: %s TRACE.json [PASSES] [--args] [--threads 2] [--window BYTES]\n", argv[0]);
 		return 1;
 	}
 	const char *path = argv[1];
 	int passes = 3, threads = 1;
+	size_t window = 0;
 	bool with_args = false;
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--args") == 0)
 			with_args = true;
 		else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
 			threads = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--window") == 0 && i + 1 < argc)
+			window = (size_t)strtoull(argv[++i], nullptr, 10);
 		else
 			passes = atoi(argv[i]);
 	}
@@ -342,6 +457,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	close(fd);
+	if (window) {
+		int rc = walk_windowed(path, buf, size, passes, with_args, threads, window);
+		munmap(buf, maplen);
+		return rc;
+	}
 	if (threads == 2) {
 		int rc = walk_two(path, buf, size, passes, with_args);
 		munmap(buf, maplen);
