@@ -332,11 +332,18 @@ int event_conv_take(struct event_conv *c, const struct shim_event *ev, struct ti
 	if (ph == 'E')
 		return pop_end(c, &pid, &tid, t, err);
 
+	/* Every field set one by one, not a memset first: gcc 12 clears a
+	 * struct this size with `rep stosq`, whose start-up cost was half of
+	 * this function's time (~2% of a one-thread index; issue 23). */
 	struct tix_event_in e;
-	memset(&e, 0, sizeof(e));
+	e.kind = TIX_KIND_OTHER;
 	e.pid = pid;
 	e.tid = tid;
 	e.start_ns = t;
+	e.dur_ns = 0;
+	e.launch = NULL;
+	e.op = NULL;
+	e.captured = NULL;
 	e.name = ts(ev->name);
 	if (!e.name.ptr)
 		e.name = (struct tix_str){"", 0};
