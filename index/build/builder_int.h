@@ -113,6 +113,7 @@ void spill_retype(struct spill *s, size_t elem);
 #define SPILL_AT(s, type, i) (((type *)(s)->base)[i])
 
 /* Interned byte strings: id -> bytes, bytes -> id. */
+#define INTERN_RECENT_BITS 13
 struct intern {
 	char *data;          /* all strings, each NUL-terminated */
 	size_t data_len, data_cap;
@@ -122,8 +123,10 @@ struct intern {
 	uint64_t *slot_hash;
 	uint32_t nslots;
 	/* Recently seen strings by a cheap key (length and end bytes): most
-	 * events repeat names seen a moment ago, and a memcmp beats hashing. */
-	uint32_t recent[1024]; /* id + 1, 0 = empty */
+	 * events repeat names seen a moment ago, and a memcmp beats hashing.
+	 * 8192 slots (32 KB): on the story trace 98% of the 2.85M lookups hit,
+	 * against 81% with 1024 (issue 23, round 9). */
+	uint32_t recent[1u << INTERN_RECENT_BITS]; /* id + 1, 0 = empty */
 };
 
 int intern_init(struct intern *t);

@@ -374,7 +374,7 @@ static uint32_t recent_slot(const char *p, size_t len)
 	if (len > 8)
 		memcpy(&b, p + len - 8, 8);
 	uint64_t k = (a ^ (b * 0x9E3779B97F4A7C15ULL) ^ len) * 0xC2B2AE3D27D4EB4FULL;
-	return (uint32_t)(k >> 54); /* 10 bits */
+	return (uint32_t)(k >> (64 - INTERN_RECENT_BITS));
 }
 
 uint32_t intern_add(struct intern *t, const char *p, size_t len)
