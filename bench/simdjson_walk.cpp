@@ -43,6 +43,7 @@
 #include <cstring>
 #include <ctime>
 #include <string_view>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -230,7 +231,34 @@ struct halves {
 	size_t a0, a1, b0, b1;
 };
 
-static bool find_halves(const char *buf, size_t size, halves &h)
+// The first event boundary at or after `from`: a "}," followed by blanks
+// and a '{' with a blank before it (the blank and the ',' are the bytes a
+// cut patches), or null.
+static const char *next_cut(const char *buf, size_t from, size_t end)
+{
+	const char *c = from < end ? (const char *)memmem(buf + from, end - from, "},", 2) : nullptr;
+	while (c) {
+		const char *d = c + 2;
+		while (is_ws(*d))
+			d++;
+		if (*d == '{' && is_ws(d[-1]))
+			return c;
+		c = (const char *)memmem(c + 2, (size_t)(buf + end - (c + 2)), "},", 2);
+	}
+	return nullptr;
+}
+
+// The events after a cut at c: the position of the blank before its '{'.
+static size_t after_cut(const char *buf, const char *c)
+{
+	const char *d = c + 2;
+	while (is_ws(*d))
+		d++;
+	return (size_t)(d - buf) - 1;
+}
+
+// The traceEvents array of buf[0, size): [*a0, *b1) from its '[' to its ']'.
+static bool find_events(const char *buf, size_t size, size_t &a0, size_t &b1)
 {
 	const char *te = (const char *)memmem(buf, size, "\"traceEvents\"", 13);
 	if (!te)
@@ -238,28 +266,11 @@ static bool find_halves(const char *buf, size_t size, halves &h)
 	const char *open = (const char *)memchr(te, '[', (size_t)(buf + size - te));
 	if (!open)
 		return false;
-	h.a0 = (size_t)(open - buf);
+	a0 = (size_t)(open - buf);
 	// the array's end: the last ']' followed (after blanks) by ',' or '}'
 	// at the top level; Kineto writes traceEvents first, then short keys
-	size_t mid = h.a0 + (size - h.a0) / 2;
-	const char *c = (const char *)memmem(buf + mid, size - mid, "},", 2);
-	while (c) {
-		const char *d = c + 2;
-		while (is_ws(*d))
-			d++;
-		if (*d == '{' && is_ws(d[-1]))
-			break;
-		c = (const char *)memmem(c + 2, (size_t)(buf + size - (c + 2)), "},", 2);
-	}
-	if (!c)
-		return false;
-	h.a1 = (size_t)(c - buf) + 2; // the ',' becomes ']'
-	const char *d = c + 2;
-	while (is_ws(*d))
-		d++;
-	h.b0 = (size_t)(d - buf) - 1; // the blank before the '{' becomes '['
 	const char *endp = (const char *)memrchr(buf, ']', size);
-	while (endp && endp > d) { // the first ']' from the end that closes the events
+	while (endp && endp > open) { // the first ']' from the end that closes the events
 		const char *q = endp + 1;
 		while (q < buf + size && is_ws(*q))
 			q++;
@@ -267,10 +278,73 @@ static bool find_halves(const char *buf, size_t size, halves &h)
 			break;
 		endp = (const char *)memrchr(buf, ']', (size_t)(endp - buf));
 	}
-	if (!endp || endp <= d)
+	if (!endp || endp <= open)
 		return false;
-	h.b1 = (size_t)(endp - buf) + 1;
+	b1 = (size_t)(endp - buf) + 1;
 	return true;
+}
+
+static bool find_halves(const char *buf, size_t size, halves &h)
+{
+	if (!find_events(buf, size, h.a0, h.b1))
+		return false;
+	const char *c = next_cut(buf, h.a0 + (h.b1 - h.a0) / 2, h.b1);
+	if (!c)
+		return false;
+	h.a1 = (size_t)(c - buf) + 2; // the ',' becomes ']'
+	h.b0 = after_cut(buf, c);     // the blank before the '{' becomes '['
+	return true;
+}
+
+// PASSES timed runs of one or two jobs (job_b empty: one thread), each
+// job writing its own error_code; times[] and best filled.  0, or 2 with
+// the message printed.
+template <class JobA, class JobB>
+static int time_passes(const char *path, int passes, JobA job_a, JobB job_b, double *times, double &best)
+{
+	best = 1e30;
+	for (int i = 0; i < passes; i++) {
+		double t0 = now();
+		error_code eb = SUCCESS;
+		std::thread tb;
+		if (job_b)
+			tb = std::thread([&] { eb = job_b(); });
+		error_code ea = job_a();
+		if (tb.joinable())
+			tb.join();
+		double t = now() - t0;
+		if (ea || eb) {
+			fprintf(stderr, "%s: simdjson: %s\n", path, error_message(ea ? ea : eb));
+			return 2;
+		}
+		times[i] = t;
+		if (t < best)
+			best = t;
+	}
+	return 0;
+}
+
+// The one JSON line (see the top); `extra` is more fields, each followed
+// by ", ".
+static void print_result(const char *path, size_t size, const walk_result &r, double best, int threads,
+                         bool with_args, const char *extra, const double *times, int passes)
+{
+	printf("{\"file\": \"%s\", \"bytes\": %zu, \"events\": %llu, \"seconds\": %.4f, "
+	       "\"implementation\": \"%s\", \"compiler\": \"%s\", \"threads\": %d, \"args\": %s, "
+	       "%s\"passes\": [",
+	       path, size, (unsigned long long)r.events, best, kernel_built(), COMPILER, threads,
+	       with_args ? "true" : "false", extra);
+	for (int i = 0; i < passes; i++)
+		printf("%s%.4f", i ? ", " : "", times[i]);
+	printf("], \"checksum\": %llu}\n", (unsigned long long)r.checksum);
+}
+
+static walk_result sum_of(const walk_result &a, const walk_result &b)
+{
+	walk_result r;
+	r.events = a.events + b.events;
+	r.checksum = a.checksum + b.checksum;
+	return r;
 }
 
 // With --window BYTES: the traceEvents array [a0, b1) cut at event
@@ -289,16 +363,7 @@ static std::vector<span> cut_windows(char *buf, size_t a0, size_t b1, size_t win
 	std::vector<span> out;
 	size_t s = a0;
 	for (;;) {
-		const char *c = b1 - s > window ? (const char *)memmem(buf + s + window, b1 - s - window, "},", 2)
-		                                : nullptr;
-		while (c) {
-			const char *d = c + 2;
-			while (is_ws(*d))
-				d++;
-			if (*d == '{' && is_ws(d[-1]))
-				break;
-			c = (const char *)memmem(c + 2, (size_t)(buf + b1 - (c + 2)), "},", 2);
-		}
+		const char *c = b1 - s > window ? next_cut(buf, s + window, b1) : nullptr;
 		if (!c) {
 			out.push_back(span{s, b1 - s});
 			return out;
@@ -306,10 +371,7 @@ static std::vector<span> cut_windows(char *buf, size_t a0, size_t b1, size_t win
 		size_t end = (size_t)(c - buf) + 2; // the ',' becomes ']'
 		out.push_back(span{s, end - s});
 		buf[end - 1] = ']';
-		const char *d = c + 2;
-		while (is_ws(*d))
-			d++;
-		s = (size_t)(d - buf) - 1; // the blank before the '{' becomes '['
+		s = after_cut(buf, c); // the blank before the '{' becomes '['
 		buf[s] = '[';
 	}
 }
@@ -323,8 +385,7 @@ static error_code walk_windows(ondemand::parser &parser, const char *buf, const 
 		error_code err = walk(parser, buf + w[i].at, w[i].len, false, with_args, one);
 		if (err)
 			return err;
-		all.events += one.events;
-		all.checksum += one.checksum;
+		all = sum_of(all, one);
 	}
 	r = all;
 	return SUCCESS;
@@ -333,48 +394,31 @@ static error_code walk_windows(ondemand::parser &parser, const char *buf, const 
 static int walk_windowed(const char *path, char *buf, size_t size, int passes, bool with_args,
                          int threads, size_t window)
 {
-	halves h;
-	if (!find_halves(buf, size, h)) {
+	size_t a0, b1;
+	if (!find_events(buf, size, a0, b1)) {
 		fprintf(stderr, "%s: no traceEvents array to cut into windows\n", path);
 		return 2;
 	}
-	std::vector<span> w = cut_windows(buf, h.a0, h.b1, window);
+	std::vector<span> w = cut_windows(buf, a0, b1, window);
 	size_t split = w.size(); // thread A's windows: [0, split); B's the rest
 	if (threads == 2) {
-		size_t mid = h.a0 + (h.b1 - h.a0) / 2;
+		size_t mid = a0 + (b1 - a0) / 2;
 		split = 0;
 		while (split < w.size() && w[split].at < mid)
 			split++;
 	}
 	ondemand::parser pa, pb; // reused: warm after the first window
-	double best = 1e30, times[16];
+	double best, times[16];
 	walk_result ra, rb;
-	error_code ea = SUCCESS, eb = SUCCESS;
-	for (int i = 0; i < passes; i++) {
-		double t0 = now();
-		std::thread tb;
-		if (split < w.size())
-			tb = std::thread([&] { eb = walk_windows(pb, buf, w.data() + split, w.size() - split, with_args, rb); });
-		ea = walk_windows(pa, buf, w.data(), split, with_args, ra);
-		if (tb.joinable())
-			tb.join();
-		double t = now() - t0;
-		if (ea || eb) {
-			fprintf(stderr, "%s: simdjson: %s\n", path, error_message(ea ? ea : eb));
-			return 2;
-		}
-		times[i] = t;
-		if (t < best)
-			best = t;
-	}
-	printf("{\"file\": \"%s\", \"bytes\": %zu, \"events\": %llu, \"seconds\": %.4f, "
-	       "\"implementation\": \"%s\", \"compiler\": \"%s\", \"threads\": %d, \"args\": %s, "
-	       "\"window\": %zu, \"windows\": %zu, \"passes\": [",
-	       path, size, (unsigned long long)(ra.events + rb.events), best, kernel_built(), COMPILER,
-	       threads, with_args ? "true" : "false", window, w.size());
-	for (int i = 0; i < passes; i++)
-		printf("%s%.4f", i ? ", " : "", times[i]);
-	printf("], \"checksum\": %llu}\n", (unsigned long long)(ra.checksum + rb.checksum));
+	std::function<error_code()> job_b;
+	if (split < w.size())
+		job_b = [&] { return walk_windows(pb, buf, w.data() + split, w.size() - split, with_args, rb); };
+	if (time_passes(path, passes, [&] { return walk_windows(pa, buf, w.data(), split, with_args, ra); },
+	                job_b, times, best))
+		return 2;
+	char extra[64];
+	snprintf(extra, sizeof extra, "\"window\": %zu, \"windows\": %zu, ", window, w.size());
+	print_result(path, size, sum_of(ra, rb), best, threads, with_args, extra, times, passes);
 	return 0;
 }
 
@@ -388,31 +432,13 @@ static int walk_two(const char *path, char *buf, size_t size, int passes, bool w
 	buf[h.a1 - 1] = ']';
 	buf[h.b0] = '[';
 	ondemand::parser pa, pb; // reused: warm after pass 1
-	double best = 1e30, times[16];
+	double best, times[16];
 	walk_result ra, rb;
-	error_code ea = SUCCESS, eb = SUCCESS;
-	for (int i = 0; i < passes; i++) {
-		double t0 = now();
-		std::thread tb([&] { eb = walk(pb, buf + h.b0, h.b1 - h.b0, false, with_args, rb); });
-		ea = walk(pa, buf + h.a0, h.a1 - h.a0, false, with_args, ra);
-		tb.join();
-		double t = now() - t0;
-		if (ea || eb) {
-			fprintf(stderr, "%s: simdjson: %s\n", path, error_message(ea ? ea : eb));
-			return 2;
-		}
-		times[i] = t;
-		if (t < best)
-			best = t;
-	}
-	printf("{\"file\": \"%s\", \"bytes\": %zu, \"events\": %llu, \"seconds\": %.4f, "
-	       "\"implementation\": \"%s\", \"compiler\": \"%s\", \"threads\": 2, \"args\": %s, "
-	       "\"passes\": [",
-	       path, size, (unsigned long long)(ra.events + rb.events), best, kernel_built(),
-	       COMPILER, with_args ? "true" : "false");
-	for (int i = 0; i < passes; i++)
-		printf("%s%.4f", i ? ", " : "", times[i]);
-	printf("], \"checksum\": %llu}\n", (unsigned long long)(ra.checksum + rb.checksum));
+	std::function<error_code()> job_b = [&] { return walk(pb, buf + h.b0, h.b1 - h.b0, false, with_args, rb); };
+	if (time_passes(path, passes, [&] { return walk(pa, buf + h.a0, h.a1 - h.a0, false, with_args, ra); },
+	                job_b, times, best))
+		return 2;
+	print_result(path, size, sum_of(ra, rb), best, 2, with_args, "", times, passes);
 	return 0;
 }
 
@@ -469,30 +495,12 @@ int main(int argc, char **argv)
 	}
 
 	ondemand::parser parser; // reused: its buffers are warm after pass 1
-	double best = 1e30, times[16];
+	double best, times[16];
 	walk_result r;
-	if (passes > 16)
-		passes = 16;
-	for (int i = 0; i < passes; i++) {
-		double t0 = now();
-		auto err = walk(parser, buf, size, true, with_args, r);
-		double t = now() - t0;
-		if (err) {
-			fprintf(stderr, "%s: simdjson: %s\n", path, error_message(err));
-			return 2;
-		}
-		times[i] = t;
-		if (t < best)
-			best = t;
-	}
-	printf("{\"file\": \"%s\", \"bytes\": %zu, \"events\": %llu, \"seconds\": %.4f, "
-	       "\"implementation\": \"%s\", \"compiler\": \"%s\", \"threads\": 1, \"args\": %s, "
-	       "\"passes\": [",
-	       path, size, (unsigned long long)r.events, best, kernel_built(), COMPILER,
-	       with_args ? "true" : "false");
-	for (int i = 0; i < passes; i++)
-		printf("%s%.4f", i ? ", " : "", times[i]);
-	printf("], \"checksum\": %llu}\n", (unsigned long long)r.checksum);
+	int rc = time_passes(path, passes, [&] { return walk(parser, buf, size, true, with_args, r); },
+	                     std::function<error_code()>(), times, best);
+	if (rc == 0)
+		print_result(path, size, r, best, 1, with_args, "", times, passes);
 	munmap(buf, maplen);
-	return 0;
+	return rc;
 }
