@@ -139,11 +139,11 @@ static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
  * before the first (the cut moves toward balance, so at scale it seldom
  * is: "warmed 0.00 of N MB"), faults those pages in meanwhile: both
  * collectors' row counts so far are a lower bound of the index's rows, so
- * every page it touches is
- * one of ROWS's, or one that write() overwrites or the final ftruncate
- * cuts; the content of the index does not change.  It works in steps of
- * WARM_STEP and stops at the first thread's *stop (the first thread joins
- * it next); place adopts the mapping, grown if it must be. */
+ * every page it touches is one of ROWS's, or one that write() overwrites
+ * or the final ftruncate cuts; the content of the index does not change.
+ * It works in steps of WARM_STEP and stops at the first thread's *stop
+ * (the first thread joins it next); place adopts the mapping, grown if it
+ * must be. */
 #define WARM_STEP (2u << 20)
 
 static int warm_grow(struct tix_builder *b, size_t need)
@@ -342,10 +342,10 @@ static int sort_track(struct linker *L, struct mover *m, uint32_t f, uint32_t n,
  * correlation ids) written whole that way is never zeroed first, as a
  * mapped page of a new block is by the kernel before the first store;
  * that zeroing was most of placing (at 8 GB, 7.9% of all of a build's
- * samples; docs/PERFORMANCE.md, "Round 8").  A track's rows are consecutive, so each
- * buffer fills a run of whole pages but for its two ends.  The other
- * tracks' rows, and every row when the buffers cannot be had, are stored
- * through the mappings as before: the index is the same. */
+ * samples; docs/PERFORMANCE.md, "Round 8").  A track's rows are
+ * consecutive, so each buffer fills a run of whole pages but for its two
+ * ends.  The other tracks' rows, and every row when the buffers cannot be
+ * had, are stored through the mappings as before: the index is the same. */
 #define STAGE_BYTES (2u << 20)  /* of rows and ids, per collector */
 #define STAGE_MIN_ROWS 256u     /* a track gets a buffer of at least this many rows ... */
 #define STAGE_MAX_ROWS 2048u    /* ... and at most this many */
