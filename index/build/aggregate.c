@@ -240,7 +240,7 @@ static int collect_members(struct linker *L, struct group_work *w, struct tix_er
 	const struct tix_detail_disk *details = (const struct tix_detail_disk *)L->b->c.details.recs;
 	if (linker_spill(L, &w->mem, sizeof(struct member), err))
 		return -1;
-	for (uint32_t i = 0; i < L->nrows; i++) {
+	for (uint32_t sp = 0, i = linker_gpu_row(L, &sp, 0); i != TIX_NONE; i = linker_gpu_row(L, &sp, i + 1)) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (!tix_kind_is_gpu_work(r->kind))
 			continue;

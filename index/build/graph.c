@@ -204,7 +204,7 @@ int linker_graph(struct linker *L, struct tix_error *err)
 	struct tix_builder *b = L->b;
 	const struct tix_detail_disk *det = (const struct tix_detail_disk *)b->c.details.recs;
 	uint32_t replayed = 0;
-	for (uint32_t i = 0; i < L->nrows; i++) {
+	for (uint32_t sp = 0, i = linker_gpu_row(L, &sp, 0); i != TIX_NONE; i = linker_gpu_row(L, &sp, i + 1)) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		replayed += tix_kind_is_gpu_work(r->kind) && (r->flags & TIX_ROW_GRAPH_REPLAY);
 	}
@@ -233,7 +233,7 @@ int linker_graph(struct linker *L, struct tix_error *err)
 		for (uint32_t w = 0; w < nw; w++)
 			gw[w] = (struct gm_window){ws[w].names, ws[w].n, ws[w].batch};
 		uint32_t ni = 0;
-		for (uint32_t i = 0; i < L->nrows; i++) {
+		for (uint32_t sp = 0, i = linker_gpu_row(L, &sp, 0); i != TIX_NONE; i = linker_gpu_row(L, &sp, i + 1)) {
 			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 			if (tix_kind_is_gpu_work(r->kind) && (r->flags & TIX_ROW_GRAPH_REPLAY) &&
 			    r->link != TIX_NONE)
@@ -284,7 +284,7 @@ int linker_graph(struct linker *L, struct tix_error *err)
 	}
 	/* How every replayed kernel came to be attributed, or not. */
 	memset(L->replayed_by_match, 0, sizeof(L->replayed_by_match));
-	for (uint32_t i = 0; i < L->nrows; i++) {
+	for (uint32_t sp = 0, i = linker_gpu_row(L, &sp, 0); i != TIX_NONE; i = linker_gpu_row(L, &sp, i + 1)) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (!tix_kind_is_gpu_work(r->kind) || !(r->flags & TIX_ROW_GRAPH_REPLAY))
 			continue;

@@ -148,7 +148,7 @@ int linker_link_by_correlation(struct linker *L, struct tix_error *err)
 		slot->used++;
 	}
 	uint32_t unlinked = 0;
-	for (uint32_t i = 0; i < L->nrows; i++) {
+	for (uint32_t sp = 0, i = linker_gpu_row(L, &sp, 0); i != TIX_NONE; i = linker_gpu_row(L, &sp, i + 1)) {
 		struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (!tix_kind_is_gpu(r->kind))
 			continue;
@@ -221,7 +221,7 @@ int linker_link_by_flows(struct linker *L, struct tix_error *err)
 int linker_mark_launches(struct linker *L, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
-	for (uint32_t i = 0; i < L->nrows; i++) {
+	for (uint32_t sp = 0, i = linker_gpu_row(L, &sp, 0); i != TIX_NONE; i = linker_gpu_row(L, &sp, i + 1)) {
 		struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (!tix_kind_is_gpu_work(r->kind))
 			continue;

@@ -21,6 +21,7 @@ void linker_init(struct linker *L, struct tix_builder *b)
 void linker_done(struct linker *L)
 {
 	free(L->track_remap);
+	free(L->gpu_spans);
 	/* freed beside the commit (builder_int.h, spill_reaper); the rows are
 	 * the index's own pages, written already: only their mapping goes */
 	struct spill done[sizeof(L->pool) / sizeof(L->pool[0]) + 7];

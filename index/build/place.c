@@ -58,7 +58,8 @@ static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
 	uint32_t *order = malloc((n + 1) * sizeof(*order));
 	uint32_t *remap = malloc((n + 1) * sizeof(*remap));
 	L->tracks = calloc(n + 1, sizeof(*L->tracks));
-	if (!order || !remap || !L->tracks) {
+	L->gpu_spans = malloc((n + 1) * sizeof(*L->gpu_spans));
+	if (!order || !remap || !L->tracks || !L->gpu_spans) {
 		free(order);
 		free(remap);
 		tix_error_oom(err, NULL);
@@ -81,6 +82,13 @@ static uint32_t *order_tracks(struct linker *L, struct tix_error *err)
 		t->stream = t->kind == TIX_TRACK_GPU ? (bt->stream >= 0 ? bt->stream : (int32_t)bt->key.tid) : -1;
 		t->first_row = first;
 		t->row_count = bt->count;
+		if (bt->gpu_count && bt->count) { /* GPU streams are next to each other: mostly one span */
+			struct linker_span *last = L->ngpu_spans ? &L->gpu_spans[L->ngpu_spans - 1] : NULL;
+			if (last && last->first + last->count == first)
+				last->count += bt->count;
+			else
+				L->gpu_spans[L->ngpu_spans++] = (struct linker_span){first, bt->count};
+		}
 		t->name = t->process_name = TIX_NONE;
 		first += bt->count;
 		/* Metadata events name threads and processes. */

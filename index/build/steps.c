@@ -55,7 +55,7 @@ static int mark_before_trace(struct linker *L, struct tix_error *err)
 	if (cpu_start == INT64_MAX) /* no CPU side at all: no window to be before */
 		return 0;
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	for (uint32_t i = 0; i < L->nrows; i++) {
+	for (uint32_t sp = 0, i = linker_gpu_row(L, &sp, 0); i != TIX_NONE; i = linker_gpu_row(L, &sp, i + 1)) {
 		struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (!tix_kind_is_gpu_work(r->kind) || r->link != TIX_NONE)
 			continue;
