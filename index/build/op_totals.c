@@ -113,7 +113,7 @@ static void count_beneath(struct linker *L, struct beneath *bn)
 	uint32_t *pass = bn->pass, *below = bn->below;
 	memset(pass, 0, (size_t)L->nrows * sizeof(*pass));
 	memset(below, 0, (size_t)L->nrows * sizeof(*below));
-	for (uint32_t i = 0; i < L->nrows; i++) {
+	for (uint32_t sp = 0, i = linker_gpu_row(L, &sp, 0); i != TIX_NONE; i = linker_gpu_row(L, &sp, i + 1)) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (tix_kind_is_gpu_work(r->kind) && r->link != TIX_NONE)
 			pass[r->link]++;
@@ -360,8 +360,21 @@ static int walk_groups(struct op_walk *w)
 			if (k + WALK_AHEAD < G->members_count) {
 				uint32_t launch = launch_of(L, G->members_first + k + WALK_AHEAD);
 				uint32_t op = launch != TIX_NONE ? SPILL_AT(&L->rows, struct tix_row_disk, launch).link : TIX_NONE;
-				if (op != TIX_NONE)
+				if (op != TIX_NONE) {
 					__builtin_prefetch(&SPILL_AT(&L->rows, struct tix_row_disk, op));
+					__builtin_prefetch(&memo.key[op & (NAMES_CACHE - 1)]);
+				}
+			}
+			/* and the op's parent, of the event WALK_AHEAD / 2 on, whose
+			 * op row has come by then: the walk up misses there next */
+			if (k + WALK_AHEAD / 2 < G->members_count) {
+				uint32_t launch = launch_of(L, G->members_first + k + WALK_AHEAD / 2);
+				uint32_t op = launch != TIX_NONE ? SPILL_AT(&L->rows, struct tix_row_disk, launch).link : TIX_NONE;
+				uint32_t up = op != TIX_NONE ? SPILL_AT(&L->rows, struct tix_row_disk, op).link : TIX_NONE;
+				if (up != TIX_NONE) {
+					__builtin_prefetch(&SPILL_AT(&L->rows, struct tix_row_disk, up));
+					__builtin_prefetch(&memo.key[up & (NAMES_CACHE - 1)]);
+				}
 			}
 			if (r->link == TIX_NONE)
 				continue;
