@@ -242,11 +242,24 @@ static int run_phases(struct tix_builder *b, struct tix_error *err)
 
 int tix_builder_finish(struct tix_builder *b, struct tix_error *err)
 {
+	int timing = b->opts.timing;
+	double t = now_s();
 	int rc = builder_merge(b, err);
+	if (timing && rc == 0)
+		fprintf(stderr, "tix: timing: %-10s %.3f s (the two collectors, before the phases)\n", "merge",
+		        now_s() - t);
 	if (rc == 0)
 		rc = run_phases(b, err);
+	t = now_s();
 	if (rc == 0)
 		rc = builder_commit(b, err);
-	tix_builder_abort(b);
+	if (timing && rc == 0)
+		fprintf(stderr, "tix: timing: %-10s %.3f s (renamed into place, the index it replaces freed)\n",
+		        "commit", now_s() - t);
+	t = now_s();
+	tix_builder_abort(b); /* waits for the threads that free the spills */
+	if (timing && rc == 0)
+		fprintf(stderr, "tix: timing: %-10s %.3f s (the spills' pages freed; waited for)\n", "free",
+		        now_s() - t);
 	return rc;
 }
