@@ -70,6 +70,11 @@ struct state {
 	 * modelled instance (insts) that is its nearest modelled
 	 * ancestor-or-self, TIX_NONE when it has none */
 	uint32_t *nma;
+	/* per row: its nearest ancestor-or-self that may be modelled (a
+	 * candidate: shape_row's tests but the cost's), TIX_NONE when it has
+	 * none, CAND_WALK when the pass in row order could not tell (a link to
+	 * a later row) and the walk must look; see nearest_modelled */
+	uint32_t *cand;
 	struct inst *insts;        /* the modelled instances met, in the order met */
 	uint32_t ninsts, insts_cap;
 	/* per detail: the shape of rows of that detail and name (most details
@@ -79,8 +84,10 @@ struct state {
 	 * the same value written with other white space is one text */
 	struct intern canon;       /* canonical texts (not written) */
 	uint32_t *canon_of;        /* string id -> canon id + 1, 0 unknown */
-	struct linker_buf b_nma;
+	struct linker_buf b_nma, b_cand;
 };
+
+#define CAND_WALK 0xFFFFFFFEu
 
 static enum tix_op_class class_of_name(struct state *st, uint32_t name)
 {
@@ -124,6 +131,21 @@ static uint32_t canon_id(struct state *st, uint32_t id)
 		return TIX_NONE - 1;
 	st->canon_of[id] = c + 1;
 	return c;
+}
+
+/* Whether row passes shape_row's tests but the cost's: a CPU op (not a
+ * step marker) of a named class, with Input Dims.  shape_row gives every
+ * other row TIX_NONE, and is a function of the row's name and detail. */
+static int candidate(struct state *st, uint32_t row)
+{
+	struct linker *L = st->L;
+	const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, row);
+	if (r->kind != TIX_KIND_CPU_OP || r->detail == TIX_NONE || (r->flags & TIX_ROW_STEP_MARKER))
+		return 0;
+	const struct tix_detail_disk *d = &((const struct tix_detail_disk *)L->b->c.details.recs)[r->detail];
+	if (d->op_info == TIX_NONE || class_of_name(st, r->name) == TIX_OPC_NONE)
+		return 0;
+	return ((const struct tix_op_info *)L->b->c.opinfos.recs)[d->op_info].dims != TIX_NONE;
 }
 
 /* The shape of a CPU op row, TIX_NONE when not modelled; -1 on OOM. */
@@ -199,12 +221,44 @@ static int visit(struct state *st, uint32_t r, uint32_t *id)
 	return 0;
 }
 
+/* The candidates of every row, in one pass in row order: a row's parent
+ * comes before it (parents and chains point to earlier rows), so its
+ * nearest candidate is known when the row is reached. */
+static void find_candidates(struct state *st)
+{
+	for (uint32_t i = 0; i < st->v.nrows; i++) {
+		uint32_t p;
+		if (candidate(st, i))
+			st->cand[i] = i;
+		else if ((p = parent_of(st, i)) == TIX_NONE)
+			st->cand[i] = TIX_NONE;
+		else
+			st->cand[i] = p < i ? st->cand[p] : CAND_WALK;
+	}
+}
+
+/* The nearest candidate at or above row (TIX_NONE: none). */
+static uint32_t candidate_at_or_above(struct state *st, uint32_t r)
+{
+	while (r != TIX_NONE && st->cand[r] == CAND_WALK) {
+		if (candidate(st, r))
+			return r;
+		r = parent_of(st, r);
+	}
+	return r == TIX_NONE ? TIX_NONE : st->cand[r];
+}
+
 /* The nearest modelled ancestor-or-self of row, as an instance, through
- * the memo: rows met for the first time are visited on the way up.  *oom
- * set when out of memory. */
+ * the memo: candidates met for the first time are visited on the way up.
+ * The walk goes from candidate to candidate (find_candidates): the rows
+ * between them are never modelled, so skipping them visits the same
+ * candidates in the same order as a walk through every row did (and the
+ * instances, their shapes and their sums are the same), without reading
+ * the python frames and other rows between (each a cache miss: 17 ms of
+ * the story trace's op-shapes).  *oom set when out of memory. */
 static uint32_t nearest_modelled(struct state *st, uint32_t row, int *oom)
 {
-	uint32_t path[64], n = 0, r = row, found = TIX_NONE;
+	uint32_t path[64], n = 0, r = candidate_at_or_above(st, row), found = TIX_NONE;
 	while (r != TIX_NONE) {
 		if (st->nma[r] != UNKNOWN) {
 			found = st->nma[r];
@@ -225,6 +279,7 @@ static uint32_t nearest_modelled(struct state *st, uint32_t row, int *oom)
 		}
 		path[n++] = r;
 		r = parent_of(st, r);
+		r = r == TIX_NONE ? TIX_NONE : candidate_at_or_above(st, r);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		st->nma[path[i]] = found;
@@ -531,7 +586,8 @@ int linker_op_shapes(struct linker *L, struct tix_error *err)
 		goto out;
 	}
 	st.nma = linker_buf(L, &st.b_nma, L->nrows, sizeof(uint32_t), err);
-	if (!st.nma)
+	st.cand = st.nma ? linker_buf(L, &st.b_cand, L->nrows, sizeof(uint32_t), err) : NULL;
+	if (!st.cand)
 		goto out;
 	size_t nd = L->b->c.details.n;
 	st.detail_name = malloc((nd + 1) * sizeof(uint32_t));
@@ -547,6 +603,7 @@ int linker_op_shapes(struct linker *L, struct tix_error *err)
 		goto out;
 	}
 	memset(st.nma, 0xfe, (size_t)L->nrows * sizeof(uint32_t));
+	find_candidates(&st);
 	if (attribute(&st, err) != 0 || op_models(&st, err) != 0 || write_records(&st, err) != 0)
 		goto out;
 	rc = 0;
@@ -564,5 +621,6 @@ out:
 	dedup_done(&st.groups);
 	dedup_done(&st.steps);
 	linker_buf_done(L, &st.b_nma);
+	linker_buf_done(L, &st.b_cand);
 	return rc;
 }
