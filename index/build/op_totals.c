@@ -51,8 +51,15 @@ struct op_list {
 	uint32_t *op_of_name; /* string id -> op, TIX_NONE */
 	struct op_acc *acc;
 	uint32_t n, cap;
+	/* per row, by the same pass: its nearest ancestor-or-self that is an op
+	 * or has its ancestors listed (TIX_NONE: none; STOP_WALK: a link to a
+	 * later row, which parents never makes: walk from the row itself).  The
+	 * rows between are neither: the names memo passes them (names_of_row). */
+	uint32_t *stop;
 	int rc;
 };
+
+#define STOP_WALK 0xFFFFFFFEu
 
 static int list_ops(struct linker *L, struct op_list *ol)
 {
@@ -61,9 +68,15 @@ static int list_ops(struct linker *L, struct op_list *ol)
 	if (!ol->op_of_name)
 		return -1;
 	memset(ol->op_of_name, 0xff, (nstr + 1) * sizeof(*ol->op_of_name));
+	uint32_t *stop = ol->stop;
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-		if (!tix_rule_is_op(r->kind, r->flags))
+		int op = tix_rule_is_op(r->kind, r->flags);
+		stop[i] = op || (r->flags & TIX_ROW_CHAIN) ? i
+		          : r->link == TIX_NONE          ? TIX_NONE
+		          : r->link < i                  ? stop[r->link]
+		                                         : STOP_WALK;
+		if (!op)
 			continue;
 		uint32_t o = ol->op_of_name[r->name];
 		if (o == TIX_NONE) {
@@ -161,6 +174,9 @@ static void beneath_done(struct linker *L, struct beneath *bn)
  *   N(row) = the names of row's chain list, when the chain table has one
  *            (rules.h, tix_rule_listed), else M(row's link), else none;
  *   M(row) = N(row), or, for an op, its name first and N(row) without it.
+ * A row that is neither an op nor listed has M(row) = M(its link), so the
+ * walk up goes from one that is to the next (list_ops's stops), never
+ * reading the rows between.
  * That is tix_rule_op_names' list, name for name, in its order, built from
  * the same rules.h pieces (tix_rule_listed, tix_rule_is_op): the index is
  * the same (scripts/same_index.sh), and tests/ref's recount of the op
@@ -173,6 +189,7 @@ struct name_node {
 
 struct names_memo {
 	const struct tix_rows *v;
+	const uint32_t *stop;    /* struct op_list's */
 	struct dedup nodes;      /* struct name_node */
 	uint32_t *key, *val;     /* NAMES_CACHE rows (TIX_NONE: empty) and their M */
 	uint32_t *stack, *scratch;
@@ -180,10 +197,11 @@ struct names_memo {
 	int oom;
 };
 
-static int names_memo_init(struct names_memo *m, const struct tix_rows *v)
+static int names_memo_init(struct names_memo *m, const struct tix_rows *v, const uint32_t *stop)
 {
 	memset(m, 0, sizeof(*m));
 	m->v = v;
+	m->stop = stop;
 	m->key = malloc(NAMES_CACHE * sizeof(*m->key));
 	m->val = malloc(NAMES_CACHE * sizeof(*m->val));
 	if (dedup_init(&m->nodes, sizeof(struct name_node)) != 0 || !m->key || !m->val)
@@ -249,6 +267,17 @@ static uint32_t names_of_list(struct names_memo *m, const uint32_t *anc, uint32_
 	return list;
 }
 
+/* The nearest row at or above row whose M may differ from its link's:
+ * an op, or one whose ancestors are listed (TIX_NONE: M(row) is none).
+ * The rows between have M(row) = N(row) = M(link): passing them reads
+ * none of their rows (python frames, modules: each a cache miss, 4% of a
+ * one-thread index on the story trace). */
+static uint32_t names_stop(const struct names_memo *m, uint32_t row)
+{
+	uint32_t s = m->stop[row];
+	return s == STOP_WALK ? row : s;
+}
+
 /* M(row): the op names of row and its ancestors (TIX_NONE: none). */
 static uint32_t names_of_row(struct names_memo *m, uint32_t row)
 {
@@ -258,7 +287,7 @@ static uint32_t names_of_row(struct names_memo *m, uint32_t row)
 	/* Up to a row whose M is remembered, or to one whose N is known (a
 	 * chain list, or no link): the rows passed, whose M is wanted, wait on
 	 * the stack.  Either way cur is then N of the top of the stack. */
-	for (uint32_t p = row;;) {
+	for (uint32_t p = names_stop(m, row); p != TIX_NONE;) {
 		uint32_t h = p & (NAMES_CACHE - 1);
 		if (m->key[h] == p) {
 			cur = m->val[h];
@@ -275,7 +304,7 @@ static uint32_t names_of_row(struct names_memo *m, uint32_t row)
 		}
 		if (v->rows[p].link == TIX_NONE)
 			break;
-		p = v->rows[p].link;
+		p = names_stop(m, v->rows[p].link);
 	}
 	/* down again: each row's M is N of the row below it */
 	while (k > 0 && !m->oom) {
@@ -339,7 +368,7 @@ static int walk_groups(struct op_walk *w)
 	linker_rows_view(L, &rv);
 	struct names_memo memo;
 	int rc = -1;
-	if (names_memo_init(&memo, &rv) != 0 || !last_group || !last_pair || !w->gpu_ns || !w->gpu_events)
+	if (names_memo_init(&memo, &rv, w->ol->stop) != 0 || !last_group || !last_pair || !w->gpu_ns || !w->gpu_events)
 		goto out;
 	memset(last_group, 0xff, (nacc + 1) * sizeof(*last_group));
 	for (uint32_t g = w->g0; g < w->g1; g++) {
@@ -360,21 +389,8 @@ static int walk_groups(struct op_walk *w)
 			if (k + WALK_AHEAD < G->members_count) {
 				uint32_t launch = launch_of(L, G->members_first + k + WALK_AHEAD);
 				uint32_t op = launch != TIX_NONE ? SPILL_AT(&L->rows, struct tix_row_disk, launch).link : TIX_NONE;
-				if (op != TIX_NONE) {
+				if (op != TIX_NONE)
 					__builtin_prefetch(&SPILL_AT(&L->rows, struct tix_row_disk, op));
-					__builtin_prefetch(&memo.key[op & (NAMES_CACHE - 1)]);
-				}
-			}
-			/* and the op's parent, of the event WALK_AHEAD / 2 on, whose
-			 * op row has come by then: the walk up misses there next */
-			if (k + WALK_AHEAD / 2 < G->members_count) {
-				uint32_t launch = launch_of(L, G->members_first + k + WALK_AHEAD / 2);
-				uint32_t op = launch != TIX_NONE ? SPILL_AT(&L->rows, struct tix_row_disk, launch).link : TIX_NONE;
-				uint32_t up = op != TIX_NONE ? SPILL_AT(&L->rows, struct tix_row_disk, op).link : TIX_NONE;
-				if (up != TIX_NONE) {
-					__builtin_prefetch(&SPILL_AT(&L->rows, struct tix_row_disk, up));
-					__builtin_prefetch(&memo.key[up & (NAMES_CACHE - 1)]);
-				}
 			}
 			if (r->link == TIX_NONE)
 				continue;
@@ -514,6 +530,9 @@ int linker_aggregate(struct linker *L, struct tix_error *err)
 	int two = linker_two_threads(L);
 	/* The ops and their CPU time beside the kernel groups. */
 	struct op_list ol = {0};
+	struct linker_buf stop_buf = {0};
+	if (!(ol.stop = linker_buf(L, &stop_buf, L->nrows, sizeof(uint32_t), err)))
+		return -1;
 	void *la[2] = {L, &ol};
 	pthread_t th;
 	int threaded = two && pthread_create(&th, NULL, run_list_ops, la) == 0;
@@ -525,6 +544,7 @@ int linker_aggregate(struct linker *L, struct tix_error *err)
 	if (rc != 0 || ol.rc != 0) {
 		free(ol.op_of_name);
 		free(ol.acc);
+		linker_buf_done(L, &stop_buf);
 		return rc != 0 ? rc : tix_error_oom(err, NULL);
 	}
 
@@ -583,5 +603,6 @@ int linker_aggregate(struct linker *L, struct tix_error *err)
 	free(pacc);
 	free(ol.op_of_name);
 	free(ol.acc);
+	linker_buf_done(L, &stop_buf);
 	return rc;
 }
