@@ -77,9 +77,9 @@ static int corr_table_init(struct linker *L, struct corr_table *t, uint32_t nlau
 	memset(t, 0, sizeof(*t));
 	t->sp.fd = -1;
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	for (uint32_t i = 0; i < L->nrows; i++) {
-		int64_t c = SPILL_AT(&L->corr, int64_t, i);
-		if (c < 0 || !tix_kind_is_launch(SPILL_AT(&L->rows, struct tix_row_disk, i).kind))
+	for (uint32_t sp = 0, i = 0; i < L->nrows; i++) {
+		int64_t c = linker_launch_corr(L, &sp, i);
+		if (c < 0)
 			continue;
 		lo = c < lo ? c : lo;
 		hi = c > hi ? c : hi;
@@ -135,9 +135,9 @@ int linker_link_by_correlation(struct linker *L, struct tix_error *err)
 		return -1;
 	}
 	uint32_t *next = (uint32_t *)nexts.base;
-	for (uint32_t i = 0; i < L->nrows; i++) {
-		int64_t c = SPILL_AT(&L->corr, int64_t, i);
-		if (c < 0 || !tix_kind_is_launch(SPILL_AT(&L->rows, struct tix_row_disk, i).kind))
+	for (uint32_t sp = 0, i = 0; i < L->nrows; i++) {
+		int64_t c = linker_launch_corr(L, &sp, i);
+		if (c < 0)
 			continue;
 		struct corr_slot *slot = corr_slot_of(&table, c); /* never NULL: the range holds every launch's */
 		next[i] = slot->used ? slot->row : TIX_NONE;
@@ -250,11 +250,8 @@ int linker_mark_launches(struct linker *L, struct tix_error *err)
 		/* The runtime and driver calls that would have GPU activity:
 		 * those with a correlation id (corr is still there in this phase). */
 		uint32_t launches = 0;
-		for (uint32_t i = 0; i < L->nrows; i++) {
-			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-			if (tix_kind_is_launch(r->kind) && SPILL_AT(&L->corr, int64_t, i) >= 0)
-				launches++;
-		}
+		for (uint32_t sp = 0, i = 0; i < L->nrows; i++)
+			launches += linker_launch_corr(L, &sp, i) >= 0;
 		if (launches) {
 			snprintf(msg, sizeof(msg),
 			         "%u CUDA runtime/driver calls and no GPU activity at all (no kernel, memcpy "

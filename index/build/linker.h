@@ -58,7 +58,9 @@ struct linker {
 	struct tix_long_dur_disk *long_durs; /* the durations over 32 bits, by row */
 	uint32_t nlong;
 	int64_t first_ns, last_ns;  /* the span of every row; read by steps and write */
-	struct spill corr;          /* int64 correlation id per row; read by launches and steps,
+	struct spill corr;          /* int64 correlation id per row, -1 but for launch calls and
+	                             * GPU rows (so that outside gpu_spans, an id says a launch
+	                             * call: linker_launch_corr); read by launches and steps,
 	                             * released by the driver after graph */
 	struct linker_span *gpu_spans; /* the rows of the tracks that hold GPU-side events, in
 	                             * row order (linker_gpu_row walks them) */
@@ -170,6 +172,28 @@ static inline uint32_t linker_gpu_row(const struct linker *L, uint32_t *span, ui
 			return row;
 	}
 	return TIX_NONE;
+}
+
+/* Whether row lies in one of L->gpu_spans, for rows asked in increasing
+ * order (*span: the walk's place, 0 to start). */
+static inline int linker_in_gpu_span(const struct linker *L, uint32_t *span, uint32_t row)
+{
+	while (*span < L->ngpu_spans && row >= L->gpu_spans[*span].first + L->gpu_spans[*span].count)
+		(*span)++;
+	return *span < L->ngpu_spans && row >= L->gpu_spans[*span].first;
+}
+
+/* The correlation id of row when it is a launch call's, else -1, for rows
+ * asked in increasing order (*span as above).  Outside the GPU spans an id
+ * is a launch call's (place keeps no other), so the row itself, far from
+ * the last one wanted, is read only inside them. */
+static inline int64_t linker_launch_corr(const struct linker *L, uint32_t *span, uint32_t row)
+{
+	int64_t c = SPILL_AT(&L->corr, int64_t, row);
+	if (c >= 0 && linker_in_gpu_span(L, span, row) &&
+	    !tix_kind_is_launch(SPILL_AT(&L->rows, struct tix_row_disk, row).kind))
+		return -1;
+	return c;
 }
 
 static inline int64_t row_dur(const struct linker *L, uint32_t row)

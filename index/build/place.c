@@ -511,7 +511,8 @@ static void *scatter_rows(void *arg)
 		} else {
 			r->dur_ns = (uint32_t)s->dur_ns;
 		}
-		*corr = s->corr;
+		/* only launch calls and GPU rows are linked by it (linker.h) */
+		*corr = tix_kind_is_launch(s->kind) || tix_kind_is_gpu(s->kind) ? s->corr : -1;
 		if (s->start_ns < j->first_ns)
 			j->first_ns = s->start_ns;
 		if (s->start_ns + s->dur_ns > j->last_ns)
