@@ -35,22 +35,51 @@ static int cmp_marker(const void *a, const void *b, void *ctx)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-/* GPU work launched before the profiler's CPU window: no launch call, and a
- * correlation id below every launch call's or a start before the first CPU
- * event.  Counted in a step of its own, after the real ones, so that it does
- * not inflate the first. */
-static int mark_before_trace(struct linker *L, struct tix_error *err)
+/* What one pass over every row learns for both of steps' parts: the names
+ * that markers carry, where the marker rows lie (the second pass looks only
+ * there), and for mark_before_trace the start of the CPU side and the lowest
+ * launch call's correlation id.  One pass instead of two: each reads all
+ * ROWS (~44 MB on the 485 MB trace). */
+struct row_scan {
+	uint8_t *is_name;          /* by string: 1 a CPU-side name, 2 a marker name */
+	uint32_t first_marker, end_marker; /* the marker rows lie in [first, end) */
+	int64_t min_corr, cpu_start;
+};
+
+static int scan_rows(struct linker *L, struct row_scan *sc, struct tix_error *err)
 {
-	int64_t min_corr = INT64_MAX, cpu_start = INT64_MAX;
+	sc->is_name = calloc((size_t)L->b->c.strings.n + 1, 1);
+	if (!sc->is_name)
+		return tix_error_oom(err, NULL);
+	sc->first_marker = L->nrows;
+	sc->end_marker = 0;
+	sc->min_corr = sc->cpu_start = INT64_MAX;
 	for (uint32_t i = 0; i < L->nrows; i++) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 		if (!tix_rule_is_container_kind(r->kind))
 			continue;
-		cpu_start = r->start_ns < cpu_start ? r->start_ns : cpu_start;
-		int64_t c = SPILL_AT(&L->corr, int64_t, i);
-		if (tix_kind_is_launch(r->kind) && c >= 0 && c < min_corr)
-			min_corr = c;
+		sc->cpu_start = r->start_ns < sc->cpu_start ? r->start_ns : sc->cpu_start;
+		if (tix_kind_is_launch(r->kind)) {
+			int64_t c = SPILL_AT(&L->corr, int64_t, i);
+			if (c >= 0 && c < sc->min_corr)
+				sc->min_corr = c;
+		}
+		if (tix_kind_is_marker(r->kind)) {
+			sc->is_name[r->name] = 1;
+			sc->first_marker = i < sc->first_marker ? i : sc->first_marker;
+			sc->end_marker = i + 1;
+		}
 	}
+	return 0;
+}
+
+/* GPU work launched before the profiler's CPU window: no launch call, and a
+ * correlation id below every launch call's or a start before the first CPU
+ * event.  Counted in a step of its own, after the real ones, so that it does
+ * not inflate the first. */
+static int mark_before_trace(struct linker *L, const struct row_scan *sc, struct tix_error *err)
+{
+	int64_t min_corr = sc->min_corr, cpu_start = sc->cpu_start;
 	L->before_trace_step = TIX_NONE;
 	if (cpu_start == INT64_MAX) /* no CPU side at all: no window to be before */
 		return 0;
@@ -87,19 +116,12 @@ static int mark_before_trace(struct linker *L, struct tix_error *err)
 	return linker_warn(L, msg, err);
 }
 
-static int find_steps(struct linker *L, struct tix_error *err)
+static int find_steps(struct linker *L, struct row_scan *sc, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
 	uint32_t nstr = b->c.strings.n;
-	uint8_t *is_name = calloc(nstr + 1, 1);   /* 1: a CPU-side name, 2: a marker name */
+	uint8_t *is_name = sc->is_name;
 	uint32_t *markers = NULL;
-	if (!is_name)
-		return tix_error_oom(err, NULL);
-	for (uint32_t i = 0; i < L->nrows; i++) {
-		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
-		if (tix_kind_is_marker(r->kind))
-			is_name[r->name] = 1;
-	}
 	struct step_rule user = {"--step-marker", b->step_marker};
 	const struct step_rule *rules = b->step_marker[0] ? &user : default_rules;
 	size_t nrules = b->step_marker[0] ? 1 : sizeof(default_rules) / sizeof(default_rules[0]);
@@ -107,7 +129,6 @@ static int find_steps(struct linker *L, struct tix_error *err)
 	for (size_t k = 0; k < nrules && !found; k++) {
 		regex_t re;
 		if (regcomp(&re, rules[k].regex, REG_EXTENDED | REG_NOSUB) != 0) {
-			free(is_name);
 			char pb[200];
 			return tix_error_set(err, "invalid step marker regex '%s'",
 			                     tix_printable(rules[k].regex, pb, sizeof(pb)));
@@ -125,7 +146,7 @@ static int find_steps(struct linker *L, struct tix_error *err)
 
 	uint32_t nm = 0, cap = 0;
 	if (found) {
-		for (uint32_t i = 0; i < L->nrows; i++) {
+		for (uint32_t i = sc->first_marker; i < sc->end_marker; i++) {
 			const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
 			if (!tix_kind_is_marker(r->kind) || is_name[r->name] != 2)
 				continue;
@@ -135,9 +156,6 @@ static int find_steps(struct linker *L, struct tix_error *err)
 		}
 		qsort_r(markers, nm, sizeof(*markers), cmp_marker, L);
 	}
-	free(is_name);
-	is_name = NULL;
-
 	L->steps = calloc((nm ? nm : 1) + 1, sizeof(*L->steps)); /* + before the trace */
 	if (!L->steps)
 		goto oom;
@@ -193,14 +211,16 @@ static int find_steps(struct linker *L, struct tix_error *err)
 	}
 	return 0;
 oom:
-	free(is_name);
 	free(markers);
 	return tix_error_oom(err, NULL);
 }
 
 int linker_steps(struct linker *L, struct tix_error *err)
 {
-	if (find_steps(L, err) != 0)
+	struct row_scan sc;
+	if (scan_rows(L, &sc, err) != 0)
 		return -1;
-	return mark_before_trace(L, err);
+	int rc = find_steps(L, &sc, err) != 0 ? -1 : mark_before_trace(L, &sc, err);
+	free(sc.is_name);
+	return rc;
 }
