@@ -114,9 +114,13 @@ static const struct phase phases[] = {
 	{"breakdown", linker_breakdown, NULL, BESIDE},
 	{"aggregate", linker_aggregate, NULL, MAIN},
 	{NULL, NULL, NULL, JOIN}, /* before names adds strings, and op-shapes reads breakdown's */
+	/* ROWS is final now: its checksums (most of write's time) are taken
+	 * beside names and op-shapes, which only read the rows */
+	{"row-sums", linker_sum_rows, NULL, BESIDE},
 	{"names", linker_name_forms, NULL, MAIN},
 	{"op-shapes", linker_op_shapes, NULL, MAIN},
 	{NULL, reap_spills, NULL, MAIN},
+	{NULL, NULL, NULL, JOIN}, /* write reads row-sums' */
 	{"write", linker_write, NULL, MAIN},
 };
 

@@ -48,6 +48,7 @@ void linker_done(struct linker *L)
 	free(L->step_op_shapes);
 	free(L->op_shape_groups);
 	free(L->op_models);
+	free(L->rows_sums);
 	free(L->warnings);
 	free(L->capture_sources);
 	pthread_mutex_destroy(&L->mu);

@@ -125,6 +125,10 @@ struct linker {
 	struct spill names;         /* struct tix_names_disk, by name */
 	struct spill name_rows;     /* uint32 rows, by name, then row */
 
+	/* written by row-sums; read by write */
+	uint64_t *rows_sums;        /* ROWS's block sums (format.h), NULL until summed */
+	uint64_t rows_checksum;     /* ROWS's checksum, the hash of those sums */
+
 	/* written by any phase through linker_warn; read by write */
 	char *warnings;             /* "; "-joined */
 };

@@ -66,7 +66,10 @@ int linker_name_forms(struct linker *L, struct tix_error *err);
 /* name_rows.c: the rows of each event name (NAMES, NAME_ROWS). */
 int linker_name_rows(struct linker *L, struct tix_error *err);
 
-/* write.c: every section around the rows, then the header. */
+/* write.c: the checksums of ROWS, final once aggregate has set
+ * gpu_beneath (summed beside the phases after it, which only read the
+ * rows); then every section around the rows, and the header. */
+int linker_sum_rows(struct linker *L, struct tix_error *err);
 int linker_write(struct linker *L, struct tix_error *err);
 
 #endif /* TIX_INDEX_BUILD_PHASES_H */

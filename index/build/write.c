@@ -64,6 +64,17 @@ void tix_format_resum(unsigned char *b, size_t n)
 	memcpy(b, &h, sizeof(h));
 }
 
+int linker_sum_rows(struct linker *L, struct tix_error *err)
+{
+	const uint32_t elem = sizeof(struct tix_row_disk);
+	uint64_t size = (uint64_t)L->nrows * elem;
+	L->rows_sums = malloc(tix_block_count(size, elem) * 8 + 8);
+	if (!L->rows_sums)
+		return tix_error_oom(err, NULL);
+	L->rows_checksum = block_sums(L->rows.base, size, elem, L->rows_sums);
+	return 0;
+}
+
 /* ---- writing ---- */
 
 struct out_section {
@@ -227,8 +238,14 @@ int linker_write(struct linker *L, struct tix_error *err)
 		if (secs[i].id == TIX_SEC_BLOCK_SUMS) {
 			table[i].checksum = tix_hash64(sums, nsums * 8, 0);
 		} else {
-			table[i].checksum = block_sums(secs[i].data, secs[i].size, secs[i].elem, sums + done);
-			done += tix_block_count(secs[i].size, secs[i].elem);
+			uint64_t nb = tix_block_count(secs[i].size, secs[i].elem);
+			if (secs[i].id == TIX_SEC_ROWS && L->rows_sums) { /* row-sums did it */
+				memcpy(sums + done, L->rows_sums, nb * 8);
+				table[i].checksum = L->rows_checksum;
+			} else {
+				table[i].checksum = block_sums(secs[i].data, secs[i].size, secs[i].elem, sums + done);
+			}
+			done += nb;
 		}
 		if (in_place)
 			continue;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Issue 23, item 4: every phase of the finish hands its failure on, whether
 it runs on the calling thread or beside the others (index/build/finish.c:
-name-rows beside marks, steps and graph; breakdown beside aggregate).  Each
+name-rows beside marks, steps and graph; breakdown beside aggregate;
+row-sums beside names and op-shapes).  Each
 phase that TIX_TIMING names is made to fail in turn (TIX_FAIL_PHASE=NAME, as
 a full disk would), on one thread (TIX_THREADS=1: the table's order) and
 with the finish and the parse on two (TIX_SPLIT_ROWS=2, TIX_SPLIT_MIN=4096:
@@ -38,7 +39,8 @@ def main():
     beside = [n for n, b in found if b]
     chk.check(rc == 0 and "place" in names and "write" in names,
               "the finish's phases, from a build's TIX_TIMING lines", "rc %d %r" % (rc, e[:500]))
-    chk.check(beside == ["name-rows", "breakdown"], "name-rows and breakdown run beside the others", repr(found))
+    chk.check(beside == ["name-rows", "breakdown", "row-sums"],
+              "name-rows, breakdown and row-sums run beside the others", repr(found))
     folder = os.path.join(d, "out")
     for label, env in (("one thread", ONE), ("two threads", TWO)):
         for name in names:
@@ -51,7 +53,8 @@ def main():
                       % (label, name), repr(os.listdir(folder)))
     # where a BESIDE phase's failure surfaces
     order = [n for n, _ in found]
-    for name, meanwhile in (("name-rows", ("marks", "steps", "graph")), ("breakdown", ("aggregate",))):
+    for name, meanwhile in (("name-rows", ("marks", "steps", "graph")), ("breakdown", ("aggregate",)),
+                            ("row-sums", ("names", "op-shapes"))):
         out = os.path.join(folder, "x.tix")
         rc, o, e = run(args, trace, out, dict(TWO, TIX_TIMING="1", TIX_FAIL_PHASE=name))
         ran = [n for n, _ in PHASE.findall(e)]
