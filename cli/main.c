@@ -16,11 +16,17 @@
 
 /* Reading a page of an index that another program truncated raises SIGBUS:
  * one line and exit 2, as for any damaged index, not a crash.  (The
- * parser guards its own mappings; the TUI restores the terminal first.) */
+ * parser guards its own mappings; the TUI restores the terminal first.)
+ * Two threads reading the index (tix diff's sides) may both fault: the
+ * first writes the line and exits, the other waits for it. */
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	static int ending;
 	if (si && tix_index_any_maps(si->si_addr)) {
+		if (__atomic_exchange_n(&ending, 1, __ATOMIC_SEQ_CST))
+			for (;;)
+				pause();
 		static const char msg[] = "tix: an index file changed while tix read it (truncated, rewritten, or "
 		                          "its disk full): run the command again\n";
 		ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);

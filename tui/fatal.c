@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@ static struct {
 	struct termios tty;
 	int have_tty;
 	volatile sig_atomic_t entered;
+	pid_t ending;               /* the thread that ends the process (gettid), 0: none yet */
 	struct sigaction old[NSIG_FATAL];
 	stack_t old_stack;
 	int on;
@@ -31,9 +33,45 @@ static struct {
 /* A stack for the handler: SIGSEGV from a stack overflow has none left. */
 static char alt_stack[64 * 1024];
 
+/* Takes the right to end the process for the calling thread: 1, or 0 when
+ * another thread has it (*again: this thread had it already).  Two threads
+ * may fault at once: the index's checker reads every block of a mapped
+ * index beside the TUI (index/check.c), and an index truncated under both
+ * raises SIGBUS in each.  With the handler reset on the first delivery, the
+ * second thread's SIGBUS killed the process ("Bus error", 135) while the
+ * first wrote its line.  Async-signal-safe: an atomic and a raw syscall. */
+static int take_the_end(int *again)
+{
+	pid_t me = (pid_t)syscall(SYS_gettid), none = 0;
+	*again = 0;
+	if (__atomic_compare_exchange_n(&F.ending, &none, me, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return 1;
+	*again = none == me;
+	return 0;
+}
+
+/* Dies of sig, its default action back (no second try of the handler). */
+static void die_of(int sig)
+{
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
+	_exit(128 + sig); /* not reached: sig is not blocked (SA_NODEFER) */
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	int again;
+	if (!take_the_end(&again)) {
+		if (again) /* a fault inside this handler: die of it */
+			die_of(sig);
+		for (;;) /* another thread is ending the process: wait for it */
+			pause();
+	}
 	if (F.have_tty)
 		tcsetattr(STDIN_FILENO, TCSANOW, &F.tty); /* first: safe, and enough for a shell */
 	if (!F.entered++)
@@ -47,8 +85,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 			}
 		}
 	}
-	/* SA_RESETHAND put the default action back: die of the same signal */
-	raise(sig);
+	die_of(sig);
 }
 
 /* Damage a query meets in an index (index.h: its parts are checked when
@@ -57,6 +94,10 @@ static void on_damage(const struct tix_index *ix, void *ctx, const char *msg)
 {
 	(void)ix;
 	(void)ctx;
+	int again;
+	if (!take_the_end(&again))
+		for (;;) /* a fatal signal's handler is ending the process */
+			pause();
 	if (F.have_tty)
 		tcsetattr(STDIN_FILENO, TCSANOW, &F.tty);
 	if (!F.entered++)
@@ -92,7 +133,7 @@ int fatal_begin(const struct tui_trace *traces, int ntraces)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_fatal;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER; /* no SA_RESETHAND: take_the_end */
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < NSIG_FATAL; i++)
 		sigaction(fatal_signals[i], &sa, &F.old[i]);

@@ -9,6 +9,8 @@
  * (another program truncated or rewrote it, or a file system without
  * fallocate ran out of room): one line naming the file, exit status 2.  So
  * is damage that a query meets in an index (its damage handler, index.h).
+ * When two threads fault at once (the index's background checker reads it
+ * too), the first one in ends the process and the other waits for it.
  *
  *   fatal_begin(traces, n);   // before newterm(); remembers the terminal modes
  *   ...the event loop...
