@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static void report(struct reader *r, const struct tix_parse_opts *opts, uint64_t pos,
                    uint64_t total)
@@ -395,6 +397,29 @@ size_t parse_guess_cut(const char *b, size_t from, size_t limit)
 	return 0;
 }
 
+/* parse_run patches the byte after a window's last event in the file's
+ * private mapping (and the next window's first patch lands on the same
+ * page).  Left alone, the first access to that page is parse_guess_cut's
+ * read, which maps the file's page read-only; the patch then copies it,
+ * and the copy replaces a mapping the other parse thread may hold in its
+ * TLB, so the kernel flushes it there by an interprocessor interrupt:
+ * about 50 us a window on a 2-vCPU guest, 2-3% of a two-thread index
+ * (docs/PERFORMANCE.md, "Round 11").  The page taken for writing before
+ * it is read is copied on its first fault, and no mapping is flushed.  The
+ * gzip path's buffer is anonymous memory, written already. */
+static void window_end_for_writing(const struct reader *r, char *b, size_t at)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (r->gzip)
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t p = (uintptr_t)(b + at) & ~(uintptr_t)(page - 1);
+	madvise((void *)p, page, MADV_POPULATE_WRITE); /* a hint: on failure the patch copies the page as before */
+#else
+	(void)r, (void)b, (void)at;
+#endif
+}
+
 /* How far past q a window may end: the window size, or less where that
  * fits the buffers simdjson already holds (r->shim_len, set by a window
  * longer than half of one), so that it never frees and grows them. */
@@ -420,6 +445,7 @@ enum scan parse_take_events(struct reader *r, char *b, size_t *p, size_t n, int 
 		/* At the end, what is past the room is cut off first, so that the
 		 * last window fits it too. */
 		if (n - q > r->window + r->window / 4 || (eof && n - q > room && room < r->window)) {
+			window_end_for_writing(r, b, q + room - 1);
 			size_t cut = parse_guess_cut(b, q + r->window / 2, q + room);
 			if (cut) {
 				size_t end = cut; /* just past the '}' */
