@@ -238,7 +238,7 @@ static void group_work_done(struct linker *L, struct group_work *w)
 static int collect_members(struct linker *L, struct group_work *w, struct tix_error *err)
 {
 	const struct tix_detail_disk *details = (const struct tix_detail_disk *)L->b->c.details.recs;
-	if (linker_spill(L, &w->mem, sizeof(struct member), err))
+	if (linker_spill(L, &w->mem, sizeof(struct member), linker_gpu_span_rows(L), err))
 		return -1;
 	for (uint32_t sp = 0, i = linker_gpu_row(L, &sp, 0); i != TIX_NONE; i = linker_gpu_row(L, &sp, i + 1)) {
 		const struct tix_row_disk *r = &SPILL_AT(&L->rows, struct tix_row_disk, i);
@@ -302,7 +302,7 @@ static int rank_groups(struct linker *L, struct group_work *w, struct tix_error 
 		w->rank[w->order[i]] = i;
 
 	size_t nm = w->mem.n;
-	if (linker_spill(L, &w->sorted, sizeof(struct member), err) || spill_resize(&w->sorted, nm, err))
+	if (linker_spill(L, &w->sorted, sizeof(struct member), nm, err) || spill_resize(&w->sorted, nm, err))
 		goto out;
 	w->first = calloc(ng + 1, sizeof(*w->first));
 	cur = w->first ? malloc((ng + 1) * sizeof(*cur)) : NULL;
@@ -358,7 +358,7 @@ static int fill_groups(struct linker *L, struct group_work *w, struct tix_error 
 	L->groups = calloc(ng + 1, sizeof(*L->groups));
 	if (!L->groups)
 		return tix_error_oom(err, NULL);
-	if (linker_spill(L, &L->members, sizeof(uint32_t), err) ||
+	if (linker_spill(L, &L->members, sizeof(uint32_t), w->sorted.n, err) ||
 	    spill_resize(&L->members, w->sorted.n, err))
 		return -1;
 	L->ngroups = ng;

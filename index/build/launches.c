@@ -95,7 +95,7 @@ static int corr_table_init(struct linker *L, struct corr_table *t, uint32_t nlau
 			nslots *= 2;
 		t->mask = (uint32_t)(nslots - 1);
 	}
-	if (linker_spill(L, &t->sp, sizeof(struct corr_slot), err) || spill_resize(&t->sp, nslots, err))
+	if (linker_spill(L, &t->sp, sizeof(struct corr_slot), nslots, err) || spill_resize(&t->sp, nslots, err))
 		return -1;
 	t->slots = (struct corr_slot *)t->sp.base;
 	memset(t->slots, 0, nslots * sizeof(*t->slots));
@@ -129,7 +129,7 @@ int linker_link_by_correlation(struct linker *L, struct tix_error *err)
 	 * (and some single ones) reuse ids: the slot keeps a list, through
 	 * next[], of every launch with its id. */
 	struct spill nexts;
-	if (linker_spill(L, &nexts, sizeof(uint32_t), err) || spill_resize(&nexts, L->nrows, err)) {
+	if (linker_spill(L, &nexts, sizeof(uint32_t), L->nrows, err) || spill_resize(&nexts, L->nrows, err)) {
 		spill_done(&nexts);
 		linker_release(L, &table.sp);
 		return -1;

@@ -54,13 +54,37 @@ void linker_done(struct linker *L)
 	pthread_mutex_destroy(&L->mu);
 }
 
-int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_error *err)
+/* Below this an array takes a new file: it touches few of its pages, and
+ * a released spill it took would hold its megabytes of written pages
+ * until the array is done. */
+#define POOL_MIN_NEED (1u << 20)
+
+/* The pool's choice for need bytes (-1: a new file).  A pooled
+ * spill's pages have been written once, so an array placed there costs no
+ * new page; a new file costs the kernel's fresh pages, zeroed (its blocks
+ * read as zeros) before the array is written.  Taking the largest for
+ * every array gave the two collectors' 49 MB to the chain table of the
+ * story trace, which stays empty, and fresh pages to the 2-10 MB arrays of
+ * every phase after it (docs/PERFORMANCE.md, "Round 11"). */
+static int pool_pick(const struct linker *L, size_t need)
 {
-	int best = -1;
+	int fit = -1, largest = -1;
+	if (need < POOL_MIN_NEED)
+		return -1;
+	for (int i = 0; i < L->npool; i++) {
+		size_t have = L->pool[i].cap * L->pool[i].elem;
+		if (have >= need && (fit < 0 || have < L->pool[fit].cap * L->pool[fit].elem))
+			fit = i;
+		if (largest < 0 || have > L->pool[largest].cap * L->pool[largest].elem)
+			largest = i;
+	}
+	return fit >= 0 ? fit : largest;
+}
+
+int linker_spill(struct linker *L, struct spill *s, size_t elem, size_t expect, struct tix_error *err)
+{
 	pthread_mutex_lock(&L->mu);
-	for (int i = 0; i < L->npool; i++)
-		if (best < 0 || L->pool[i].cap * L->pool[i].elem > L->pool[best].cap * L->pool[best].elem)
-			best = i;
+	int best = pool_pick(L, expect * elem);
 	if (best >= 0) {
 		*s = L->pool[best];
 		L->pool[best] = L->pool[--L->npool];

@@ -145,9 +145,12 @@ void linker_done(struct linker *L);
 /* Whether the finish shares its work between two threads: from
  * opts.split_rows rows (default 65536). */
 int linker_two_threads(const struct linker *L);
-/* A spill for elements of elem bytes: a released one when there is one
- * (the largest), else a new file. */
-int linker_spill(struct linker *L, struct spill *s, size_t elem, struct tix_error *err);
+/* A spill for elements of elem bytes, expected to hold about expect of
+ * them (an upper bound will do; 0: a few, pushed): a released one (the
+ * smallest that holds them, else the largest), or a new file for an array
+ * of less than a megabyte, so that the large released ones are kept for
+ * the arrays that fill them. */
+int linker_spill(struct linker *L, struct spill *s, size_t elem, size_t expect, struct tix_error *err);
 /* Gives s back to the pool (or frees it when the pool is full). */
 void linker_release(struct linker *L, struct spill *s);
 /* Adds a warning the index keeps and repeats on every open. */
@@ -176,6 +179,15 @@ static inline uint32_t linker_gpu_row(const struct linker *L, uint32_t *span, ui
 			return row;
 	}
 	return TIX_NONE;
+}
+
+/* How many rows L->gpu_spans hold: a bound on the GPU rows. */
+static inline uint32_t linker_gpu_span_rows(const struct linker *L)
+{
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < L->ngpu_spans; k++)
+		n += L->gpu_spans[k].count;
+	return n;
 }
 
 /* Whether row lies in one of L->gpu_spans, for rows asked in increasing

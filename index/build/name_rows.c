@@ -23,9 +23,9 @@ int linker_name_rows(struct linker *L, struct tix_error *err)
 	for (uint32_t s = 0; s < nstr; s++)
 		nnames += at[s] != 0;
 	int rc = -1;
-	if (linker_spill(L, &L->names, sizeof(struct tix_names_disk), err) != 0 ||
+	if (linker_spill(L, &L->names, sizeof(struct tix_names_disk), nnames, err) != 0 ||
 	    spill_resize(&L->names, nnames, err) != 0 ||
-	    linker_spill(L, &L->name_rows, sizeof(uint32_t), err) != 0 ||
+	    linker_spill(L, &L->name_rows, sizeof(uint32_t), L->nrows, err) != 0 ||
 	    spill_resize(&L->name_rows, L->nrows, err) != 0)
 		goto out;
 	/* counts become where each name's rows start */

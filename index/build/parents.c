@@ -437,16 +437,16 @@ static uint32_t split_row(struct linker *L, struct parents_mem *m)
 int linker_parents(struct linker *L, int (*alongside)(struct linker *, struct tix_error *),
                    struct tix_error *err)
 {
-	if (linker_spill(L, &L->chains, sizeof(struct tix_chain_disk), err) ||
-	    linker_spill(L, &L->chain_rows, sizeof(uint32_t), err))
+	if (linker_spill(L, &L->chains, sizeof(struct tix_chain_disk), 0, err) ||
+	    linker_spill(L, &L->chain_rows, sizeof(uint32_t), 0, err))
 		return -1;
 	struct second_run s = {.L = L, .r0 = L->nrows};
 	s.chains.fd = s.chain_rows.fd = -1;
 	pthread_t th;
 	int threaded = 0;
 	if (linker_two_threads(L) && (s.r0 = split_row(L, &s.m)) < L->nrows &&
-	    linker_spill(L, &s.chains, sizeof(struct tix_chain_disk), err) == 0 &&
-	    linker_spill(L, &s.chain_rows, sizeof(uint32_t), err) == 0)
+	    linker_spill(L, &s.chains, sizeof(struct tix_chain_disk), 0, err) == 0 &&
+	    linker_spill(L, &s.chain_rows, sizeof(uint32_t), 0, err) == 0)
 		threaded = pthread_create(&th, NULL, run_second, &s) == 0;
 	struct parents_mem m = {0};
 	int rc = parents_of_rows(L, 0, threaded ? s.r0 : L->nrows, &L->chains, &L->chain_rows, &m, err);

@@ -239,7 +239,7 @@ static int map_out_rows(struct linker *L, uint32_t n, struct tix_error *err)
 {
 	struct tix_builder *b = L->b;
 	if (n == 0)
-		return linker_spill(L, &L->rows, sizeof(struct tix_row_disk), err);
+		return linker_spill(L, &L->rows, sizeof(struct tix_row_disk), 0, err);
 	size_t bytes = (size_t)n * sizeof(struct tix_row_disk);
 	if (file_reserve(&b->budget, b->out_fd, 0, ROWS_OFFSET + bytes, err, "%s: cannot grow the index to %zu MB",
 	                 b->out_path, bytes >> 20) != 0)
@@ -304,7 +304,7 @@ static int sort_track(struct linker *L, struct mover *m, uint32_t f, uint32_t n,
 		i++;
 	if (i >= n)
 		return 0;
-	if (tmp->fd < 0 && linker_spill(L, tmp, sizeof(struct displaced), err) != 0)
+	if (tmp->fd < 0 && linker_spill(L, tmp, sizeof(struct displaced), n - i, err) != 0) /* at most */
 		return -1;
 	tmp->n = 0;
 	/* Compact the rows that keep the order; lift out the others. */
@@ -544,7 +544,7 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	if (b->warm.has_corr) { /* made ready beside the parse */
 		L->corr = b->warm.corr;
 		b->warm.has_corr = 0;
-	} else if (linker_spill(L, &L->corr, sizeof(int64_t), err)) {
+	} else if (linker_spill(L, &L->corr, sizeof(int64_t), n, err)) {
 		goto out;
 	}
 	if (spill_resize(&L->corr, n, err))

@@ -37,7 +37,7 @@ void *linker_buf(struct linker *L, struct linker_buf *b, size_t n, size_t elem, 
 		return b->heap;
 	}
 	if (!b->has_spill) {
-		if (linker_spill(L, &b->sp, elem, err) != 0)
+		if (linker_spill(L, &b->sp, elem, n, err) != 0)
 			return NULL;
 		b->has_spill = 1;
 	}
