@@ -264,11 +264,17 @@ struct mover {
 	int64_t *corr;
 };
 
+/* A track's rows in time order: by start, parents before children. */
+static int starts_before(int64_t x_start, uint32_t x_dur, int64_t y_start, uint32_t y_dur)
+{
+	if (x_start != y_start)
+		return x_start < y_start;
+	return x_dur > y_dur;
+}
+
 static int row_before(const struct tix_row_disk *x, const struct tix_row_disk *y)
 {
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns;
-	return x->dur_ns > y->dur_ns; /* parents before children */
+	return starts_before(x->start_ns, x->dur_ns, y->start_ns, y->dur_ns);
 }
 
 struct displaced {
@@ -288,22 +294,18 @@ static int cmp_displaced(const void *a, const void *b)
 	return x->from < y->from ? -1 : (x->from > y->from);
 }
 
-/* Sorts rows [f, f+n) by time.  Traces come nearly sorted (a few events
- * written late), so the rows that break the order are lifted out into tmp
- * (a spill: they may be most of the rows), sorted, and merged back in
- * place: O(n + d log d) for d of them. */
-static int sort_track(struct linker *L, struct mover *m, uint32_t f, uint32_t n, struct spill *tmp,
+/* Sorts rows [f, f+n) by time, rows [f, f+i) being in order already and
+ * row f+i not after them (i >= n: all in order).  Traces come nearly sorted
+ * (a few events written late), so the rows that break the order are lifted
+ * out into tmp (a spill: they may be most of the rows), sorted, and merged
+ * back in place: O(n + d log d) for d of them. */
+static int sort_track(struct linker *L, struct mover *m, uint32_t f, uint32_t n, uint32_t i, struct spill *tmp,
                       struct tix_error *err)
 {
-	if (n < 2)
+	if (n < 2 || i >= n)
 		return 0;
 	struct tix_row_disk *rows = m->rows + f;
 	int64_t *corr = m->corr + f;
-	uint32_t i = 1;
-	while (i < n && !row_before(&rows[i], &rows[i - 1]))
-		i++;
-	if (i >= n)
-		return 0;
 	if (tmp->fd < 0 && linker_spill(L, tmp, sizeof(struct displaced), n - i, err) != 0) /* at most */
 		return -1;
 	tmp->n = 0;
@@ -388,7 +390,25 @@ struct scatter {
 	uint32_t nslots, stage_rows_per;
 	int rows_fd, corr_fd;
 	uint64_t rows_off;            /* of final row 0 in rows_fd */
+	/* each final track's order, as its rows go out (sort_track then
+	 * starts at the first row out of order, not with a scan of them all) */
+	struct track_order *order;
+	uint32_t ntracks;
 };
+
+struct track_order {
+	uint32_t from;             /* the job's first row of the track; TIX_NONE: none */
+	uint32_t first_bad;        /* its first row before the one ahead of it; TIX_NONE: none */
+	uint32_t head_dur, tail_dur; /* its first and last rows' start and duration */
+	int64_t head_start, tail_start;
+};
+
+static void populate(void *p, size_t len)
+{
+	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+	madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+}
 
 static int cmp_count_desc(const void *a, const void *b, void *ctx)
 {
@@ -466,6 +486,22 @@ static int track_flush(struct scatter *j, uint32_t k)
 	return e;
 }
 
+/* The pages of this job's rows and ids, written with pwrite, mapped for
+ * the phases after in a call per track (madvise): on the job's own thread,
+ * so that each core maps its share.  A page shared with the other job's
+ * rows may be mapped before that job writes it: it is the same page. */
+static void populate_own(struct scatter *j)
+{
+	for (uint32_t t = 0; t < j->ntracks; t++) {
+		const struct track_order *o = &j->order[t];
+		if (o->from == TIX_NONE)
+			continue;
+		uint32_t end = j->cursor[t];
+		populate(j->rows + o->from, (size_t)(end - o->from) * sizeof(*j->rows));
+		populate(j->corr + o->from, (size_t)(end - o->from) * sizeof(*j->corr));
+	}
+}
+
 static void *scatter_rows(void *arg)
 {
 	struct scatter *j = arg;
@@ -513,6 +549,16 @@ static void *scatter_rows(void *arg)
 		}
 		/* only launch calls and GPU rows are linked by it (linker.h) */
 		*corr = tix_kind_is_launch(s->kind) || tix_kind_is_gpu(s->kind) ? s->corr : -1;
+		struct track_order *o = &j->order[track];
+		if (o->from == TIX_NONE) {
+			o->from = pos;
+			o->head_start = r->start_ns;
+			o->head_dur = r->dur_ns;
+		} else if (o->first_bad == TIX_NONE && starts_before(r->start_ns, r->dur_ns, o->tail_start, o->tail_dur)) {
+			o->first_bad = pos;
+		}
+		o->tail_start = r->start_ns;
+		o->tail_dur = r->dur_ns;
 		if (s->start_ns < j->first_ns)
 			j->first_ns = s->start_ns;
 		if (s->start_ns + s->dur_ns > j->last_ns)
@@ -521,8 +567,10 @@ static void *scatter_rows(void *arg)
 	for (uint32_t k = 0; k < j->nslots; k++)
 		if ((j->write_errno = track_flush(j, k)) != 0) {
 			j->failed = 2;
-			break;
+			return NULL;
 		}
+	if (j->nslots)
+		populate_own(j);
 	return NULL;
 }
 
@@ -537,8 +585,14 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	struct scatter job[2];
 	memset(job, 0, sizeof(job));
 	uint32_t *cursor = malloc(2 * (L->ntracks + 1) * sizeof(*cursor));
-	if (!cursor)
+	struct track_order *order = malloc(2 * (L->ntracks + 1) * sizeof(*order));
+	if (!cursor || !order) {
+		free(cursor);
+		free(order);
 		return tix_error_oom(err, NULL);
+	}
+	for (uint32_t t = 0; t < 2 * (L->ntracks + 1); t++)
+		order[t] = (struct track_order){.from = TIX_NONE, .first_bad = TIX_NONE};
 	if (map_out_rows(L, n, err))
 		goto out;
 	if (b->warm.has_corr) { /* made ready beside the parse */
@@ -569,6 +623,8 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 		job[k].rows_fd = b->out_fd;
 		job[k].rows_off = ROWS_OFFSET;
 		job[k].corr_fd = L->corr.fd;
+		job[k].order = order + k * (L->ntracks + 1);
+		job[k].ntracks = L->ntracks;
 	}
 	job[0].src = &b->c;
 	job[0].cursor = cursor;
@@ -599,10 +655,6 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 		}
 	if (job[0].failed || job[1].failed)
 		goto oom;
-	if (job[0].nslots || job[1].nslots) { /* the pages written: mapped for the phases after, in one call */
-		madvise(L->rows.base, (size_t)n * sizeof(struct tix_row_disk), MADV_POPULATE_WRITE);
-		madvise(L->corr.base, (size_t)n * sizeof(int64_t), MADV_POPULATE_WRITE);
-	}
 	L->first_ns = n ? (job[0].first_ns < job[1].first_ns ? job[0].first_ns : job[1].first_ns) : 0;
 	L->last_ns = n ? (job[0].last_ns > job[1].last_ns ? job[0].last_ns : job[1].last_ns) : 0;
 	if (b->extra)
@@ -610,9 +662,18 @@ static int place_rows(struct linker *L, const uint32_t *remap, struct tix_error 
 	linker_release(L, &b->c.rows); /* its pages serve the next arrays */
 
 	struct mover m = {rows, corr};
-	for (uint32_t t = 0; t < L->ntracks; t++)
-		if (sort_track(L, &m, L->tracks[t].first_row, L->tracks[t].row_count, &tmp, err) != 0)
+	for (uint32_t t = 0; t < L->ntracks; t++) {
+		const struct track_order *o0 = &job[0].order[t], *o1 = &job[1].order[t];
+		uint32_t bad = o0->first_bad; /* the first row out of order: the first job's, */
+		if (bad == TIX_NONE && o0->from != TIX_NONE && o1->from != TIX_NONE &&
+		    starts_before(o1->head_start, o1->head_dur, o0->tail_start, o0->tail_dur))
+			bad = o1->from; /* where the second's begin, */
+		if (bad == TIX_NONE)
+			bad = o1->first_bad; /* or the second's */
+		uint32_t f = L->tracks[t].first_row, cnt = L->tracks[t].row_count;
+		if (sort_track(L, &m, f, cnt, bad == TIX_NONE ? cnt : bad - f, &tmp, err) != 0)
 			goto out;
+	}
 	uint32_t nlong = job[0].nlong + job[1].nlong;
 	if (nlong) {
 		L->long_durs = malloc(nlong * sizeof(*L->long_durs));
@@ -633,6 +694,7 @@ oom:
 	rc = tix_error_oom(err, NULL);
 out:
 	free(cursor);
+	free(order);
 	free(job[0].longs);
 	free(job[1].longs);
 	stage_done(&job[0]);
