@@ -605,18 +605,27 @@ static int parse_mapped_in(struct reader *r, char *b, size_t size, const struct 
 
 /* The trace's mapping and the parser, released beside the caller:
  * dropping the page table of a 480 MB file and freeing simdjson's touched
- * buffers take ~35 ms that the build need not wait for (the finish's
- * faults go on meanwhile: munmap holds the map's lock for reading while it
- * zaps).  At once when no thread starts. */
+ * buffers take ~35 ms that the build need not wait for.  At once when no
+ * thread starts.  The finish's faults go on meanwhile, but its own mmap,
+ * munmap and mremap take the map's lock for writing, and one munmap holds
+ * it for reading while it zaps the whole file: the first of them (the
+ * collectors' staging buffers freed, their spills mapped) waited 10-12 ms.
+ * So the pages are dropped UNMAP_STEP at a time first (MADV_DONTNEED, the
+ * lock taken for each step), and the munmap after has no page left to zap
+ * (docs/PERFORMANCE.md, "Round 11"). */
 struct unmapping {
 	void *p;
 	size_t len;
 	struct shim_parser *shim;
 };
 
+#define UNMAP_STEP (8u << 20)
+
 static void *unmap_area(void *arg)
 {
 	struct unmapping *u = arg;
+	for (size_t off = 0; off < u->len; off += UNMAP_STEP)
+		madvise((char *)u->p + off, u->len - off < UNMAP_STEP ? u->len - off : UNMAP_STEP, MADV_DONTNEED);
 	munmap(u->p, u->len);
 	shim_free(u->shim);
 	free(u);
