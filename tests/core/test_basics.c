@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +34,64 @@ static void us(const char *s, int want_rc, int64_t want)
 		      s, want, rc, got);
 	else
 		CHECK(rc == -1, "parse_us_to_ns(\"%s\") is rejected (rc %d, got %" PRId64 ")", s, rc, got);
+}
+
+/* Numbers as Kineto writes them, on both sides of the fast path's bounds
+ * (1-19 integer digits, leading zeros, 0-5 fractional digits), each
+ * followed in its buffer by more digits that n leaves out, and again with
+ * its last byte the last of a page before one that cannot be read.  The
+ * expected value comes from the digits alone: the integer part times 1000,
+ * the first three fractional digits, plus one when the fourth is 5 or more
+ * (half up), or a rejection past INT64_MAX. */
+static void us_random(void)
+{
+	unsigned seed = 12345;
+	int before = failures, tries = 200000;
+	long page = sysconf(_SC_PAGESIZE);
+	char *area = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *edge = NULL;
+	if (area != MAP_FAILED && mprotect(area + page, (size_t)page, PROT_NONE) == 0)
+		edge = area + page;
+	CHECK(edge != NULL, "a page with no readable page after it");
+	for (int t = 0; t < tries; t++) {
+		char buf[64];
+		seed = seed * 1103515245u + 12345u;
+		int nint = 1 + (int)(seed >> 8) % 19, nfrac = (int)(seed >> 16) % 6, dot = (seed >> 24) % 4 != 0;
+		size_t n = 0;
+		unsigned __int128 ip = 0;
+		for (int i = 0; i < nint; i++) {
+			seed = seed * 1103515245u + 12345u;
+			int d = i == 0 && (seed >> 20) % 3 ? 0 : (int)(seed >> 16) % 10;
+			buf[n++] = (char)('0' + d);
+			ip = ip * 10 + (unsigned)d;
+		}
+		int f[5] = {0};
+		if (dot) {
+			buf[n++] = '.';
+			for (int i = 0; i < nfrac; i++) {
+				seed = seed * 1103515245u + 12345u;
+				f[i] = (int)(seed >> 16) % 10;
+				buf[n++] = (char)('0' + f[i]);
+			}
+		}
+		memcpy(buf + n, "987654321987654321", 19); /* past n: not the number's */
+		unsigned __int128 want = ip * 1000 + (unsigned)(f[0] * 100 + f[1] * 10 + f[2]) + (f[3] >= 5);
+		int64_t got = -7;
+		int rc = parse_us_to_ns(buf, n, &got);
+		if (edge) {
+			int64_t at_edge = -7;
+			memcpy(edge - n, buf, n);
+			EXPECT(parse_us_to_ns(edge - n, n, &at_edge) == rc && at_edge == got,
+			       "parse_us_to_ns(\"%.*s\") reads no byte past n", (int)n, buf);
+		}
+		int ok = want > (unsigned __int128)INT64_MAX ? rc == -1 : rc == 0 && (unsigned __int128)got == want;
+		EXPECT(ok, "parse_us_to_ns(\"%.*s\") = %s%" PRId64 " (rc %d, got %" PRId64 ")", (int)n, buf,
+		       want > (unsigned __int128)INT64_MAX ? "rejected, not " : "", (int64_t)want, rc, got);
+	}
+	if (area != MAP_FAILED)
+		munmap(area, 2 * (size_t)page);
+	CHECK(failures == before, "%d random numbers of 1-19 integer and 0-5 fractional digits: each as its digits say, "
+	      "none read past its length", tries);
 }
 
 static void test_us_to_ns(void)
@@ -83,6 +142,7 @@ static void test_us_to_ns(void)
 	/* the length bounds the text: never read past it */
 	int64_t v = 0;
 	CHECK(parse_us_to_ns("12345", 2, &v) == 0 && v == 12000, "parse_us_to_ns stops at n (got %" PRId64 ")", v);
+	us_random();
 }
 
 /* ---- names, durations, hash, kinds ---- */
