@@ -403,6 +403,10 @@ struct track_order {
 	int64_t head_start, tail_start;
 };
 
+/* The pages of p[0, len) mapped writable, the ones at its ends whole.
+ * Unlike fault_in, no fallback writes a byte a page where the call fails
+ * (before Linux 5.14): these pages hold rows, and the phases' own stores
+ * fault them in as before. */
 static void populate(void *p, size_t len)
 {
 	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
