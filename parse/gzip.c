@@ -259,14 +259,13 @@ static struct gz_second *gz_split_start(struct reader *r, const unsigned char *i
 	struct gz_second *h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
-	if (parse_reader_init(&h->r, r->path, opts->extra_sink, opts, &h->err) != 0 ||
+	if (parse_reader_init(&h->r, r->path, 1, opts->extra_sink, opts, &h->err) != 0 ||
 	    gz_text_init(&h->t, &h->r, in, size) != 0) {
 		gz_text_done(&h->t);
 		parse_reader_done(&h->r);
 		free(h);
 		return NULL;
 	}
-	h->r.gzip = 1;
 	h->r.strict = r->strict;
 	h->r.is_second = 1;
 	h->r.conv.keep_orphan_ends = 1;

@@ -217,7 +217,7 @@ static double since(const struct timespec *t0)
 static int second_reader(struct second_half *h)
 {
 	struct reader *r = &h->r;
-	if (parse_reader_init(r, h->first->path, h->opts->extra_sink, h->opts, &h->err) != 0)
+	if (parse_reader_init(r, h->first->path, 0, h->opts->extra_sink, h->opts, &h->err) != 0)
 		return -1;
 	r->state = TOP_EVENTS;
 	r->array_format = h->first->array_format;
@@ -375,12 +375,15 @@ static void *run_second(void *arg)
 	return NULL;
 }
 
-int parse_reader_init(struct reader *r, const char *path, const struct tix_sink *sink,
+int parse_reader_init(struct reader *r, const char *path, int gzip, const struct tix_sink *sink,
                       const struct tix_parse_opts *opts, struct tix_error *err)
 {
 	r->path = path;
 	r->err = err;
-	r->window = opts && opts->window >= 256 ? opts->window : WINDOW; /* tests use small windows */
+	r->gzip = gzip;
+	r->window = opts && opts->window >= 256 ? opts->window /* tests use small windows */
+	          : gzip                        ? GZIP_WINDOW
+	                                        : WINDOW;
 	r->reach = opts && opts->window >= 256 ? opts->window : SCAN_REACH;
 	r->timing = opts && opts->timing;
 	r->inflate_zlib = opts && opts->inflate_zlib;
@@ -713,12 +716,11 @@ int tix_parse_trace(const char *path, const struct tix_sink *sink,
 		close(fd);
 		return tix_error_errno(err, errno, "%s", path);
 	}
-	if (parse_reader_init(&r, path, sink, opts, err) != 0) {
+	if (parse_reader_init(&r, path, magic[0] == 0x1f && magic[1] == 0x8b, sink, opts, err) != 0) {
 		parse_reader_done(&r);
 		close(fd);
 		return tix_error_oom(err, path);
 	}
-	r.gzip = magic[0] == 0x1f && magic[1] == 0x8b;
 	r.strict = opts && opts->strict;
 	int rc = r.gzip ? parse_gzip(&r, fd, size, opts, result) : parse_mapped(&r, fd, size, opts, result);
 	parse_reader_done(&r);

@@ -21,6 +21,13 @@
  * 0.98x the wall and CPU of 8 MB windows on the story trace, peak anonymous
  * memory 21 -> 6 MB (gzip 53 -> 8.5 MB; docs/PERFORMANCE.md, "Round 6"). */
 #define WINDOW (1u << 20)
+/* The window of gzip input, which is inflated just before it is parsed:
+ * at 256 KB its text is still in the core's cache when simdjson reads it.
+ * Against 1 MB on the story trace, min of 10: 0.95x the wall, 0.95x the
+ * CPU; 128 and 384 KB did less well (docs/PERFORMANCE.md, round 12).  A
+ * mapped file's text comes from memory either way, and smaller windows
+ * only cost it more of them. */
+#define GZIP_WINDOW (256u << 10)
 /* How far past an event's start the careful scanner looks for its end
  * before an event that another one starts inside is called malformed (a
  * stray quote turns strings inside out; scanning to the end of the file for
@@ -126,7 +133,8 @@ size_t parse_consume(struct reader *r, char *b, size_t start, size_t n, int eof,
 
 /* parse.c: the reader's set-up and tear-down, and the end of a parse
  * (truncation salvage, counts into res).  gzip.c: the .json.gz path. */
-int parse_reader_init(struct reader *r, const char *path, const struct tix_sink *sink,
+/* gzip non-zero: the text is inflated (r->gzip), in GZIP_WINDOW windows. */
+int parse_reader_init(struct reader *r, const char *path, int gzip, const struct tix_sink *sink,
                       const struct tix_parse_opts *opts, struct tix_error *err);
 void parse_reader_done(struct reader *r);
 int parse_finish(struct reader *r, int eof_state_ok, struct tix_parse_result *res);
