@@ -48,7 +48,8 @@ struct tix_parse_opts {
 	/* Knobs for tests and bench/ (the CLI sets them from TIX_PARSE_WINDOW,
 	 * TIX_TIMING, TIX_INFLATE and TIX_RECUT_TO; nothing in parse/ reads the
 	 * environment). */
-	size_t window;    /* bytes a parse window holds (0, or under 256: WINDOW, 1 MB) */
+	size_t window;    /* bytes a parse window holds (0, or under 256: WINDOW, 1 MB, and
+	                   * GZIP_WINDOW, 256 KB, for inflated text) */
 	int timing;       /* when the two threads of a split parse finished, on stderr */
 	int inflate_zlib; /* gzip through zlib even where ISA-L is built in */
 };

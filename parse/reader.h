@@ -15,11 +15,11 @@
 #include "parse/json_shim.h"
 #include "parse/parse.h"
 
-/* Bytes of events a parse window holds.  simdjson's buffers for a window
- * (~5.7 bytes a byte: structural indexes, strings) stay in the caches at
- * 1 MB, and its text does for gzip, where it is inflated just before: 0.96-
- * 0.98x the wall and CPU of 8 MB windows on the story trace, peak anonymous
- * memory 21 -> 6 MB (gzip 53 -> 8.5 MB; docs/PERFORMANCE.md, "Round 6"). */
+/* Bytes of events a parse window of a mapped file holds.  simdjson's
+ * buffers for a window (~5.7 bytes a byte: structural indexes, strings)
+ * stay in the caches at 1 MB: 0.96-0.98x the wall and CPU of 8 MB windows
+ * on the story trace, peak anonymous memory 21 -> 6 MB (docs/PERFORMANCE.md,
+ * "Round 6"); 512 and 256 KB windows were slower (round 12). */
 #define WINDOW (1u << 20)
 /* The window of gzip input, which is inflated just before it is parsed:
  * at 256 KB its text is still in the core's cache when simdjson reads it.
