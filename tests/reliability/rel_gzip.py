@@ -9,6 +9,9 @@
   zlib and JSON reader find it), never "before byte 0"; cut before any
   JSON, or before traceEvents, it says so (exit 2), never "empty file";
   cut in its trailer only, every event is kept.
+- Values larger than the gzip window (256 KB, parse/reader.h GZIP_WINDOW):
+  a 700 KB value before traceEvents, args of 300 KB and 1.2 MB, are read
+  whole: the .gz gives the plain file's summary and export.
 On one thread and two (TIX_SPLIT_MIN forces the split; a cut stream's
 trailer is garbage, which made the second thread start on small files).
 Before: no warning for a second trace; "empty file: no JSON in it" for a
@@ -81,6 +84,48 @@ def main():
         rc, out, err = tix(ws, env)
         chk.check(rc == 0 and "trailing" not in err, "gzip, a member of blanks after it, %s: no warning" % env_label,
                   err[:200])
+
+    # values larger than the gzip window, before traceEvents and inside events
+    doc = json.loads(text)
+    evs = doc["traceEvents"]
+    launches = [e for e in evs if e.get("ph") == "X" and e.get("cat") == "cuda_runtime"]
+
+    def launches_inside(e):  # an op around a launch is in every export of the whole trace
+        return any(r["pid"] == e["pid"] and r["tid"] == e["tid"] and e["ts"] <= r["ts"] and
+                   r["ts"] + r.get("dur", 0) <= e["ts"] + e.get("dur", 0) for r in launches)
+    cpu = [e for e in evs if e.get("ph") == "X" and e.get("cat") == "cpu_op" and launches_inside(e)]
+    chk.check(len(cpu) >= 3, "the generator's trace has cpu ops around launches to grow", len(cpu))
+    cpu[len(cpu) // 3].setdefault("args", {})["note"] = "n" * (300 << 10)
+    cpu[2 * len(cpu) // 3].setdefault("args", {})["note"] = "m" * (1200 << 10)
+    big_text = json.dumps(dict([("otherData", {"blob": "o" * (700 << 10)})] + list(doc.items())))
+    big_plain = os.path.join(d, "big-values.json")
+    with open(big_plain, "w") as f:
+        f.write(big_text)
+    big_gz = os.path.join(d, "big-values.json.gz")
+    with open(big_gz, "wb") as f:
+        f.write(gzip.compress(big_text.encode(), 6))
+
+    def views(path, env):
+        outs = []
+        for by in ("step", "op", "kernel"):
+            outs.append(tix(path, env) if by == "step" else
+                        tixtest.run([args.tix, "summary", path, "--no-cache", "--by", by, "--format", "csv"], env=env))
+        exp = path + ".export.json"
+        outs.append(tixtest.run([args.tix, "export", path, "--no-cache", "-o", exp], env=env))
+        with open(exp, encoding="utf-8") as f:
+            outs.append(f.read())
+        return outs
+
+    ref = views(big_plain, None)
+    chk.check(all(o[0] == 0 for o in ref[:4]) and ("m" * (1200 << 10)) in ref[4],
+              "plain, values larger than the gzip window: indexed, the 1.2 MB arg exported whole",
+              " ".join(o[2][:200] for o in ref[:4]))
+    for env_label, env in envs:
+        got = views(big_gz, env)
+        differ = [name for name, g, r in zip(("steps", "ops", "kernels"), got, ref) if g[0] != 0 or g[1] != r[1]]
+        differ += ["export"] if got[3][0] != 0 or got[4] != ref[4] else []  # (its stdout names the file)
+        chk.check(not differ, "gzip, values larger than its window, %s: the plain file's summaries and export" %
+                  env_label, "differ: %s; %s" % (", ".join(differ), " ".join(g[2][:200] for g in got[:4])))
 
     # cut short
     for frac in (0.3, 0.6, 0.9):
