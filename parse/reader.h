@@ -23,10 +23,10 @@
 #define WINDOW (1u << 20)
 /* The window of gzip input, which is inflated just before it is parsed:
  * at 256 KB its text is still in the core's cache when simdjson reads it.
- * Against 1 MB on the story trace, min of 10: 0.95x the wall, 0.95x the
- * CPU; 128 and 384 KB did less well (docs/PERFORMANCE.md, round 12).  A
- * mapped file's text comes from memory either way, and smaller windows
- * only cost it more of them. */
+ * Against 1 MB on the story trace, min of 8-12 runs: 0.95-0.98x the wall,
+ * 0.93-0.96x the CPU; 128 and 384 KB did less well (docs/PERFORMANCE.md,
+ * round 12).  A mapped file's text comes from memory either way, and
+ * smaller windows only cost it more of them. */
 #define GZIP_WINDOW (256u << 10)
 /* How far past an event's start the careful scanner looks for its end
  * before an event that another one starts inside is called malformed (a
